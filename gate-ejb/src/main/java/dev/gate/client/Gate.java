@@ -1,0 +1,35 @@
+package dev.gate.client;
+
+import java.time.Duration;
+
+/**
+ * The gate's business interface, published in the EJB client jar ({@code gate-ejb-client.jar}).
+ *
+ * <p>Inject it into any deployment on the same server with
+ * {@code @EJB(lookup = "java:global/gate/gate-ejb/GateBean!dev.gate.client.Gate") Gate gate;}.
+ * Arguments and results cross by value.
+ *
+ * <pre>
+ * Permit permit = gate.acquire("vendor-a", CallClass.SCHEDULED, Duration.ofSeconds(30));
+ * int status = callTheVendor();
+ * gate.complete(permit, status);
+ * </pre>
+ * A retry is a new {@code acquire}: it waits in the line like any other call.
+ */
+public interface Gate {
+
+    /** The portable JNDI name of this view. */
+    String JNDI_NAME = "java:global/gate/gate-ejb/GateBean!dev.gate.client.Gate";
+
+    /**
+     * Joins the line of {@code limit} in {@code callClass} and blocks until the call is granted.
+     *
+     * @throws GateTimeoutException  not granted within {@code maxWait}; the call has left the line
+     * @throws UnknownLimitException no such limit
+     * @throws CallEndedException    the call was cleared without a grant (lease expired, gate undeployed)
+     */
+    Permit acquire(String limit, CallClass callClass, Duration maxWait) throws GateException;
+
+    /** Reports the vendor's HTTP status for a granted call; the call becomes DONE. */
+    void complete(Permit permit, int vendorStatus) throws GateException;
+}

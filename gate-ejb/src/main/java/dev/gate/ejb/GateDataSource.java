@@ -1,0 +1,10 @@
+package dev.gate.ejb;
+
+/** The datasource the provisioned server defines (gate-ear/src/main/wildfly/gate.cli). */
+final class GateDataSource {
+
+    static final String JNDI = "java:jboss/datasources/GateDS";
+
+    private GateDataSource() {
+    }
+}

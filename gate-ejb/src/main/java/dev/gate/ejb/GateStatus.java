@@ -1,0 +1,23 @@
+package dev.gate.ejb;
+
+import dev.gate.client.GatePausedException;
+import dev.gate.store.LimitStatus;
+import jakarta.ejb.EJB;
+import jakarta.ejb.Stateless;
+import jakarta.ejb.TransactionAttribute;
+import jakarta.ejb.TransactionAttributeType;
+
+import java.util.List;
+
+/** What operators see, for the status page and the API (same EAR only). */
+@Stateless
+@TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
+public class GateStatus {
+
+    @EJB
+    Line line;
+
+    public List<LimitStatus> limits() throws GatePausedException {
+        return line.view().limits();
+    }
+}

@@ -1,0 +1,11 @@
+package dev.gate.store;
+
+import dev.gate.client.CallClass;
+import dev.gate.line.CallState;
+
+import java.time.Instant;
+
+/** A call as stored in the line. */
+public record CallRow(long id, String limit, CallClass callClass, String program, String owner, CallState state,
+                      Instant enqueuedAt, Instant leaseExpiresAt, Instant grantedAt, Integer outcomeStatus) {
+}

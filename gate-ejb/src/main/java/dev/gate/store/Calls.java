@@ -1,0 +1,114 @@
+package dev.gate.store;
+
+import dev.gate.client.CallClass;
+import dev.gate.client.GatePausedException;
+import dev.gate.client.UnknownLimitException;
+import dev.gate.line.CallState;
+
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.function.LongConsumer;
+
+/** A call's life in the line: it joins, then is granted (by {@link Granter}), done, cancelled or expired. */
+public final class Calls {
+
+    private static final String JOIN = """
+            INSERT INTO gate_call (limit_name, call_class, program, owner, state, lease_ms, lease_expires_at)
+            SELECT l.name, ?, ?, ?, 'WAITING', ?, clock_timestamp() + ? * interval '1 millisecond'
+            FROM gate_limit l WHERE l.name = ?
+            RETURNING id""";
+
+    private static final String CANCEL = """
+            UPDATE gate_call SET state = 'CANCELLED', done_at = clock_timestamp()
+            WHERE id = ? AND state = 'WAITING'""";
+
+    private static final String COMPLETE = """
+            UPDATE gate_call SET state = 'DONE', done_at = clock_timestamp(), outcome_status = ?
+            WHERE id = ? AND state = 'GRANTED'""";
+
+    private static final String FIND = """
+            SELECT id, limit_name, call_class, program, owner, state, enqueued_at, lease_expires_at, granted_at,
+                   outcome_status
+            FROM gate_call WHERE id = ?""";
+
+    private final Tx tx;
+
+    public Calls(Tx tx) {
+        this.tx = tx;
+    }
+
+    /**
+     * Adds a WAITING call to the end of its class in the line. {@code beforeCommit} sees the new id while the row is
+     * still invisible to every other transaction, so a waiter registered there can never miss its grant.
+     */
+    public long join(String limit, CallClass callClass, String program, String owner, Duration lease,
+                     LongConsumer beforeCommit) throws GatePausedException, UnknownLimitException {
+        Long id = tx.run(c -> {
+            try (PreparedStatement ps = c.prepareStatement(JOIN)) {
+                ps.setInt(1, callClass.rank());
+                ps.setString(2, program);
+                ps.setString(3, owner);
+                ps.setInt(4, Math.toIntExact(lease.toMillis()));
+                ps.setLong(5, lease.toMillis());
+                ps.setString(6, limit);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        return null;
+                    }
+                    long newId = rs.getLong(1);
+                    beforeCommit.accept(newId);
+                    return newId;
+                }
+            }
+        });
+        if (id == null) {
+            throw new UnknownLimitException(limit);
+        }
+        return id;
+    }
+
+    /** WAITING to CANCELLED; false when the call was no longer waiting (granted, expired, ...). */
+    public boolean cancel(long id) throws GatePausedException {
+        return update(CANCEL, id, null) == 1;
+    }
+
+    /** GRANTED to DONE with the vendor's status; false when the call was not granted. */
+    public boolean complete(long id, int vendorStatus) throws GatePausedException {
+        return update(COMPLETE, id, vendorStatus) == 1;
+    }
+
+    public Optional<CallRow> find(long id) throws GatePausedException {
+        return tx.run(c -> {
+            try (PreparedStatement ps = c.prepareStatement(FIND)) {
+                ps.setLong(1, id);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        return Optional.empty();
+                    }
+                    int outcome = rs.getInt("outcome_status");
+                    return Optional.of(new CallRow(rs.getLong("id"), rs.getString("limit_name"),
+                            CallClass.ofRank(rs.getInt("call_class")), rs.getString("program"),
+                            rs.getString("owner"), CallState.valueOf(rs.getString("state")),
+                            Times.get(rs, "enqueued_at"), Times.get(rs, "lease_expires_at"),
+                            Times.get(rs, "granted_at"), rs.wasNull() ? null : outcome));
+                }
+            }
+        });
+    }
+
+    private int update(String sql, long id, Integer status) throws GatePausedException {
+        return tx.run(c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
+                int i = 1;
+                if (status != null) {
+                    ps.setInt(i++, status);
+                }
+                ps.setLong(i, id);
+                return ps.executeUpdate();
+            }
+        });
+    }
+
+}

@@ -1,0 +1,168 @@
+package dev.gate.store;
+
+import dev.gate.client.CallClass;
+import dev.gate.client.GatePausedException;
+import dev.gate.line.Beat;
+import dev.gate.line.Pace;
+import dev.gate.line.SlotDecision;
+import dev.gate.line.SlotRule;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The grant transaction for one limit. Locks the limit's slot row (the per-limit mutex across every gate instance),
+ * then, while the beat and the window cap both say go and calls wait, grants the head of the line, logs the send
+ * and moves the beat. Several due slots are granted in the one transaction. Callers are told only after commit.
+ */
+public final class Granter {
+
+    /** Upper bound of grants in one transaction, so one busy limit cannot hold its lock for long. */
+    static final int MAX_GRANTS_PER_PASS = 64;
+
+    private static final String LOCK_SLOT = """
+            SELECT s.next_slot_at, l.calls, l.window_ms
+            FROM gate_slot s JOIN gate_limit l ON l.name = s.limit_name
+            WHERE s.limit_name = ?
+            FOR UPDATE OF s""";
+
+    // "now" is read after the lock is held (a separate statement), so waiting for the lock cannot age it.
+    private static final String PROBE_WINDOW = """
+            WITH t AS (SELECT clock_timestamp() AS now)
+            SELECT t.now,
+                   (SELECT sent_at FROM gate_send
+                    WHERE limit_name = ? AND sent_at > t.now - ? * interval '1 microsecond'
+                    ORDER BY sent_at DESC OFFSET ? LIMIT 1) AS nth_sent_at
+            FROM t""";
+
+    // Head of the line: highest class, then arrival, then the identity sequence; expired leases are never granted.
+    private static final String GRANT_HEAD = """
+            WITH head AS (
+                SELECT id FROM gate_call
+                WHERE limit_name = ? AND state = 'WAITING' AND lease_expires_at > ?
+                ORDER BY call_class, enqueued_at, id
+                LIMIT 1
+                FOR UPDATE),
+            granted AS (
+                UPDATE gate_call c SET state = 'GRANTED', granted_at = ?
+                FROM head WHERE c.id = head.id
+                RETURNING c.id, c.limit_name, c.call_class, c.owner, c.enqueued_at, c.granted_at),
+            sent AS (
+                INSERT INTO gate_send (limit_name, call_id, sent_at)
+                SELECT limit_name, id, granted_at FROM granted)
+            SELECT id, call_class, owner, enqueued_at, granted_at FROM granted""";
+
+    private static final String MOVE_SLOT = "UPDATE gate_slot SET next_slot_at = ? WHERE limit_name = ?";
+
+    private static final String LIMITS_WITH_WAITING_CALLS = """
+            SELECT l.name FROM gate_limit l
+            WHERE EXISTS (SELECT 1 FROM gate_call c WHERE c.limit_name = l.name AND c.state = 'WAITING')
+            ORDER BY l.name""";
+
+    private final Tx tx;
+
+    public Granter(Tx tx) {
+        this.tx = tx;
+    }
+
+    /** Grants every call of {@code limit} that is due now, in one transaction. */
+    public GrantPass grantDue(String limit) throws GatePausedException {
+        return tx.run(c -> grantDue(c, limit));
+    }
+
+    public List<String> limitsWithWaitingCalls() throws GatePausedException {
+        return tx.run(c -> {
+            List<String> names = new ArrayList<>();
+            try (PreparedStatement ps = c.prepareStatement(LIMITS_WITH_WAITING_CALLS);
+                 ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    names.add(rs.getString(1));
+                }
+            }
+            return names;
+        });
+    }
+
+    private static GrantPass grantDue(Connection c, String limit) throws SQLException {
+        Instant slot;
+        Pace pace;
+        try (PreparedStatement ps = c.prepareStatement(LOCK_SLOT)) {
+            ps.setString(1, limit);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    return new GrantPass(limit, List.of(), Instant.EPOCH, Optional.empty());
+                }
+                slot = Times.get(rs, "next_slot_at");
+                pace = Pace.of(rs.getInt("calls"), rs.getLong("window_ms"));
+            }
+        }
+        Instant startSlot = slot;
+        List<Grant> grants = new ArrayList<>();
+        Instant now;
+        Optional<Instant> nextDue;
+        while (true) {
+            Probe probe = probe(c, limit, pace);
+            now = probe.now();
+            SlotDecision decision = SlotRule.decide(pace, now, slot, probe.nthSent());
+            if (!decision.sendNow()) {
+                nextDue = Optional.of(decision.notBefore());
+                break;
+            }
+            if (grants.size() >= MAX_GRANTS_PER_PASS) {
+                nextDue = Optional.of(now);
+                break;
+            }
+            Optional<Grant> grant = grantHead(c, limit, now);
+            if (grant.isEmpty()) {
+                nextDue = Optional.empty();
+                break;
+            }
+            grants.add(grant.get());
+            slot = Beat.next(slot, now, pace.gap());
+        }
+        if (!slot.equals(startSlot)) {
+            try (PreparedStatement ps = c.prepareStatement(MOVE_SLOT)) {
+                Times.set(ps, 1, slot);
+                ps.setString(2, limit);
+                ps.executeUpdate();
+            }
+        }
+        return new GrantPass(limit, List.copyOf(grants), now, nextDue);
+    }
+
+    private record Probe(Instant now, Optional<Instant> nthSent) {
+    }
+
+    private static Probe probe(Connection c, String limit, Pace pace) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(PROBE_WINDOW)) {
+            ps.setString(1, limit);
+            ps.setLong(2, pace.window().toNanos() / 1_000);
+            ps.setInt(3, pace.calls() - 1);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return new Probe(Times.get(rs, "now"), Optional.ofNullable(Times.get(rs, "nth_sent_at")));
+            }
+        }
+    }
+
+    private static Optional<Grant> grantHead(Connection c, String limit, Instant now) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(GRANT_HEAD)) {
+            ps.setString(1, limit);
+            Times.set(ps, 2, now);
+            Times.set(ps, 3, now);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    return Optional.empty();
+                }
+                return Optional.of(new Grant(rs.getLong("id"), limit, CallClass.ofRank(rs.getInt("call_class")),
+                        rs.getString("owner"), Times.get(rs, "enqueued_at"), Times.get(rs, "granted_at")));
+            }
+        }
+    }
+}

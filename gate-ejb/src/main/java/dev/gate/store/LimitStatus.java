@@ -1,0 +1,83 @@
+package dev.gate.store;
+
+import dev.gate.client.CallClass;
+
+import java.io.Serializable;
+import java.time.Instant;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * A limit as an operator sees it: its rule, how much of the current window is used, when the next slot is, and who
+ * waits in each class and for how long. A bean with getters, for JSF EL and JSON-B alike.
+ */
+public final class LimitStatus implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    private final String name;
+    private final int calls;
+    private final long windowMs;
+    private final long usedInWindow;
+    private final Instant nextSlotAt;
+    private final Map<String, Long> waiting;
+    private final Map<String, Long> oldestWaitMs;
+
+    public LimitStatus(String name, int calls, long windowMs, long usedInWindow, Instant nextSlotAt,
+                       Map<CallClass, Long> waiting, Map<CallClass, Long> oldestWaitMs) {
+        this.name = name;
+        this.calls = calls;
+        this.windowMs = windowMs;
+        this.usedInWindow = usedInWindow;
+        this.nextSlotAt = nextSlotAt;
+        this.waiting = byClassName(waiting, 0L);
+        this.oldestWaitMs = byClassName(oldestWaitMs, null);
+    }
+
+    private static Map<String, Long> byClassName(Map<CallClass, Long> values, Long absent) {
+        Map<String, Long> out = new LinkedHashMap<>();
+        for (CallClass c : CallClass.values()) {
+            out.put(c.name(), values.getOrDefault(c, absent));
+        }
+        return Collections.unmodifiableMap(out);
+    }
+
+    public String getName() {
+        return name;
+    }
+
+    public int getCalls() {
+        return calls;
+    }
+
+    public long getWindowMs() {
+        return windowMs;
+    }
+
+    public double getWindowSeconds() {
+        return windowMs / 1000.0;
+    }
+
+    public long getUsedInWindow() {
+        return usedInWindow;
+    }
+
+    public Instant getNextSlotAt() {
+        return nextSlotAt;
+    }
+
+    /** Waiting calls per class, highest class first; every class is present. */
+    public Map<String, Long> getWaiting() {
+        return waiting;
+    }
+
+    public long getWaitingTotal() {
+        return waiting.values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    /** How long the oldest waiting call of each class has waited, in ms; null where none waits. */
+    public Map<String, Long> getOldestWaitMs() {
+        return oldestWaitMs;
+    }
+}

@@ -1,0 +1,65 @@
+package dev.gate.store;
+
+import dev.gate.client.CallClass;
+import dev.gate.client.GatePausedException;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/** The live numbers of every limit, read in one transaction (one snapshot) on the database's clock. */
+public final class LineView {
+
+    private static final String LIMITS = """
+            SELECT l.name, l.calls, l.window_ms, s.next_slot_at,
+                   (SELECT count(*) FROM gate_send x
+                    WHERE x.limit_name = l.name
+                      AND x.sent_at > clock_timestamp() - l.window_ms * interval '1 millisecond') AS used
+            FROM gate_limit l JOIN gate_slot s ON s.limit_name = l.name
+            ORDER BY l.name""";
+
+    private static final String WAITING = """
+            SELECT limit_name, call_class, count(*) AS waiting,
+                   (extract(epoch FROM clock_timestamp() - min(enqueued_at)) * 1000)::bigint AS oldest_ms
+            FROM gate_call WHERE state = 'WAITING'
+            GROUP BY limit_name, call_class""";
+
+    private final Tx tx;
+
+    public LineView(Tx tx) {
+        this.tx = tx;
+    }
+
+    public List<LimitStatus> limits() throws GatePausedException {
+        return tx.run(LineView::read);
+    }
+
+    private static List<LimitStatus> read(Connection c) throws SQLException {
+        Map<String, Map<CallClass, Long>> waiting = new HashMap<>();
+        Map<String, Map<CallClass, Long>> oldest = new HashMap<>();
+        try (PreparedStatement ps = c.prepareStatement(WAITING); ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                String limit = rs.getString("limit_name");
+                CallClass cls = CallClass.ofRank(rs.getInt("call_class"));
+                waiting.computeIfAbsent(limit, k -> new EnumMap<>(CallClass.class)).put(cls, rs.getLong("waiting"));
+                oldest.computeIfAbsent(limit, k -> new EnumMap<>(CallClass.class)).put(cls, rs.getLong("oldest_ms"));
+            }
+        }
+        List<LimitStatus> out = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement(LIMITS); ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                String name = rs.getString("name");
+                out.add(new LimitStatus(name, rs.getInt("calls"), rs.getLong("window_ms"), rs.getLong("used"),
+                        Times.get(rs, "next_slot_at"), waiting.getOrDefault(name, Map.of()),
+                        oldest.getOrDefault(name, Map.of())));
+            }
+        }
+        return out;
+    }
+}

@@ -1,0 +1,85 @@
+package dev.gate.store;
+
+import dev.gate.client.GatePausedException;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLRecoverableException;
+import java.sql.SQLTransientConnectionException;
+
+/**
+ * One short local transaction on a pooled connection. The gate never holds a transaction while a caller waits:
+ * each step (join, grant, renew) commits on its own, and a grant is durable before anyone is told of it.
+ * Must run outside a JTA transaction (the EJBs use NOT_SUPPORTED).
+ */
+public final class Tx {
+
+    /** Work done inside the transaction. */
+    @FunctionalInterface
+    public interface Work<T> {
+        T run(Connection c) throws SQLException;
+    }
+
+    private final DataSource dataSource;
+
+    public Tx(DataSource dataSource) {
+        this.dataSource = dataSource;
+    }
+
+    public <T> T run(Work<T> work) throws GatePausedException {
+        try (Connection c = dataSource.getConnection()) {
+            boolean autoCommit = c.getAutoCommit();
+            c.setAutoCommit(false);
+            try {
+                T result = work.run(c);
+                c.commit();
+                return result;
+            } catch (SQLException | RuntimeException e) {
+                rollbackQuietly(c, e);
+                throw e;
+            } finally {
+                restoreQuietly(c, autoCommit);
+            }
+        } catch (SQLException e) {
+            if (isUnavailable(e)) {
+                throw new GatePausedException(e.getMessage());
+            }
+            throw new IllegalStateException("gate SQL failed: " + e.getMessage(), e);
+        }
+    }
+
+    /** Connection-level failures (class 08, pool exhaustion, I/O) mean "cannot know", never a guess. */
+    static boolean isUnavailable(SQLException e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SQLTransientConnectionException || t instanceof SQLRecoverableException) {
+                return true;
+            }
+            if (t instanceof SQLException s && s.getSQLState() != null
+                    && (s.getSQLState().startsWith("08") || s.getSQLState().startsWith("57P"))) {
+                return true;
+            }
+            if (t instanceof java.io.IOException) {
+                return true;
+            }
+        }
+        // IronJacamar reports "could not get a connection" without a SQLState: that is unavailability too.
+        return e.getSQLState() == null && e.getMessage() != null && e.getMessage().contains("IJ0");
+    }
+
+    private static void rollbackQuietly(Connection c, Exception cause) {
+        try {
+            c.rollback();
+        } catch (SQLException r) {
+            cause.addSuppressed(r);
+        }
+    }
+
+    private static void restoreQuietly(Connection c, boolean autoCommit) {
+        try {
+            c.setAutoCommit(autoCommit);
+        } catch (SQLException ignored) {
+            // a broken connection: the pool discards it
+        }
+    }
+}

@@ -1,0 +1,50 @@
+package dev.gate.wait;
+
+import dev.gate.client.GateException;
+import dev.gate.store.Grant;
+
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+
+/** The callers of this instance waiting for their calls, by call id. */
+public final class Waiters {
+
+    private final Map<Long, CompletableFuture<Grant>> byCall = new ConcurrentHashMap<>();
+
+    /** Registers a waiter; call it before the call's row is committed so that no grant can come first. */
+    public CompletableFuture<Grant> register(long callId) {
+        return byCall.computeIfAbsent(callId, id -> new CompletableFuture<>());
+    }
+
+    /** Tells the waiter (if it still waits) that its call was granted; the grant is already committed. */
+    public void granted(Grant grant) {
+        CompletableFuture<Grant> f = byCall.get(grant.callId());
+        if (f != null) {
+            f.complete(grant);
+        }
+    }
+
+    /** Tells the waiter that its call left the line without a grant. */
+    public void ended(long callId, GateException why) {
+        CompletableFuture<Grant> f = byCall.get(callId);
+        if (f != null) {
+            f.completeExceptionally(why);
+        }
+    }
+
+    /** Tells every waiter the same thing (the database is gone, the gate is stopping). */
+    public void endAll(GateException why) {
+        byCall.values().forEach(f -> f.completeExceptionally(why));
+    }
+
+    public void forget(long callId) {
+        byCall.remove(callId);
+    }
+
+    /** The calls that have a live waiter here: the ones whose leases this instance renews. */
+    public Set<Long> callIds() {
+        return Set.copyOf(byCall.keySet());
+    }
+}

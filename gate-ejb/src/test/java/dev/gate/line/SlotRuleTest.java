@@ -1,0 +1,127 @@
+package dev.gate.line;
+
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Optional;
+import java.util.Random;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The beat and the cap together, driven by a clock the test controls. */
+class SlotRuleTest {
+
+    private static final Instant T0 = Instant.parse("2026-12-01T10:00:00Z");
+
+    @Test
+    void waitsForTheSlot() {
+        SlotDecision d = SlotRule.decide(Pace.of(10, 1_000), T0, T0.plusMillis(30), Optional.empty());
+        assertFalse(d.sendNow());
+        assertEquals(T0.plusMillis(30), d.notBefore());
+    }
+
+    @Test
+    void sendsWhenTheSlotIsDueAndTheWindowHasRoom() {
+        assertTrue(SlotRule.decide(Pace.of(10, 1_000), T0, T0, Optional.empty()).sendNow());
+        assertTrue(SlotRule.decide(Pace.of(10, 1_000), T0.plusMillis(5), T0, Optional.empty()).sendNow());
+    }
+
+    @Test
+    void theCapHoldsWhenTheBeatWouldAllowASend() {
+        // the slot is due, but the 10th most recent send is only 900 ms old: the window is full for 100 ms more
+        SlotDecision d = SlotRule.decide(Pace.of(10, 1_000), T0, T0.minusMillis(50),
+                Optional.of(T0.minusMillis(900)));
+        assertFalse(d.sendNow());
+        assertEquals(T0.plusMillis(100), d.notBefore());
+    }
+
+    @Test
+    void anOnTimeSchedulerSendsExactlyOnTheBeat() {
+        Simulation sim = new Simulation(Pace.of(10, 1_000));
+        for (int i = 0; i < 50; i++) {
+            sim.wakeAtNotBeforePlus(Duration.ZERO);
+        }
+        for (int i = 1; i < sim.sends.size(); i++) {
+            assertEquals(Duration.ofMillis(100), Duration.between(sim.sends.get(i - 1), sim.sends.get(i)));
+        }
+        sim.assertNoWindowOverfull();
+    }
+
+    /**
+     * Every wake, also a wake for the window cap, is late by a random 0-50% of a gap. The beat loses no slots; the cap
+     * costs at most one wake's lateness per window (a send can never come earlier than the one a window before it),
+     * so a limit of 100 per window keeps its rate within 1%.
+     */
+    @Test
+    void aLateSchedulerKeepsTheLongRunRateAndTheCap() {
+        Pace pace = Pace.of(100, 10_000);
+        Simulation sim = new Simulation(pace);
+        Random random = new Random(42);
+        for (int i = 0; i < 2_000; i++) {
+            sim.wakeAtNotBeforePlus(Duration.ofNanos((long) (random.nextDouble() * 0.5 * pace.gap().toNanos())));
+        }
+        Duration span = Duration.between(sim.sends.get(0), sim.sends.get(sim.sends.size() - 1));
+        double rate = (sim.sends.size() - 1) / (span.toNanos() / 1e9);
+        assertEquals(10.0, rate, 0.1, "lateness up to half a gap must not lose slots");
+        sim.assertNoWindowOverfull();
+    }
+
+    @Test
+    void aSlipOfMoreThanAGapResetsWithoutABurst() {
+        Simulation sim = new Simulation(Pace.of(10, 1_000));
+        sim.wakeAtNotBeforePlus(Duration.ZERO);
+        sim.wakeAtNotBeforePlus(Duration.ofMillis(350)); // a stall of 3.5 gaps
+        sim.wakeAtNotBeforePlus(Duration.ZERO);
+        assertEquals(Duration.ofMillis(100), Duration.between(sim.sends.get(1), sim.sends.get(2)),
+                "after the reset the next send is one gap after the late one, not a catch-up burst");
+    }
+
+    /** A limit whose loop wakes at each decision's time plus a lateness the test chooses. */
+    private static final class Simulation {
+        final Pace pace;
+        final List<Instant> sends = new ArrayList<>();
+        Instant now = T0;
+        Instant slot = T0;
+
+        Simulation(Pace pace) {
+            this.pace = pace;
+        }
+
+        void wakeAtNotBeforePlus(Duration lateness) {
+            while (true) {
+                SlotDecision d = SlotRule.decide(pace, now, slot, nthMostRecentInWindow());
+                if (d.sendNow()) {
+                    sends.add(now);
+                    slot = Beat.next(slot, now, pace.gap());
+                    return;
+                }
+                now = d.notBefore().plus(lateness);
+            }
+        }
+
+        Optional<Instant> nthMostRecentInWindow() {
+            Instant from = now.minus(pace.window());
+            List<Instant> inWindow = sends.stream().filter(s -> s.isAfter(from)).toList();
+            return inWindow.size() >= pace.calls()
+                    ? Optional.of(inWindow.get(inWindow.size() - pace.calls())) : Optional.empty();
+        }
+
+        void assertNoWindowOverfull() {
+            Deque<Instant> window = new ArrayDeque<>();
+            for (Instant s : sends) {
+                while (!window.isEmpty() && !window.peekFirst().isAfter(s.minus(pace.window()))) {
+                    window.pollFirst();
+                }
+                window.addLast(s);
+                assertTrue(window.size() <= pace.calls(), "window ending " + s + " holds " + window.size());
+            }
+        }
+    }
+}

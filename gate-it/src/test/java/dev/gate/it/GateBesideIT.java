@@ -1,0 +1,156 @@
+package dev.gate.it;
+
+import dev.gate.client.CallClass;
+import dev.gate.client.Gate;
+import dev.gate.client.GateTimeoutException;
+import dev.gate.client.Permit;
+import dev.gate.client.UnknownLimitException;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.container.test.api.OperateOnDeployment;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.shrinkwrap.api.ShrinkWrap;
+import org.jboss.shrinkwrap.api.spec.EnterpriseArchive;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import javax.naming.InitialContext;
+import java.io.File;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A Java application deployed beside the gate (its own WAR, with only the gate's client classes) waits in the line
+ * through the {@link Gate} EJB, found by its documented portable JNDI name. The send log in PostgreSQL is the judge.
+ */
+@ExtendWith(ArquillianExtension.class)
+class GateBesideIT {
+
+    @Deployment(name = "gate", order = 1, testable = false)
+    static EnterpriseArchive gateEar() {
+        return ShrinkWrap.createFromZipFile(EnterpriseArchive.class, new File(System.getProperty("gate.ear")));
+    }
+
+    @Deployment(name = "beside", order = 2)
+    static WebArchive beside() {
+        return ShrinkWrap.create(WebArchive.class, "beside.war")
+                .addPackage(Gate.class.getPackage())
+                .addClass(SendLog.class);
+    }
+
+    private static Gate lookupGate() throws Exception {
+        return (Gate) new InitialContext().lookup(Gate.JNDI_NAME);
+    }
+
+    @Test
+    @OperateOnDeployment("beside")
+    void permitsFromSeveralThreadsAreSpacedByTheGapAndNoWindowHoldsMoreThanTheLimit() throws Exception {
+        String limit = "it-pace";
+        int calls = 5;
+        Duration window = Duration.ofSeconds(1);
+        Duration gap = window.dividedBy(calls);
+        SendLog.execute("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, ?, ?)", limit, calls,
+                window.toMillis());
+        Gate gate = lookupGate();
+
+        int threads = 4;
+        int perThread = 6;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        List<Future<List<Permit>>> results = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            results.add(pool.submit(() -> {
+                List<Permit> mine = new ArrayList<>();
+                for (int i = 0; i < perThread; i++) {
+                    Permit p = gate.acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(60));
+                    mine.add(p);
+                    gate.complete(p, 200);
+                }
+                return mine;
+            }));
+        }
+        List<Permit> permits = new ArrayList<>();
+        for (Future<List<Permit>> f : results) {
+            permits.addAll(f.get(120, TimeUnit.SECONDS));
+        }
+        pool.shutdown();
+
+        int n = threads * perThread;
+        assertEquals(n, new HashSet<>(permits.stream().map(Permit::callId).toList()).size(), "one call per permit");
+        List<Instant> sends = SendLog.sends(limit);
+        assertEquals(n, sends.size(), "one send logged per permit");
+
+        List<Instant> granted = new ArrayList<>(permits.stream().map(Permit::grantedAt).toList());
+        Collections.sort(granted);
+        assertEquals(sends, granted, "each permit's grant time is its logged send");
+
+        // The beat: a late send keeps the schedule, so two sends may be closer than one gap, but never more than
+        // one gap of slack accumulates: sends i < j are at least (j - i - 1) gaps apart.
+        for (int i = 0; i < n; i++) {
+            for (int j = i + 1; j < n; j++) {
+                Duration apart = Duration.between(sends.get(i), sends.get(j));
+                assertTrue(apart.compareTo(gap.multipliedBy(j - i - 1)) >= 0,
+                        "sends " + i + " and " + j + " are " + apart + " apart; the beat allows no less than "
+                                + gap.multipliedBy(j - i - 1));
+            }
+        }
+        assertTrue(SendLog.fullestWindow(sends, window) <= calls,
+                "a window held " + SendLog.fullestWindow(sends, window) + " sends; the limit is " + calls);
+        Duration span = Duration.between(sends.get(0), sends.get(n - 1));
+        Duration paced = gap.multipliedBy(n - 1);
+        assertTrue(span.compareTo(paced.multipliedBy(2).plusSeconds(2)) < 0,
+                "the loop must send on the beat, not poll slowly: " + n + " sends took " + span
+                        + " where the beat gives " + paced);
+        assertEquals(0, SendLog.count("SELECT count(*) FROM gate_call WHERE limit_name = ? AND state <> 'DONE'",
+                limit), "every call was completed");
+    }
+
+    @Test
+    @OperateOnDeployment("beside")
+    void aCallNotGrantedInTimeFailsWithATypedExceptionAndLeavesTheLine() throws Exception {
+        String limit = "it-slow";
+        SendLog.execute("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 1, 60000)", limit);
+        Gate gate = lookupGate();
+        Permit first = gate.acquire(limit, CallClass.INTERACTIVE, Duration.ofSeconds(10));
+        GateTimeoutException timeout = assertThrows(GateTimeoutException.class,
+                () -> gate.acquire(limit, CallClass.INTERACTIVE, Duration.ofMillis(300)));
+        assertTrue(timeout.getMessage().contains("it-slow"), timeout.getMessage());
+        assertEquals(1, SendLog.count("SELECT count(*) FROM gate_send WHERE limit_name = ?", limit));
+        assertEquals(0, SendLog.count("SELECT count(*) FROM gate_call WHERE limit_name = ? AND state = 'WAITING'",
+                limit), "the timed-out call has left the line");
+        assertEquals(1, SendLog.count("SELECT count(*) FROM gate_call WHERE id = ? AND state = 'CANCELLED'",
+                timeout.callId()));
+        gate.complete(first, 200);
+    }
+
+    @Test
+    @OperateOnDeployment("beside")
+    void anUnknownLimitIsATypedError() throws Exception {
+        Gate gate = lookupGate();
+        assertThrows(UnknownLimitException.class,
+                () -> gate.acquire("no-such-limit", CallClass.BACKFILL, Duration.ofSeconds(1)));
+        assertThrows(UnknownLimitException.class,
+                () -> gate.acquire("not a name", CallClass.BACKFILL, Duration.ofSeconds(1)));
+    }
+
+    @Test
+    @OperateOnDeployment("beside")
+    void limitsDeclaredAtDeploymentAreInTheTable() throws Exception {
+        // arquillian.xml starts the server with -Dgate.limits=it-declared=5/1s
+        assertEquals(1, SendLog.count(
+                "SELECT count(*) FROM gate_limit WHERE name = 'it-declared' AND calls = 5 AND window_ms = 1000"));
+        Permit p = lookupGate().acquire("it-declared", CallClass.MANUAL, Duration.ofSeconds(10));
+        lookupGate().complete(p, 200);
+    }
+}
