@@ -1,0 +1,96 @@
+package dev.gate.store;
+
+import dev.gate.dev.TestDatabase;
+import liquibase.Contexts;
+import liquibase.LabelExpression;
+import liquibase.Liquibase;
+import liquibase.database.DatabaseFactory;
+import liquibase.database.jvm.JdbcConnection;
+import liquibase.resource.ClassLoaderResourceAccessor;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * With 100k calls and 100k sends in the tables, "next call to grant" and "sends in the last window" are answered from
+ * the indexes, not by scanning: the plans PostgreSQL chooses say so.
+ */
+class IndexPlanTest {
+
+    private static final String DB = "gate_index_plan_test";
+    private static Connection c;
+
+    @BeforeAll
+    static void loadOneHundredThousandRows() throws Exception {
+        TestDatabase server = TestDatabase.server();
+        server.freshDatabase(DB);
+        c = server.connect(DB);
+        @SuppressWarnings("deprecation")
+        Liquibase liquibase = new Liquibase("dev/gate/db/changelog.xml",
+                new ClassLoaderResourceAccessor(IndexPlanTest.class.getClassLoader()),
+                DatabaseFactory.getInstance().findCorrectDatabaseImplementation(new JdbcConnection(c)));
+        liquibase.update(new Contexts(), new LabelExpression());
+        try (Statement s = c.createStatement()) {
+            s.execute("INSERT INTO gate_limit (name, calls, window_ms) SELECT 'vendor-' || i, 600, 60000 "
+                    + "FROM generate_series(1, 20) i");
+            // 100k calls over 20 limits, most of them long done, 2k still waiting
+            s.execute("""
+                    INSERT INTO gate_call (limit_name, call_class, program, owner, state, enqueued_at, lease_ms,
+                                           lease_expires_at)
+                    SELECT 'vendor-' || (1 + i % 20), i % 5, 'worker', 'instance-' || (i % 3),
+                           CASE WHEN i % 50 = 0 THEN 'WAITING' ELSE 'DONE' END,
+                           now() - (100000 - i) * interval '10 ms', 30000, now() + interval '30 s'
+                    FROM generate_series(1, 100000) i""");
+            s.execute("""
+                    INSERT INTO gate_send (limit_name, call_id, sent_at)
+                    SELECT 'vendor-' || (1 + i % 20), i, now() - (100000 - i) * interval '100 ms'
+                    FROM generate_series(1, 100000) i""");
+            s.execute("ANALYZE");
+        }
+    }
+
+    @Test
+    void theHeadOfTheLineComesFromThePartialLineIndex() throws SQLException {
+        String plan = explain("""
+                SELECT id FROM gate_call
+                WHERE limit_name = 'vendor-7' AND state = 'WAITING' AND lease_expires_at > now()
+                ORDER BY call_class, enqueued_at, id LIMIT 1 FOR UPDATE""");
+        assertTrue(plan.contains("gate_call_line"), plan);
+        assertFalse(plan.contains("Sort"), "the index order is the line order: " + plan);
+    }
+
+    @Test
+    void theWindowProbeIsAnIndexRangeScan() throws SQLException {
+        String plan = explain("""
+                SELECT sent_at FROM gate_send
+                WHERE limit_name = 'vendor-7' AND sent_at > now() - interval '60 s'
+                ORDER BY sent_at DESC OFFSET 599 LIMIT 1""");
+        assertTrue(plan.contains("gate_send_window"), plan);
+        assertFalse(plan.contains("Seq Scan"), plan);
+    }
+
+    @Test
+    void theHeartbeatRenewsThroughTheOwnerIndex() throws SQLException {
+        String plan = explain("""
+                UPDATE gate_call SET lease_expires_at = now() + interval '30 s'
+                WHERE owner = 'instance-1' AND state = 'WAITING' AND id = ANY ('{50,100,150}')""");
+        assertFalse(plan.contains("Seq Scan"), plan);
+    }
+
+    private static String explain(String sql) throws SQLException {
+        StringBuilder plan = new StringBuilder();
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("EXPLAIN " + sql)) {
+            while (rs.next()) {
+                plan.append(rs.getString(1)).append('\n');
+            }
+        }
+        return plan.toString();
+    }
+}
