@@ -15,9 +15,9 @@ import java.util.List;
 public class GateStatus {
 
     @EJB
-    Line line;
+    SlotLoop slotLoop;
 
     public List<LimitStatus> limits() throws GatePausedException {
-        return line.view().limits();
+        return slotLoop.engine().view().limits();
     }
 }

@@ -7,7 +7,11 @@ import dev.gate.line.CallState;
 
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.LongConsumer;
 
@@ -28,10 +32,15 @@ public final class Calls {
             UPDATE gate_call SET state = 'DONE', done_at = clock_timestamp(), outcome_status = ?
             WHERE id = ? AND state = 'GRANTED'""";
 
-    private static final String FIND = """
-            SELECT id, limit_name, call_class, program, owner, state, enqueued_at, lease_expires_at, granted_at,
-                   outcome_status
-            FROM gate_call WHERE id = ?""";
+    private static final String COLUMNS = """
+            id, limit_name, call_class, program, owner, state, enqueued_at, lease_expires_at, granted_at,
+            outcome_status""";
+
+    private static final String FIND = "SELECT " + COLUMNS + " FROM gate_call WHERE id = ?";
+
+    // The safety net for lost notifications: which of these waiting calls are no longer waiting.
+    private static final String SETTLED = "SELECT " + COLUMNS
+            + " FROM gate_call WHERE id = ANY (?) AND state <> 'WAITING'";
 
     private final Tx tx;
 
@@ -84,18 +93,38 @@ public final class Calls {
             try (PreparedStatement ps = c.prepareStatement(FIND)) {
                 ps.setLong(1, id);
                 try (ResultSet rs = ps.executeQuery()) {
-                    if (!rs.next()) {
-                        return Optional.empty();
-                    }
-                    int outcome = rs.getInt("outcome_status");
-                    return Optional.of(new CallRow(rs.getLong("id"), rs.getString("limit_name"),
-                            CallClass.ofRank(rs.getInt("call_class")), rs.getString("program"),
-                            rs.getString("owner"), CallState.valueOf(rs.getString("state")),
-                            Times.get(rs, "enqueued_at"), Times.get(rs, "lease_expires_at"),
-                            Times.get(rs, "granted_at"), rs.wasNull() ? null : outcome));
+                    return rs.next() ? Optional.of(row(rs)) : Optional.empty();
                 }
             }
         });
+    }
+
+    /** Of the given calls, those that have left WAITING (granted, or ended without a grant). */
+    public List<CallRow> settled(Collection<Long> ids) throws GatePausedException {
+        if (ids.isEmpty()) {
+            return List.of();
+        }
+        return tx.run(c -> {
+            try (PreparedStatement ps = c.prepareStatement(SETTLED)) {
+                ps.setArray(1, c.createArrayOf("bigint", ids.toArray()));
+                List<CallRow> rows = new ArrayList<>();
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        rows.add(row(rs));
+                    }
+                }
+                return rows;
+            }
+        });
+    }
+
+    private static CallRow row(ResultSet rs) throws SQLException {
+        int outcome = rs.getInt("outcome_status");
+        Integer outcomeStatus = rs.wasNull() ? null : outcome;
+        return new CallRow(rs.getLong("id"), rs.getString("limit_name"), CallClass.ofRank(rs.getInt("call_class")),
+                rs.getString("program"), rs.getString("owner"), CallState.valueOf(rs.getString("state")),
+                Times.get(rs, "enqueued_at"), Times.get(rs, "lease_expires_at"), Times.get(rs, "granted_at"),
+                outcomeStatus);
     }
 
     private int update(String sql, long id, Integer status) throws GatePausedException {

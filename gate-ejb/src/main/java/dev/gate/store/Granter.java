@@ -32,6 +32,13 @@ public final class Granter {
             WHERE s.limit_name = ?
             FOR UPDATE OF s""";
 
+    private static final String EXISTS = "SELECT 1 FROM gate_limit WHERE name = ?";
+
+    /** Channel of grant notifications; the payload is the granted call ids, comma-separated. */
+    public static final String CHANNEL = "gate_grant";
+
+    private static final String NOTIFY = "SELECT pg_notify('" + CHANNEL + "', ?)";
+
     // "now" is read after the lock is held (a separate statement), so waiting for the lock cannot age it.
     private static final String PROBE_WINDOW = """
             WITH t AS (SELECT clock_timestamp() AS now)
@@ -71,9 +78,17 @@ public final class Granter {
         this.tx = tx;
     }
 
-    /** Grants every call of {@code limit} that is due now, in one transaction. */
+    /** Grants every call of {@code limit} that is due now, in one transaction; waits for the limit's lock. */
     public GrantPass grantDue(String limit) throws GatePausedException {
-        return tx.run(c -> grantDue(c, limit));
+        return tx.run(c -> grantDue(c, limit, true));
+    }
+
+    /**
+     * As {@link #grantDue(String)}, but if another transaction holds the limit's lock (it is granting right now),
+     * skip instead of queueing behind it: a caller's fast path must not wait on the loop.
+     */
+    public GrantPass tryGrantDue(String limit) throws GatePausedException {
+        return tx.run(c -> grantDue(c, limit, false));
     }
 
     public List<String> limitsWithWaitingCalls() throws GatePausedException {
@@ -89,14 +104,15 @@ public final class Granter {
         });
     }
 
-    private static GrantPass grantDue(Connection c, String limit) throws SQLException {
+    private static GrantPass grantDue(Connection c, String limit, boolean waitForLock) throws SQLException {
         Instant slot;
         Pace pace;
-        try (PreparedStatement ps = c.prepareStatement(LOCK_SLOT)) {
+        try (PreparedStatement ps = c.prepareStatement(waitForLock ? LOCK_SLOT : LOCK_SLOT + " SKIP LOCKED")) {
             ps.setString(1, limit);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
-                    return new GrantPass(limit, List.of(), Instant.EPOCH, Optional.empty());
+                    return waitForLock || !exists(c, limit) ? new GrantPass(limit, List.of(), Instant.EPOCH,
+                            Optional.empty(), false) : GrantPass.skipped(limit);
                 }
                 slot = Times.get(rs, "next_slot_at");
                 pace = Pace.of(rs.getInt("calls"), rs.getLong("window_ms"));
@@ -133,7 +149,31 @@ public final class Granter {
                 ps.executeUpdate();
             }
         }
-        return new GrantPass(limit, List.copyOf(grants), now, nextDue);
+        if (!grants.isEmpty()) {
+            notifyGranted(c, grants);
+        }
+        return new GrantPass(limit, List.copyOf(grants), now, nextDue, false);
+    }
+
+    /** Delivered at commit, so every instance's listener learns of the grants only once they are durable. */
+    private static void notifyGranted(Connection c, List<Grant> grants) throws SQLException {
+        StringBuilder ids = new StringBuilder();
+        for (Grant g : grants) {
+            ids.append(ids.isEmpty() ? "" : ",").append(g.callId());
+        }
+        try (PreparedStatement ps = c.prepareStatement(NOTIFY)) {
+            ps.setString(1, ids.toString());
+            ps.execute();
+        }
+    }
+
+    private static boolean exists(Connection c, String limit) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(EXISTS)) {
+            ps.setString(1, limit);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next();
+            }
+        }
     }
 
     private record Probe(Instant now, Optional<Instant> nthSent) {

@@ -1,0 +1,298 @@
+package dev.gate.engine;
+
+import dev.gate.client.CallClass;
+import dev.gate.client.CallEndedException;
+import dev.gate.client.GateException;
+import dev.gate.client.GatePausedException;
+import dev.gate.client.GateTimeoutException;
+import dev.gate.client.Permit;
+import dev.gate.client.UnknownLimitException;
+import dev.gate.line.CallState;
+import dev.gate.line.LimitName;
+import dev.gate.store.CallRow;
+import dev.gate.store.Calls;
+import dev.gate.store.Grant;
+import dev.gate.store.GrantPass;
+import dev.gate.store.Granter;
+import dev.gate.store.Leases;
+import dev.gate.store.LimitTable;
+import dev.gate.store.LineView;
+import dev.gate.store.Tx;
+import dev.gate.wait.Waiters;
+
+import javax.sql.DataSource;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * One gate instance. Any number of them, in any number of processes, share one line through the database: a call
+ * joined here may be granted by another instance's loop (the listener and the waiter poll bring the news back), and
+ * the limit's row lock makes exactly one grant per slot across all of them.
+ */
+public final class Engine {
+
+    private static final Logger LOG = Logger.getLogger(Engine.class.getName());
+
+    private final String owner;
+    private final EngineSettings settings;
+    private final ScheduledExecutorService scheduler;
+    private final Calls calls;
+    private final Granter granter;
+    private final Leases leases;
+    private final LineView view;
+    private final LimitTable limits;
+    private final Waiters waiters = new Waiters();
+    private final SlotTimer timer;
+    private final GrantListener listener;
+    private final PauseLog pause = new PauseLog();
+    private final List<ScheduledFuture<?>> periodic = new ArrayList<>();
+
+    public Engine(String owner, DataSource dataSource, ScheduledExecutorService scheduler, ThreadFactory threads,
+                  EngineSettings settings) {
+        this.owner = Objects.requireNonNull(owner);
+        this.settings = Objects.requireNonNull(settings);
+        this.scheduler = scheduler;
+        Tx tx = new Tx(dataSource);
+        this.calls = new Calls(tx);
+        this.granter = new Granter(tx);
+        this.leases = new Leases(tx);
+        this.view = new LineView(tx);
+        this.limits = new LimitTable(tx);
+        this.timer = new SlotTimer(scheduler, this::pass);
+        this.listener = new GrantListener(dataSource, threads, this::notified);
+    }
+
+    public void start() {
+        listener.start();
+        periodic.add(scheduler.scheduleWithFixedDelay(this::heartbeat, settings.heartbeat().toMillis(),
+                settings.heartbeat().toMillis(), TimeUnit.MILLISECONDS));
+        periodic.add(scheduler.scheduleWithFixedDelay(this::pollWaiters, settings.waiterPoll().toMillis(),
+                settings.waiterPoll().toMillis(), TimeUnit.MILLISECONDS));
+        timer.armIn(Duration.ZERO);
+        LOG.info(() -> "gate instance " + owner + " started");
+    }
+
+    /** A clean stop: this instance's waiting calls leave the line and their waiters are told. */
+    public void stop() {
+        halt();
+        try {
+            for (Leases.Cleared c : leases.cancelOwned(owner)) {
+                LOG.info(() -> "call " + c.callId() + " limit=" + c.limit() + " class=" + c.callClass()
+                        + " cancelled: its gate instance is stopping");
+            }
+        } catch (GatePausedException e) {
+            LOG.warning("could not take this instance's waiting calls out of the line (" + e.getMessage()
+                    + "); their leases will run out");
+        }
+        waiters.endAll(new CallEndedException("the gate instance is stopping"));
+        LOG.info(() -> "gate instance " + owner + " stopped");
+    }
+
+    /** Stops every timer and the listener and leaves the calls as they are, as a crash would. */
+    public void halt() {
+        timer.stop();
+        periodic.forEach(f -> f.cancel(false));
+        listener.stop();
+    }
+
+    /** Joins the line and blocks until granted, or {@code maxWait} passes (then the call leaves the line). */
+    public Permit acquire(String limit, CallClass callClass, Duration maxWait, String program, Duration lease)
+            throws GateException {
+        return await(join(limit, callClass, program, lease), maxWait);
+    }
+
+    /**
+     * Joins the line (one short transaction) and tries the grant at once in the caller's own transaction: the fast
+     * path when the slot is due and nobody is ahead. Otherwise the loop grants it later.
+     */
+    public Ticket join(String limit, CallClass callClass, String program, Duration lease) throws GateException {
+        Objects.requireNonNull(callClass, "callClass");
+        if (!LimitName.isValid(limit)) {
+            throw new UnknownLimitException(limit);
+        }
+        Duration leaseTime = lease == null ? settings.defaultLease() : lease;
+        if (leaseTime.compareTo(settings.minLease()) < 0 || leaseTime.compareTo(settings.maxLease()) > 0) {
+            throw new IllegalArgumentException("lease must be within " + settings.minLease() + " and "
+                    + settings.maxLease() + ": " + leaseTime);
+        }
+        long id = calls.join(limit, callClass, program, owner, leaseTime, waiters::register);
+        Ticket ticket = new Ticket(id, limit, callClass, waiters.register(id));
+        LOG.fine(() -> "call " + id + " limit=" + limit + " class=" + callClass + " joined the line");
+        try {
+            settle(granter.tryGrantDue(limit));
+        } catch (GatePausedException e) {
+            waiters.forget(id);
+            throw e;
+        }
+        return ticket;
+    }
+
+    /** Waits for a joined call's grant; on timeout the call leaves the line unless the grant came first. */
+    public Permit await(Ticket ticket, Duration maxWait) throws GateException {
+        try {
+            return permit(ticket.granted().get(Math.max(0, maxWait.toNanos()), TimeUnit.NANOSECONDS));
+        } catch (TimeoutException e) {
+            return giveUp(ticket, maxWait);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof GateException ge) {
+                throw ge;
+            }
+            throw new IllegalStateException(e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            calls.cancel(ticket.callId());
+            throw new CallEndedException("call " + ticket.callId()
+                    + " was cancelled: the waiting thread was interrupted");
+        } finally {
+            waiters.forget(ticket.callId());
+        }
+    }
+
+    /** Reports the vendor's status for a granted call; it becomes DONE. */
+    public void complete(long callId, int vendorStatus) throws GateException {
+        if (!calls.complete(callId, vendorStatus)) {
+            String state = calls.find(callId).map(c -> c.state().name()).orElse("unknown");
+            throw new GateException("call " + callId + " cannot be completed: it is " + state + ", not GRANTED");
+        }
+        LOG.fine(() -> "call " + callId + " done: vendor answered " + vendorStatus);
+    }
+
+    public String owner() {
+        return owner;
+    }
+
+    public LineView view() {
+        return view;
+    }
+
+    public LimitTable limits() {
+        return limits;
+    }
+
+    public Calls calls() {
+        return calls;
+    }
+
+    private Permit giveUp(Ticket ticket, Duration maxWait) throws GateException {
+        if (calls.cancel(ticket.callId())) {
+            LOG.info(() -> "call " + ticket.callId() + " limit=" + ticket.limit() + " class=" + ticket.callClass()
+                    + " cancelled: not granted within " + maxWait);
+            throw new GateTimeoutException(ticket.limit(), ticket.callId(), maxWait);
+        }
+        Optional<CallRow> row = calls.find(ticket.callId());
+        if (row.isPresent() && row.get().state() == CallState.GRANTED) {
+            return permit(row.get().grant());
+        }
+        throw new CallEndedException("call " + ticket.callId() + " left the line without a grant: "
+                + row.map(r -> r.state().name()).orElse("gone"));
+    }
+
+    private static Permit permit(Grant g) {
+        return new Permit(g.callId(), g.limit(), g.callClass(), g.enqueuedAt(), g.grantedAt());
+    }
+
+    /** The slot loop's pass: every limit with waiting calls, each in its own grant transaction. */
+    private void pass() {
+        Duration sleep = settings.idlePoll();
+        try {
+            for (String limit : granter.limitsWithWaitingCalls()) {
+                GrantPass p = granter.grantDue(limit);
+                deliver(p);
+                Duration due = p.dueIn().orElse(sleep);
+                if (due.compareTo(sleep) < 0) {
+                    sleep = due;
+                }
+            }
+            pause.resumed();
+        } catch (GatePausedException e) {
+            pause.paused(e.getMessage());
+            sleep = settings.retry();
+        } catch (RuntimeException e) {
+            LOG.log(Level.SEVERE, "slot loop pass failed; retrying in " + settings.retry().toMillis() + " ms", e);
+            sleep = settings.retry();
+        }
+        timer.armIn(sleep);
+    }
+
+    private void settle(GrantPass p) {
+        deliver(p);
+        p.dueIn().ifPresent(timer::armIn);
+    }
+
+    private void deliver(GrantPass p) {
+        for (Grant g : p.grants()) {
+            LOG.fine(() -> "call " + g.callId() + " limit=" + g.limit() + " class=" + g.callClass() + " granted at "
+                    + g.grantedAt());
+            if (g.owner().equals(owner)) {
+                waiters.granted(g);
+            }
+        }
+    }
+
+    private void heartbeat() {
+        try {
+            leases.renewOwned(owner, waiters.callIds());
+            for (Leases.Cleared c : leases.expireLapsed()) {
+                LOG.info(() -> "call " + c.callId() + " limit=" + c.limit() + " class=" + c.callClass()
+                        + " expired: its lease ran out (owner " + c.owner() + ")");
+                if (c.owner().equals(owner)) {
+                    waiters.ended(c.callId(), new CallEndedException("call " + c.callId()
+                            + " expired: its lease ran out"));
+                }
+            }
+            pause.resumed();
+        } catch (GatePausedException e) {
+            pause.paused(e.getMessage());
+        } catch (RuntimeException e) {
+            LOG.log(Level.SEVERE, "lease heartbeat failed", e);
+        }
+    }
+
+    /** The safety net: grants (or ends) of this instance's calls that no notification brought. */
+    private void pollWaiters() {
+        settleFromTable(waiters.callIds());
+    }
+
+    private void notified(List<Long> grantedIds) {
+        Set<Long> mine = waiters.callIds();
+        List<Long> ours = grantedIds.stream().filter(mine::contains).toList();
+        if (!ours.isEmpty()) {
+            settleFromTable(ours);
+        }
+    }
+
+    private void settleFromTable(java.util.Collection<Long> ids) {
+        if (ids.isEmpty()) {
+            return;
+        }
+        try {
+            for (CallRow row : calls.settled(ids)) {
+                if (row.state() == CallState.WAITING) {
+                    continue;
+                }
+                if (row.grantedAt() != null) {
+                    waiters.granted(row.grant());
+                } else {
+                    waiters.ended(row.id(), new CallEndedException("call " + row.id() + " left the line without a "
+                            + "grant: " + row.state()));
+                }
+            }
+        } catch (GatePausedException e) {
+            pause.paused(e.getMessage());
+        } catch (RuntimeException e) {
+            LOG.log(Level.SEVERE, "checking waiting calls failed", e);
+        }
+    }
+}
