@@ -1,5 +1,7 @@
 package dev.gate.dev;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 
 import java.io.IOException;
@@ -124,6 +126,18 @@ public final class TestDatabase {
                     + " as " + user + ": " + e.getMessage(), e);
         }
         return url(name);
+    }
+
+    /** A connection pool of its own on {@code database}, as one gate copy would have. */
+    public HikariDataSource pool(String database, int size) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(url(database));
+        config.setUsername(user);
+        config.setPassword(password);
+        config.setMaximumPoolSize(size);
+        config.setMinimumIdle(1);
+        config.setConnectionTimeout(1_000);
+        return new HikariDataSource(config);
     }
 
     public String url(String database) {

@@ -1,0 +1,158 @@
+package dev.gate.engine;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.gate.dev.TestDatabase;
+import liquibase.Contexts;
+import liquibase.LabelExpression;
+import liquibase.Liquibase;
+import liquibase.database.DatabaseFactory;
+import liquibase.database.jvm.JdbcConnection;
+import liquibase.resource.ClassLoaderResourceAccessor;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.function.BooleanSupplier;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * Separate copies of the gate on one fresh database, each with its own connection pool, scheduler and listener,
+ * as separate processes would have. Also reads the tables the way an operator would.
+ */
+final class GateCopies implements AutoCloseable {
+
+    /** Fast timings for tests: leases from 1 s, heartbeat and polls several times a second. */
+    static final EngineSettings FAST = new EngineSettings(Duration.ofSeconds(30), Duration.ofSeconds(1),
+            Duration.ofSeconds(300), Duration.ofMillis(300), Duration.ofMillis(200), Duration.ofMillis(200),
+            Duration.ofMillis(100));
+
+    private final TestDatabase server = TestDatabase.server();
+    private final String database;
+    private final List<Engine> engines = new ArrayList<>();
+    private final List<AutoCloseable> resources = new ArrayList<>();
+
+    GateCopies(String database) throws Exception {
+        this.database = database;
+        server.freshDatabase(database);
+        try (Connection c = connect()) {
+            @SuppressWarnings("deprecation")
+            Liquibase liquibase = new Liquibase("dev/gate/db/changelog.xml",
+                    new ClassLoaderResourceAccessor(GateCopies.class.getClassLoader()),
+                    DatabaseFactory.getInstance().findCorrectDatabaseImplementation(new JdbcConnection(c)));
+            liquibase.update(new Contexts(), new LabelExpression());
+        }
+    }
+
+    Engine start(String name) {
+        return start(name, FAST, new ScheduledThreadPoolExecutor(2));
+    }
+
+    Engine start(String name, EngineSettings settings, ScheduledExecutorService scheduler) {
+        HikariDataSource pool = server.pool(database, 6);
+        Engine engine = new Engine(name, pool, scheduler, Executors.defaultThreadFactory(), settings);
+        engine.start();
+        engines.add(engine);
+        resources.add(scheduler::shutdownNow);
+        resources.add(pool);
+        return engine;
+    }
+
+    Connection connect() throws SQLException {
+        return server.connect(database);
+    }
+
+    void sql(String sql, Object... args) throws SQLException {
+        try (Connection c = connect(); PreparedStatement ps = c.prepareStatement(sql)) {
+            bind(ps, args);
+            ps.execute();
+        }
+    }
+
+    long count(String sql, Object... args) throws SQLException {
+        try (Connection c = connect(); PreparedStatement ps = c.prepareStatement(sql)) {
+            bind(ps, args);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    List<Long> ids(String sql, Object... args) throws SQLException {
+        List<Long> out = new ArrayList<>();
+        try (Connection c = connect(); PreparedStatement ps = c.prepareStatement(sql)) {
+            bind(ps, args);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(rs.getLong(1));
+                }
+            }
+        }
+        return out;
+    }
+
+    /** The send log of one limit, in grant order. */
+    List<Instant> sends(String limit) throws SQLException {
+        List<Instant> out = new ArrayList<>();
+        try (Connection c = connect(); PreparedStatement ps = c.prepareStatement(
+                "SELECT sent_at FROM gate_send WHERE limit_name = ? ORDER BY sent_at, id")) {
+            ps.setString(1, limit);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(rs.getObject(1, OffsetDateTime.class).toInstant());
+                }
+            }
+        }
+        return out;
+    }
+
+    /** The most sends any window (t - window, t] holds. */
+    static int fullestWindow(List<Instant> sends, Duration window) {
+        int most = 0;
+        int from = 0;
+        for (int i = 0; i < sends.size(); i++) {
+            while (!sends.get(from).isAfter(sends.get(i).minus(window))) {
+                from++;
+            }
+            most = Math.max(most, i - from + 1);
+        }
+        return most;
+    }
+
+    /** Waits for a condition on the real clock, failing after {@code timeout}. */
+    static void await(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {
+        long until = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > until) {
+                fail("timed out after " + timeout + " waiting for: " + what);
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    private static void bind(PreparedStatement ps, Object[] args) throws SQLException {
+        for (int i = 0; i < args.length; i++) {
+            ps.setObject(i + 1, args[i]);
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        for (Engine e : engines) {
+            e.halt();
+        }
+        for (AutoCloseable r : resources) {
+            r.close();
+        }
+    }
+}

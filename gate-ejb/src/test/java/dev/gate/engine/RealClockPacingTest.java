@@ -1,0 +1,73 @@
+package dev.gate.engine;
+
+import dev.gate.client.CallClass;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The pacing rules with the real clock and a slot loop whose scheduler is late by a random 0-50% of a gap on every
+ * wake. Fake timers are never late, so only this shows whether late wakes lose slots.
+ */
+class RealClockPacingTest {
+
+    private GateCopies copies;
+
+    @BeforeEach
+    void database() throws Exception {
+        copies = new GateCopies("gate_real_clock_test");
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        copies.close();
+    }
+
+    @Test
+    void aLateSchedulerKeepsTheRateWithinOnePercentAndNoWindowOverfills() throws Exception {
+        String limit = "late";
+        int calls = 200;
+        Duration window = Duration.ofSeconds(10);
+        Duration gap = window.dividedBy(calls);
+        int slots = 260;
+        Engine gate = copies.start("late-copy", GateCopies.FAST, new LateScheduler(gap.dividedBy(2)));
+        // every call waits for the loop: the first slot is a second away, so no join takes the fast path
+        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, ?, ?)", limit, calls,
+                window.toMillis());
+        copies.sql("UPDATE gate_slot SET next_slot_at = clock_timestamp() + interval '1 second' WHERE limit_name = ?",
+                limit);
+        List<Ticket> tickets = new ArrayList<>();
+        for (int i = 0; i < slots; i++) {
+            tickets.add(gate.join(limit, CallClass.SCHEDULED, "timer", null));
+        }
+        for (Ticket t : tickets) {
+            gate.await(t, Duration.ofSeconds(60));
+        }
+
+        List<Instant> sends = copies.sends(limit);
+        assertEquals(slots, sends.size());
+        Duration span = Duration.between(sends.get(0), sends.get(slots - 1));
+        double achieved = (slots - 1) / (span.toNanos() / 1e9);
+        double limitRate = calls / (window.toNanos() / 1e9);
+        long[] lateMs = new long[slots];
+        for (int k = 0; k < slots; k++) {
+            lateMs[k] = Duration.between(sends.get(0).plus(gap.multipliedBy(k)), sends.get(k)).toMillis();
+        }
+        System.out.printf("late scheduler: %d sends in %s, %.3f/s against a limit of %.3f/s (%.2f%%); behind the"
+                        + " first send's beat at send 50: %d ms, 100: %d ms, 200: %d ms, last: %d ms%n", slots, span,
+                achieved, limitRate, 100 * achieved / limitRate, lateMs[50], lateMs[100], lateMs[200],
+                lateMs[slots - 1]);
+        assertTrue(Math.abs(achieved / limitRate - 1) < 0.01,
+                "achieved " + achieved + "/s against a limit of " + limitRate + "/s");
+        assertTrue(GateCopies.fullestWindow(sends, window) <= calls,
+                "a window held " + GateCopies.fullestWindow(sends, window) + " sends");
+    }
+}

@@ -1,0 +1,94 @@
+package dev.gate.engine;
+
+import dev.gate.client.CallClass;
+import dev.gate.client.Permit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Two copies of the gate, each with its own pool and loop, on one database: one line. */
+class TwoCopiesTest {
+
+    private GateCopies copies;
+    private Engine a;
+    private Engine b;
+
+    @BeforeEach
+    void twoCopies() throws Exception {
+        copies = new GateCopies("gate_two_copies_test");
+        a = copies.start("copy-a");
+        b = copies.start("copy-b");
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        copies.close();
+    }
+
+    @Test
+    void anInteractiveCallOfCopyBIsGrantedAtTheNextSlotAheadOfCopyAsBackfill() throws Exception {
+        String limit = "shared";
+        Duration gap = Duration.ofMillis(100);
+        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 10, 1000)", limit);
+        List<Ticket> backfill = new ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+            backfill.add(a.join(limit, CallClass.BACKFILL, "worker", null));
+        }
+        GateCopies.await("a few BACKFILL sends", Duration.ofSeconds(10), () -> sendsOf(limit) >= 3);
+
+        Ticket interactive = b.join(limit, CallClass.INTERACTIVE, "web", null);
+        Permit permit = b.await(interactive, Duration.ofSeconds(10));
+
+        long backfillInBetween = copies.count("""
+                SELECT count(*) FROM gate_send s JOIN gate_call c ON c.id = s.call_id
+                WHERE s.limit_name = ? AND c.call_class = 4 AND s.sent_at >= ? AND s.sent_at < ?""",
+                limit, permit.enqueuedAt().atOffset(java.time.ZoneOffset.UTC),
+                permit.grantedAt().atOffset(java.time.ZoneOffset.UTC));
+        assertTrue(backfillInBetween <= 1, "at most the slot already being granted when it joined may go first, but "
+                + backfillInBetween + " BACKFILL calls did");
+        Duration waited = Duration.between(permit.enqueuedAt(), permit.grantedAt());
+        assertTrue(waited.compareTo(gap.multipliedBy(2).plusMillis(300)) < 0,
+                "the INTERACTIVE call waited " + waited + "; the next slot is at most " + gap + " away");
+        long grantedLater = copies.count("""
+                SELECT count(*) FROM gate_call WHERE limit_name = ? AND call_class = 4
+                AND (granted_at IS NULL OR granted_at > ?)""", limit, permit.grantedAt().atOffset(java.time.ZoneOffset.UTC));
+        assertTrue(grantedLater >= 20, "the BACKFILL calls still waiting were all passed: " + grantedLater);
+        assertEquals(backfill.size() + 1, copies.count("SELECT count(*) FROM gate_call WHERE limit_name = ?", limit));
+    }
+
+    @Test
+    void insideOneClassTheFirstToArriveGoesFirstWhicheverCopyTookIt() throws Exception {
+        String limit = "fifo";
+        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 20, 1000)", limit);
+        // joined one after the other, alternating between the copies
+        List<Ticket> tickets = new ArrayList<>();
+        for (int i = 0; i < 24; i++) {
+            Engine copy = i % 2 == 0 ? a : b;
+            tickets.add(copy.join(limit, CallClass.SCHEDULED, "timer-" + (i % 2), null));
+        }
+        for (int i = 0; i < tickets.size(); i++) {
+            (i % 2 == 0 ? a : b).await(tickets.get(i), Duration.ofSeconds(20));
+        }
+        List<Long> arrival = copies.ids(
+                "SELECT id FROM gate_call WHERE limit_name = ? ORDER BY enqueued_at, id", limit);
+        List<Long> granted = copies.ids(
+                "SELECT call_id FROM gate_send WHERE limit_name = ? ORDER BY sent_at, id", limit);
+        assertEquals(arrival, granted, "grant order across both copies is arrival order");
+        assertEquals(tickets.stream().map(Ticket::callId).toList(), arrival);
+    }
+
+    private long sendsOf(String limit) {
+        try {
+            return copies.count("SELECT count(*) FROM gate_send WHERE limit_name = ?", limit);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,76 @@
+package dev.gate.engine;
+
+import dev.gate.client.CallClass;
+import dev.gate.client.Permit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The send log decides as well as the beat: a full window makes the next call wait until its oldest send leaves. */
+class WindowCapTest {
+
+    private GateCopies copies;
+    private Engine gate;
+
+    @BeforeEach
+    void database() throws Exception {
+        copies = new GateCopies("gate_window_cap_test");
+        gate = copies.start("cap-copy");
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        copies.close();
+    }
+
+    @Test
+    void oneCallMoreThanTheWindowAllowsWaitsItsTurnThenGoes() throws Exception {
+        String limit = "five";
+        Duration window = Duration.ofSeconds(2);
+        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 5, ?)", limit, window.toMillis());
+        List<Ticket> tickets = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            tickets.add(gate.join(limit, CallClass.MANUAL, "ops", null));
+        }
+        List<Permit> permits = new ArrayList<>();
+        for (Ticket t : tickets) {
+            permits.add(gate.await(t, Duration.ofSeconds(10)));
+        }
+        Instant first = permits.get(0).grantedAt();
+        Instant sixth = permits.get(5).grantedAt();
+        assertTrue(!sixth.isBefore(first.plus(window)),
+                "the sixth call went " + Duration.between(first, sixth) + " after the first; the window is " + window);
+        assertTrue(GateCopies.fullestWindow(copies.sends(limit), window) <= 5);
+    }
+
+    @Test
+    void aFullLogHoldsACallEvenWhenTheBeatSaysGo() throws Exception {
+        String limit = "logged";
+        Duration window = Duration.ofSeconds(3);
+        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 3, ?)", limit, window.toMillis());
+        // three sends already logged in the last window (another instance, or before a restart); the slot is long due
+        copies.sql("""
+                INSERT INTO gate_send (limit_name, call_id, sent_at)
+                SELECT ?, -i, clock_timestamp() - interval '2 seconds' + i * interval '500 ms'
+                FROM generate_series(0, 2) i""", limit);
+        copies.sql("UPDATE gate_slot SET next_slot_at = clock_timestamp() - interval '1 hour' WHERE limit_name = ?",
+                limit);
+        Instant oldest = copies.sends(limit).get(0);
+
+        Permit permit = gate.acquire(limit, CallClass.INTERACTIVE, Duration.ofSeconds(10), "web", null);
+
+        assertTrue(!permit.grantedAt().isBefore(oldest.plus(window)),
+                "granted " + Duration.between(oldest, permit.grantedAt()) + " after the oldest logged send; the window is "
+                        + window);
+        assertTrue(permit.grantedAt().isBefore(oldest.plus(window).plusSeconds(1)),
+                "it goes as soon as the oldest send leaves the window: " + Duration.between(oldest, permit.grantedAt()));
+        assertTrue(GateCopies.fullestWindow(copies.sends(limit), window) <= 3);
+    }
+}
