@@ -14,7 +14,7 @@ import java.time.Duration;
  * int status = callTheVendor();
  * gate.complete(permit, status);
  * </pre>
- * A retry is a new {@code acquire}: it waits in the line like any other call.
+ * A retry is a new {@code acquire}: it waits in the line like any other call, in the class the caller gives it.
  */
 public interface Gate {
 
@@ -29,6 +29,12 @@ public interface Gate {
      * @throws CallEndedException    the call was cleared without a grant (lease expired, gate undeployed)
      */
     Permit acquire(String limit, CallClass callClass, Duration maxWait) throws GateException;
+
+    /**
+     * As {@link #acquire(String, CallClass, Duration)}, with the call's own lease (5 s to 300 s; default 30 s). While
+     * the caller waits, this server renews the lease; if the server dies, the call is cleared within one lease.
+     */
+    Permit acquire(String limit, CallClass callClass, Duration maxWait, Duration lease) throws GateException;
 
     /** Reports the vendor's HTTP status for a granted call; the call becomes DONE. */
     void complete(Permit permit, int vendorStatus) throws GateException;

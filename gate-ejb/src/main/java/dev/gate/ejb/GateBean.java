@@ -39,6 +39,15 @@ public class GateBean implements Gate {
     }
 
     @Override
+    public Permit acquire(String limit, CallClass callClass, Duration maxWait, Duration lease) throws GateException {
+        try {
+            return slotLoop.engine().acquire(limit, callClass, maxWait, program(), lease);
+        } catch (IllegalArgumentException e) {
+            throw new GateException(e.getMessage());
+        }
+    }
+
+    @Override
     public void complete(Permit permit, int vendorStatus) throws GateException {
         slotLoop.engine().complete(permit.callId(), vendorStatus);
     }

@@ -61,8 +61,8 @@ public final class Granter {
                 FROM head WHERE c.id = head.id
                 RETURNING c.id, c.limit_name, c.call_class, c.owner, c.enqueued_at, c.granted_at),
             sent AS (
-                INSERT INTO gate_send (limit_name, call_id, sent_at)
-                SELECT limit_name, id, granted_at FROM granted)
+                INSERT INTO gate_send (limit_name, call_id, sent_at, slot_at)
+                SELECT limit_name, id, granted_at, ? FROM granted)
             SELECT id, call_class, owner, enqueued_at, granted_at FROM granted""";
 
     private static final String MOVE_SLOT = "UPDATE gate_slot SET next_slot_at = ? WHERE limit_name = ?";
@@ -134,7 +134,7 @@ public final class Granter {
                 nextDue = Optional.of(now);
                 break;
             }
-            Optional<Grant> grant = grantHead(c, limit, now);
+            Optional<Grant> grant = grantHead(c, limit, now, slot);
             if (grant.isEmpty()) {
                 nextDue = Optional.empty();
                 break;
@@ -191,11 +191,13 @@ public final class Granter {
         }
     }
 
-    private static Optional<Grant> grantHead(Connection c, String limit, Instant now) throws SQLException {
+    private static Optional<Grant> grantHead(Connection c, String limit, Instant now, Instant slot)
+            throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(GRANT_HEAD)) {
             ps.setString(1, limit);
             Times.set(ps, 2, now);
             Times.set(ps, 3, now);
+            Times.set(ps, 4, slot);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
                     return Optional.empty();

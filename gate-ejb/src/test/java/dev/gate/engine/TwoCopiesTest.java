@@ -7,6 +7,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -82,6 +83,40 @@ class TwoCopiesTest {
                 "SELECT call_id FROM gate_send WHERE limit_name = ? ORDER BY sent_at, id", limit);
         assertEquals(arrival, granted, "grant order across both copies is arrival order");
         assertEquals(tickets.stream().map(Ticket::callId).toList(), arrival);
+    }
+
+    @Test
+    void aWaiterLearnsPromptlyOfAGrantMadeByTheOtherCopysLoop() throws Exception {
+        String limit = "told";
+        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 1, 2000)", limit);
+        // copy C's own loop never runs and it polls its waiters only every 30 s: only a notification can tell it
+        EngineSettings deaf = new EngineSettings(Duration.ofSeconds(30), Duration.ofSeconds(1),
+                Duration.ofSeconds(300), Duration.ofMillis(300), Duration.ofSeconds(30), Duration.ofSeconds(30),
+                Duration.ofMillis(100));
+        Engine c = copies.start("copy-c", deaf, new StalledLoopScheduler());
+        a.acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(5), "timer", null);
+        Ticket waiting = c.join(limit, CallClass.SCHEDULED, "timer", null); // the window is full for 2 s
+
+        Permit permit = c.await(waiting, Duration.ofSeconds(10));
+        Instant told = Instant.now();
+        Duration lag = Duration.between(permit.grantedAt(), told);
+        assertTrue(lag.compareTo(Duration.ofSeconds(2)) < 0, "copy C heard of its grant " + lag + " after another"
+                + " copy's loop made it; its own poll would take 30 s");
+    }
+
+    @Test
+    void aFullLineForOneLimitNeverDelaysAnother() throws Exception {
+        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('busy', 1, 60000), ('quiet', 10, 1000)");
+        List<Ticket> flood = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            flood.add(a.join("busy", CallClass.INTERACTIVE, "web", null));
+        }
+        for (int i = 0; i < 3; i++) {
+            Permit p = b.acquire("quiet", CallClass.BACKFILL, Duration.ofSeconds(5), "worker", null);
+            Duration waited = Duration.between(p.enqueuedAt(), p.grantedAt());
+            assertTrue(waited.compareTo(Duration.ofMillis(500)) < 0, "a quiet limit's call waited " + waited);
+        }
+        assertEquals(49, copies.count("SELECT count(*) FROM gate_call WHERE limit_name = 'busy' AND state = 'WAITING'"));
     }
 
     private long sendsOf(String limit) {

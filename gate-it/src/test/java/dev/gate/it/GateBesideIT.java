@@ -2,6 +2,7 @@ package dev.gate.it;
 
 import dev.gate.client.CallClass;
 import dev.gate.client.Gate;
+import dev.gate.client.GateException;
 import dev.gate.client.GateTimeoutException;
 import dev.gate.client.Permit;
 import dev.gate.client.UnknownLimitException;
@@ -132,6 +133,18 @@ class GateBesideIT {
         assertEquals(1, SendLog.count("SELECT count(*) FROM gate_call WHERE id = ? AND state = 'CANCELLED'",
                 timeout.callId()));
         gate.complete(first, 200);
+    }
+
+    @Test
+    @OperateOnDeployment("beside")
+    void aCallMayCarryItsOwnLeaseWithinTheBounds() throws Exception {
+        SendLog.execute("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('it-lease', 10, 1000)");
+        Permit p = lookupGate().acquire("it-lease", CallClass.FOLLOW_UP, Duration.ofSeconds(5), Duration.ofSeconds(7));
+        assertEquals(1, SendLog.count("SELECT count(*) FROM gate_call WHERE id = ? AND lease_ms = 7000", p.callId()));
+        lookupGate().complete(p, 200);
+        GateException tooShort = assertThrows(GateException.class, () -> lookupGate().acquire("it-lease",
+                CallClass.FOLLOW_UP, Duration.ofSeconds(5), Duration.ofSeconds(1)));
+        assertTrue(tooShort.getMessage().contains("lease"), tooShort.getMessage());
     }
 
     @Test

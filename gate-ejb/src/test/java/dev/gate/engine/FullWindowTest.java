@@ -14,7 +14,7 @@ import java.util.List;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The send log decides as well as the beat: a full window makes the next call wait until its oldest send leaves. */
-class WindowCapTest {
+class FullWindowTest {
 
     private GateCopies copies;
     private Engine gate;

@@ -1,0 +1,221 @@
+package dev.gate.bench;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.gate.client.CallClass;
+import dev.gate.client.CallEndedException;
+import dev.gate.client.GateException;
+import dev.gate.client.Permit;
+import dev.gate.dev.TestDatabase;
+import dev.gate.engine.Engine;
+import dev.gate.engine.EngineSettings;
+import liquibase.Contexts;
+import liquibase.LabelExpression;
+import liquibase.Liquibase;
+import liquibase.database.DatabaseFactory;
+import liquibase.database.jvm.JdbcConnection;
+import liquibase.resource.ClassLoaderResourceAccessor;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Two gate copies (own pools, own loops) on one PostgreSQL, a limit of 600 per minute, every class flooding for the
+ * given seconds (default 60). Prints grants, the fullest sliding window, the achieved rate against the limit, each
+ * send's lateness against its beat slot, the wait per class, and the uncontended acquire-to-grant latency.
+ *
+ * <p>Database: {@code GATE_TEST_DB_URL} (and user, password) as for the tests, else an embedded PostgreSQL.
+ */
+public final class LineBenchmark {
+
+    private static final String LIMIT = "bench";
+    private static final int CALLS = 600;
+    private static final Duration WINDOW = Duration.ofSeconds(60);
+    private static final int CALLERS_PER_CLASS_PER_COPY = 12;
+
+    private LineBenchmark() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        int seconds = args.length > 0 ? Integer.parseInt(args[0]) : 60;
+        TestDatabase server = TestDatabase.server();
+        String db = "gate_bench";
+        server.freshDatabase(db);
+        migrate(server, db);
+        sql(server, db, "INSERT INTO gate_limit (name, calls, window_ms) VALUES ('" + LIMIT + "', " + CALLS + ", "
+                + WINDOW.toMillis() + ")");
+
+        List<AutoCloseable> resources = new ArrayList<>();
+        Engine a = copy("bench-copy-a", server, db, resources);
+        Engine b = copy("bench-copy-b", server, db, resources);
+
+        Map<CallClass, List<Double>> waits = new EnumMap<>(CallClass.class);
+        for (CallClass c : CallClass.values()) {
+            waits.put(c, Collections.synchronizedList(new ArrayList<>()));
+        }
+        AtomicLong grantsA = new AtomicLong();
+        AtomicLong grantsB = new AtomicLong();
+        AtomicBoolean flooding = new AtomicBoolean(true);
+        int callers = 2 * CallClass.values().length * CALLERS_PER_CLASS_PER_COPY;
+        ExecutorService pool = Executors.newFixedThreadPool(callers);
+        for (Engine copy : List.of(a, b)) {
+            AtomicLong grants = copy == a ? grantsA : grantsB;
+            for (CallClass cls : CallClass.values()) {
+                for (int i = 0; i < CALLERS_PER_CLASS_PER_COPY; i++) {
+                    pool.submit(() -> flood(copy, cls, flooding, waits.get(cls), grants));
+                }
+            }
+        }
+        System.out.printf("gate line benchmark: 2 copies, limit %d per %d s, %d s, %d callers flooding (%d per class "
+                + "per copy)%n", CALLS, WINDOW.toSeconds(), seconds, callers, CALLERS_PER_CLASS_PER_COPY);
+        Thread.sleep(TimeUnit.SECONDS.toMillis(seconds));
+        flooding.set(false);
+        long stillWaiting = count(server, db, "SELECT count(*) FROM gate_call WHERE state = 'WAITING'");
+        a.stop();
+        b.stop();
+        pool.shutdown();
+        pool.awaitTermination(30, TimeUnit.SECONDS);
+
+        List<Instant[]> sends = sends(server, db);
+        int n = sends.size();
+        Duration span = Duration.between(sends.get(0)[0], sends.get(n - 1)[0]);
+        double achieved = (n - 1) / (span.toNanos() / 1e9);
+        double limitRate = CALLS / (WINDOW.toNanos() / 1e9);
+        List<Double> lateness = new ArrayList<>();
+        for (Instant[] s : sends) {
+            lateness.add(Duration.between(s[1], s[0]).toNanos() / 1e6);
+        }
+        System.out.printf("grants: %d (callers of copy A %d, of copy B %d); %d calls still waiting at the end%n", n,
+                grantsA.get(), grantsB.get(), stillWaiting);
+        System.out.printf("max sends in any sliding %d s window: %d (limit %d)%n", WINDOW.toSeconds(),
+                fullestWindow(sends), CALLS);
+        System.out.printf("achieved rate: %.4f/s from the first send to the last (%s) = %.2f%% of the limit "
+                + "(%.4f/s)%n", achieved, span, 100 * achieved / limitRate, limitRate);
+        System.out.println("lateness of each send against its beat slot: " + new Percentiles(lateness).summary());
+        for (CallClass c : CallClass.values()) {
+            System.out.printf("wait %-11s %s%n", c, new Percentiles(waits.get(c)).summary());
+        }
+        System.out.println("(strict priority: a class is granted only what every higher class leaves)");
+        System.out.println("uncontended acquire-to-grant: " + uncontended(server, db, resources).summary());
+
+        for (AutoCloseable r : resources) {
+            r.close();
+        }
+        server.stop();
+    }
+
+    private static void flood(Engine copy, CallClass cls, AtomicBoolean flooding, List<Double> waits,
+                              AtomicLong grants) {
+        while (flooding.get()) {
+            try {
+                Permit p = copy.acquire(LIMIT, cls, Duration.ofSeconds(120), "bench-" + cls, null);
+                if (flooding.get()) {
+                    waits.add(Duration.between(p.enqueuedAt(), p.grantedAt()).toNanos() / 1e6);
+                    grants.incrementAndGet();
+                }
+                copy.complete(p.callId(), 200);
+            } catch (CallEndedException stopping) {
+                return;
+            } catch (GateException e) {
+                System.err.println("caller " + cls + ": " + e.getMessage());
+                return;
+            }
+        }
+    }
+
+    /** Acquires on an idle limit, one at a time: an empty line, a due slot, room in the window. */
+    private static Percentiles uncontended(TestDatabase server, String db, List<AutoCloseable> resources)
+            throws Exception {
+        sql(server, db, "INSERT INTO gate_limit (name, calls, window_ms) VALUES ('idle', 1000, 1000)");
+        Engine c = copy("bench-copy-c", server, db, resources);
+        List<Double> latencies = new ArrayList<>();
+        for (int i = 0; i < 250; i++) {
+            long t0 = System.nanoTime();
+            Permit p = c.acquire("idle", CallClass.INTERACTIVE, Duration.ofSeconds(5), "bench", null);
+            long t1 = System.nanoTime();
+            c.complete(p.callId(), 200);
+            if (i >= 50) { // after warm-up
+                latencies.add((t1 - t0) / 1e6);
+            }
+            Thread.sleep(3); // the next slot (1 ms gap) is due again: nothing waits
+        }
+        c.stop();
+        return new Percentiles(latencies);
+    }
+
+    private static Engine copy(String name, TestDatabase server, String db, List<AutoCloseable> resources) {
+        HikariDataSource pool = server.pool(db, 16);
+        ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(4);
+        Engine engine = new Engine(name, pool, scheduler, Executors.defaultThreadFactory(), EngineSettings.defaults());
+        engine.start();
+        resources.add(scheduler::shutdownNow);
+        resources.add(pool);
+        return engine;
+    }
+
+    private static int fullestWindow(List<Instant[]> sends) {
+        int most = 0;
+        int from = 0;
+        for (int i = 0; i < sends.size(); i++) {
+            while (!sends.get(from)[0].isAfter(sends.get(i)[0].minus(WINDOW))) {
+                from++;
+            }
+            most = Math.max(most, i - from + 1);
+        }
+        return most;
+    }
+
+    private static List<Instant[]> sends(TestDatabase server, String db) throws SQLException {
+        List<Instant[]> out = new ArrayList<>();
+        try (Connection c = server.connect(db); PreparedStatement ps = c.prepareStatement(
+                "SELECT sent_at, slot_at FROM gate_send WHERE limit_name = ? ORDER BY sent_at, id")) {
+            ps.setString(1, LIMIT);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(new Instant[]{rs.getObject(1, OffsetDateTime.class).toInstant(),
+                            rs.getObject(2, OffsetDateTime.class).toInstant()});
+                }
+            }
+        }
+        return out;
+    }
+
+    private static void migrate(TestDatabase server, String db) throws Exception {
+        try (Connection c = server.connect(db)) {
+            @SuppressWarnings("deprecation")
+            Liquibase liquibase = new Liquibase("dev/gate/db/changelog.xml",
+                    new ClassLoaderResourceAccessor(LineBenchmark.class.getClassLoader()),
+                    DatabaseFactory.getInstance().findCorrectDatabaseImplementation(new JdbcConnection(c)));
+            liquibase.update(new Contexts(), new LabelExpression());
+        }
+    }
+
+    private static void sql(TestDatabase server, String db, String sql) throws SQLException {
+        try (Connection c = server.connect(db); Statement s = c.createStatement()) {
+            s.execute(sql);
+        }
+    }
+
+    private static long count(TestDatabase server, String db, String sql) throws SQLException {
+        try (Connection c = server.connect(db); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+}
