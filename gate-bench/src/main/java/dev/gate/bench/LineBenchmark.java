@@ -8,6 +8,7 @@ import dev.gate.client.Permit;
 import dev.gate.dev.TestDatabase;
 import dev.gate.engine.Engine;
 import dev.gate.engine.EngineSettings;
+import dev.gate.engine.PoolNeeds;
 import liquibase.Contexts;
 import liquibase.LabelExpression;
 import liquibase.Liquibase;
@@ -160,9 +161,11 @@ public final class LineBenchmark {
     }
 
     private static Engine copy(String name, TestDatabase server, String db, List<AutoCloseable> resources) {
-        HikariDataSource pool = server.pool(db, 16);
+        EngineSettings settings = EngineSettings.defaults();
+        HikariDataSource pool = server.pool(db, PoolNeeds.connections(settings));
         ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(4);
-        Engine engine = new Engine(name, pool, scheduler, Executors.defaultThreadFactory(), EngineSettings.defaults());
+        Engine engine = new Engine(name, pool, name + "-pool", pool.getMaximumPoolSize(), scheduler,
+                Executors.defaultThreadFactory(), settings);
         engine.start();
         resources.add(scheduler::shutdownNow);
         resources.add(pool);

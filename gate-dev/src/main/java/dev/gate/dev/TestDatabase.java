@@ -130,13 +130,21 @@ public final class TestDatabase {
 
     /** A connection pool of its own on {@code database}, as one gate copy would have. */
     public HikariDataSource pool(String database, int size) {
+        return poolAt(url(database), size);
+    }
+
+    /** A pool on any URL of this server (e.g. through a proxy), with this server's credentials. */
+    public HikariDataSource poolAt(String jdbcUrl, int size) {
         HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(url(database));
+        config.setJdbcUrl(jdbcUrl);
         config.setUsername(user);
         config.setPassword(password);
         config.setMaximumPoolSize(size);
         config.setMinimumIdle(1);
-        config.setConnectionTimeout(1_000);
+        // like the server's pool: a connection that cannot be had quickly means "unavailable", never a long wait
+        config.setConnectionTimeout(500);
+        config.setValidationTimeout(250);
+        config.setInitializationFailTimeout(-1);
         return new HikariDataSource(config);
     }
 
@@ -154,6 +162,10 @@ public final class TestDatabase {
 
     public String password() {
         return password;
+    }
+
+    public String host() {
+        return host;
     }
 
     public int port() {

@@ -18,6 +18,6 @@ public class GateStatus {
     SlotLoop slotLoop;
 
     public List<LimitStatus> limits() throws GatePausedException {
-        return slotLoop.engine().view().limits();
+        return slotLoop.engine().status();
     }
 }

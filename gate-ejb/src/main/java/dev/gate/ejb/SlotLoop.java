@@ -18,6 +18,7 @@ import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
 import jakarta.enterprise.concurrent.ManagedThreadFactory;
+import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;
 
 import javax.sql.DataSource;
@@ -51,7 +52,13 @@ public class SlotLoop {
 
     @PostConstruct
     void start() {
-        engine = new Engine(InstanceName.next(), dataSource, scheduler, threads, EngineSettings.defaults());
+        Config config = ConfigProvider.getConfig();
+        // the same values the datasource's pool size expression reads (gate-ear/src/main/wildfly/gate.cli)
+        int poolSize = config.getOptionalValue("gate.db.pool.max", Integer.class).orElse(20);
+        int callers = config.getOptionalValue("gate.callers.max-in-flight", Integer.class)
+                .orElse(EngineSettings.DEFAULT_CALLER_CONCURRENCY);
+        engine = new Engine(InstanceName.next(), dataSource, "GateDS (" + GateDataSource.JNDI + ")", poolSize,
+                scheduler, threads, EngineSettings.defaults().withCallerConcurrency(callers));
         declareLimits();
         engine.start();
         LOG.info(() -> "gate ready: status page " + baseUrl() + "/gate/ , API " + baseUrl() + "/gate/api/v1/limits");

@@ -27,12 +27,15 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -56,30 +59,42 @@ public final class Engine {
     private final Waiters waiters = new Waiters();
     private final SlotTimer timer;
     private final GrantListener listener;
-    private final PauseLog pause = new PauseLog();
+    private final Health health;
+    private final Semaphore callerTurns;
+    private final Tx tx;
     private final List<ScheduledFuture<?>> periodic = new ArrayList<>();
+    private long lastHeartbeatNanos;
+    private long lastPollNanos;
 
-    public Engine(String owner, DataSource dataSource, ScheduledExecutorService scheduler, ThreadFactory threads,
-                  EngineSettings settings) {
+    /**
+     * @param poolName the pool's name, for the refusal message
+     * @param poolSize the most connections {@code dataSource} hands out at once; checked against {@link PoolNeeds}
+     * @throws IllegalStateException the pool is too small for this instance's background work plus its callers
+     */
+    public Engine(String owner, DataSource dataSource, String poolName, int poolSize,
+                  ScheduledExecutorService scheduler, ThreadFactory threads, EngineSettings settings) {
         this.owner = Objects.requireNonNull(owner);
         this.settings = Objects.requireNonNull(settings);
+        PoolNeeds.check(poolName, poolSize, settings);
         this.scheduler = scheduler;
-        Tx tx = new Tx(dataSource);
+        this.tx = new Tx(dataSource);
+        Tx tx = this.tx;
         this.calls = new Calls(tx);
         this.granter = new Granter(tx);
         this.leases = new Leases(tx);
         this.view = new LineView(tx);
         this.limits = new LimitTable(tx);
         this.timer = new SlotTimer(scheduler, this::pass);
-        this.listener = new GrantListener(dataSource, threads, this::notified);
+        this.listener = new GrantListener(dataSource, threads, this::notified, this::unavailable);
+        this.health = new Health(paused -> waiters.endAll(paused));
+        this.callerTurns = new Semaphore(settings.callerConcurrency(), true);
     }
 
     public void start() {
+        lastHeartbeatNanos = lastPollNanos = System.nanoTime();
         listener.start();
-        periodic.add(scheduler.scheduleWithFixedDelay(this::heartbeat, settings.heartbeat().toMillis(),
-                settings.heartbeat().toMillis(), TimeUnit.MILLISECONDS));
-        periodic.add(scheduler.scheduleWithFixedDelay(this::pollWaiters, settings.waiterPoll().toMillis(),
-                settings.waiterPoll().toMillis(), TimeUnit.MILLISECONDS));
+        periodic.add(scheduler.scheduleWithFixedDelay(this::housekeeping, settings.retry().toMillis(),
+                settings.retry().toMillis(), TimeUnit.MILLISECONDS));
         timer.armIn(Duration.ZERO);
         LOG.info(() -> "gate instance " + owner + " started");
     }
@@ -127,13 +142,16 @@ public final class Engine {
             throw new IllegalArgumentException("lease must be within " + settings.minLease() + " and "
                     + settings.maxLease() + ": " + leaseTime);
         }
-        long id = calls.join(limit, callClass, program, owner, leaseTime, waiters::register);
-        Ticket ticket = new Ticket(id, limit, callClass, waiters.register(id));
+        // the waiter is registered before the call's row commits, so no grant can come before it
+        AtomicReference<CompletableFuture<Grant>> granted = new AtomicReference<>();
+        long id = callerWork(() -> calls.join(limit, callClass, program, owner, leaseTime,
+                callId -> granted.set(waiters.register(callId))));
+        Ticket ticket = new Ticket(id, limit, callClass, granted.get());
         LOG.fine(() -> "call " + id + " limit=" + limit + " class=" + callClass + " joined the line");
         try {
-            settle(granter.tryGrantDue(limit));
+            settle(callerWork(() -> granter.tryGrantDue(limit)));
         } catch (GatePausedException e) {
-            waiters.forget(id);
+            waiters.forget(id); // no waiter: the orphan sweep takes the call out once the database answers
             throw e;
         }
         return ticket;
@@ -152,7 +170,7 @@ public final class Engine {
             throw new IllegalStateException(e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            calls.cancel(ticket.callId());
+            callerWork(() -> calls.cancel(ticket.callId()));
             throw new CallEndedException("call " + ticket.callId()
                     + " was cancelled: the waiting thread was interrupted");
         } finally {
@@ -162,8 +180,8 @@ public final class Engine {
 
     /** Reports the vendor's status for a granted call; it becomes DONE. */
     public void complete(long callId, int vendorStatus) throws GateException {
-        if (!calls.complete(callId, vendorStatus)) {
-            String state = calls.find(callId).map(c -> c.state().name()).orElse("unknown");
+        if (!callerWork(() -> calls.complete(callId, vendorStatus))) {
+            String state = callerWork(() -> calls.find(callId)).map(c -> c.state().name()).orElse("unknown");
             throw new GateException("call " + callId + " cannot be completed: it is " + state + ", not GRANTED");
         }
         LOG.fine(() -> "call " + callId + " done: vendor answered " + vendorStatus);
@@ -173,8 +191,9 @@ public final class Engine {
         return owner;
     }
 
-    public LineView view() {
-        return view;
+    /** Every limit's live numbers, as an operator sees them (caller work: turned away while paused). */
+    public List<dev.gate.store.LimitStatus> status() throws GatePausedException {
+        return this.<List<dev.gate.store.LimitStatus>, GatePausedException>callerWork(view::limits);
     }
 
     public LimitTable limits() {
@@ -185,13 +204,51 @@ public final class Engine {
         return calls;
     }
 
+    /** Whether calls are paused because the database is unavailable. */
+    public boolean paused() {
+        return health.isPaused();
+    }
+
+    /** A caller's database work: turned away at once while paused, and never more of it at once than allowed. */
+    private <T, E extends GateException> T callerWork(DbWork<T, E> work) throws E, GatePausedException {
+        health.requireUp();
+        boolean turn;
+        try {
+            turn = callerTurns.tryAcquire(settings.callerWait().toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new GatePausedException("interrupted while waiting for a database connection");
+        }
+        if (!turn) {
+            throw new GatePausedException("no database connection free for callers within "
+                    + settings.callerWait().toMillis() + " ms");
+        }
+        try {
+            return work.run();
+        } catch (GatePausedException e) {
+            unavailable(e);
+            throw e;
+        } finally {
+            callerTurns.release();
+        }
+    }
+
+    @FunctionalInterface
+    private interface DbWork<T, E extends GateException> {
+        T run() throws E, GatePausedException;
+    }
+
+    private void unavailable(GatePausedException e) {
+        health.failed(e);
+    }
+
     private Permit giveUp(Ticket ticket, Duration maxWait) throws GateException {
-        if (calls.cancel(ticket.callId())) {
+        if (callerWork(() -> calls.cancel(ticket.callId()))) {
             LOG.info(() -> "call " + ticket.callId() + " limit=" + ticket.limit() + " class=" + ticket.callClass()
                     + " cancelled: not granted within " + maxWait);
             throw new GateTimeoutException(ticket.limit(), ticket.callId(), maxWait);
         }
-        Optional<CallRow> row = calls.find(ticket.callId());
+        Optional<CallRow> row = callerWork(() -> calls.find(ticket.callId()));
         if (row.isPresent() && row.get().state() == CallState.GRANTED) {
             return permit(row.get().grant());
         }
@@ -207,6 +264,7 @@ public final class Engine {
     private void pass() {
         Duration sleep = settings.idlePoll();
         try {
+            resumed();
             for (String limit : granter.limitsWithWaitingCalls()) {
                 GrantPass p = granter.grantDue(limit);
                 deliver(p);
@@ -215,9 +273,9 @@ public final class Engine {
                     sleep = due;
                 }
             }
-            pause.resumed();
+            resumed();
         } catch (GatePausedException e) {
-            pause.paused(e.getMessage());
+            unavailable(e);
             sleep = settings.retry();
         } catch (RuntimeException e) {
             LOG.log(Level.SEVERE, "slot loop pass failed; retrying in " + settings.retry().toMillis() + " ms", e);
@@ -241,28 +299,61 @@ public final class Engine {
         }
     }
 
-    private void heartbeat() {
+    /**
+     * Runs often (every {@code retry}); does each job when it is due: the health probe while paused, the waiter poll
+     * every {@code waiterPoll}, the lease heartbeat every {@code heartbeat}.
+     */
+    private void housekeeping() {
+        long now = System.nanoTime();
         try {
-            leases.renewOwned(owner, waiters.callIds());
-            for (Leases.Cleared c : leases.expireLapsed()) {
-                LOG.info(() -> "call " + c.callId() + " limit=" + c.limit() + " class=" + c.callClass()
-                        + " expired: its lease ran out (owner " + c.owner() + ")");
-                if (c.owner().equals(owner)) {
-                    waiters.ended(c.callId(), new CallEndedException("call " + c.callId()
-                            + " expired: its lease ran out"));
-                }
+            if (health.isPaused()) {
+                tx.probe();
+                resumed();
             }
-            pause.resumed();
+            if (now - lastPollNanos >= settings.waiterPoll().toNanos()) {
+                lastPollNanos = now;
+                settleFromTable(waiters.callIds());
+            }
+            if (now - lastHeartbeatNanos >= settings.heartbeat().toNanos()) {
+                lastHeartbeatNanos = now;
+                heartbeat();
+            }
         } catch (GatePausedException e) {
-            pause.paused(e.getMessage());
+            unavailable(e);
         } catch (RuntimeException e) {
-            LOG.log(Level.SEVERE, "lease heartbeat failed", e);
+            LOG.log(Level.SEVERE, "gate housekeeping failed", e);
         }
     }
 
-    /** The safety net: grants (or ends) of this instance's calls that no notification brought. */
-    private void pollWaiters() {
-        settleFromTable(waiters.callIds());
+    /**
+     * After an outage: calls whose waiters were told "paused" leave the line before anything is granted again, so
+     * nothing is granted to nobody.
+     */
+    private void resumed() throws GatePausedException {
+        if (health.isPaused()) {
+            sweepOrphans();
+            health.up();
+        }
+    }
+
+    private void heartbeat() throws GatePausedException {
+        Set<Long> live = waiters.callIds();
+        leases.renewOwned(owner, live);
+        sweepOrphans();
+        for (Leases.Cleared c : leases.expireLapsed()) {
+            LOG.info(() -> "call " + c.callId() + " limit=" + c.limit() + " class=" + c.callClass()
+                    + " expired: its lease ran out (owner " + c.owner() + ")");
+            if (c.owner().equals(owner)) {
+                waiters.ended(c.callId(), new CallEndedException("call " + c.callId() + " expired: its lease ran out"));
+            }
+        }
+    }
+
+    private void sweepOrphans() throws GatePausedException {
+        for (Leases.Cleared c : leases.cancelOrphans(owner, waiters.callIds())) {
+            LOG.info(() -> "call " + c.callId() + " limit=" + c.limit() + " class=" + c.callClass()
+                    + " cancelled: its waiter is gone");
+        }
     }
 
     private void notified(List<Long> grantedIds) {
@@ -274,7 +365,7 @@ public final class Engine {
     }
 
     private void settleFromTable(java.util.Collection<Long> ids) {
-        if (ids.isEmpty()) {
+        if (ids.isEmpty() || health.isPaused()) {
             return;
         }
         try {
@@ -290,7 +381,7 @@ public final class Engine {
                 }
             }
         } catch (GatePausedException e) {
-            pause.paused(e.getMessage());
+            unavailable(e);
         } catch (RuntimeException e) {
             LOG.log(Level.SEVERE, "checking waiting calls failed", e);
         }

@@ -12,21 +12,25 @@ import java.time.Duration;
  * @param waiterPoll   how often this instance checks its waiters' calls in the table (the safety net under
  *                     notifications)
  * @param idlePoll     longest sleep of the slot loop when nothing is due (it also wakes when a call joins here)
- * @param retry        sleep of the slot loop after a failed pass
+ * @param retry        sleep of the slot loop, and period of the health probe, while the database is unavailable
+ * @param callerConcurrency most caller operations (join, fast path, cancel, complete) using the database at once;
+ *                          more wait up to {@code callerWait} for their turn, then are told calls are paused
+ * @param callerWait   longest wait of a caller operation for its turn at the database
  */
 public record EngineSettings(Duration defaultLease, Duration minLease, Duration maxLease, Duration heartbeat,
-                             Duration waiterPoll, Duration idlePoll, Duration retry) {
+                             Duration waiterPoll, Duration idlePoll, Duration retry, int callerConcurrency,
+                             Duration callerWait) {
+
+    public static final int DEFAULT_CALLER_CONCURRENCY = 16;
 
     public static EngineSettings defaults() {
         return new EngineSettings(Duration.ofSeconds(30), Duration.ofSeconds(5), Duration.ofSeconds(300),
-                Duration.ofSeconds(5), Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofMillis(250));
+                Duration.ofSeconds(5), Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofMillis(250),
+                DEFAULT_CALLER_CONCURRENCY, Duration.ofMillis(900));
     }
 
-    public EngineSettings withHeartbeat(Duration every) {
-        return new EngineSettings(defaultLease, minLease, maxLease, every, waiterPoll, idlePoll, retry);
-    }
-
-    public EngineSettings withLeaseBounds(Duration min, Duration max) {
-        return new EngineSettings(defaultLease, min, max, heartbeat, waiterPoll, idlePoll, retry);
+    public EngineSettings withCallerConcurrency(int callers) {
+        return new EngineSettings(defaultLease, minLease, maxLease, heartbeat, waiterPoll, idlePoll, retry, callers,
+                callerWait);
     }
 }

@@ -1,5 +1,6 @@
 package dev.gate.engine;
 
+import dev.gate.client.GatePausedException;
 import dev.gate.store.Granter;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
@@ -25,12 +26,15 @@ final class GrantListener implements Runnable {
 
     private final DataSource dataSource;
     private final Consumer<List<Long>> onGranted;
+    private final Consumer<GatePausedException> onLost;
     private final Thread thread;
     private volatile boolean stopped;
 
-    GrantListener(DataSource dataSource, ThreadFactory threads, Consumer<List<Long>> onGranted) {
+    GrantListener(DataSource dataSource, ThreadFactory threads, Consumer<List<Long>> onGranted,
+                  Consumer<GatePausedException> onLost) {
         this.dataSource = dataSource;
         this.onGranted = onGranted;
+        this.onLost = onLost;
         this.thread = threads.newThread(this);
         this.thread.setName("gate-grant-listener");
         this.thread.setDaemon(true);
@@ -68,6 +72,8 @@ final class GrantListener implements Runnable {
                 }
             } catch (SQLException | RuntimeException e) {
                 if (!stopped) {
+                    onLost.accept(new GatePausedException("the grant listener lost its connection: "
+                            + e.getMessage()));
                     if (!warned) {
                         LOG.warning("grant listener lost its connection (" + e.getMessage()
                                 + "); waiters fall back to polling until it is back");

@@ -5,6 +5,7 @@ import dev.gate.client.GatePausedException;
 
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -22,6 +23,12 @@ public final class Leases {
     private static final String EXPIRE_LAPSED = """
             UPDATE gate_call SET state = 'EXPIRED', done_at = clock_timestamp()
             WHERE state = 'WAITING' AND lease_expires_at <= clock_timestamp()
+            RETURNING id, limit_name, call_class, owner""";
+
+    // Calls of this instance whose waiter is gone (it gave up, or was woken by an outage): they must not be granted.
+    private static final String CANCEL_ORPHANS = """
+            UPDATE gate_call SET state = 'CANCELLED', done_at = clock_timestamp()
+            WHERE owner = ? AND state = 'WAITING' AND NOT (id = ANY (?))
             RETURNING id, limit_name, call_class, owner""";
 
     private static final String CANCEL_OWNED = """
@@ -60,6 +67,17 @@ public final class Leases {
         return clear(EXPIRE_LAPSED, null);
     }
 
+    /** Takes out of the line this instance's waiting calls that no longer have a waiter here. */
+    public List<Cleared> cancelOrphans(String owner, Collection<Long> liveCallIds) throws GatePausedException {
+        return tx.run(c -> {
+            try (PreparedStatement ps = c.prepareStatement(CANCEL_ORPHANS)) {
+                ps.setString(1, owner);
+                ps.setArray(2, c.createArrayOf("bigint", liveCallIds.toArray()));
+                return cleared(ps);
+            }
+        });
+    }
+
     /** Takes an instance's waiting calls out of the line (it is shutting down cleanly). */
     public List<Cleared> cancelOwned(String owner) throws GatePausedException {
         return clear(CANCEL_OWNED, owner);
@@ -71,15 +89,19 @@ public final class Leases {
                 if (owner != null) {
                     ps.setString(1, owner);
                 }
-                List<Cleared> cleared = new ArrayList<>();
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        cleared.add(new Cleared(rs.getLong("id"), rs.getString("limit_name"),
-                                CallClass.ofRank(rs.getInt("call_class")), rs.getString("owner")));
-                    }
-                }
-                return cleared;
+                return cleared(ps);
             }
         });
+    }
+
+    private static List<Cleared> cleared(PreparedStatement ps) throws SQLException {
+        List<Cleared> cleared = new ArrayList<>();
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                cleared.add(new Cleared(rs.getLong("id"), rs.getString("limit_name"),
+                        CallClass.ofRank(rs.getInt("call_class")), rs.getString("owner")));
+            }
+        }
+        return cleared;
     }
 }

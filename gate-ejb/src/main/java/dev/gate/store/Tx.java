@@ -3,8 +3,10 @@ package dev.gate.store;
 import dev.gate.client.GatePausedException;
 
 import javax.sql.DataSource;
+import java.util.concurrent.Executor;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
 import java.sql.SQLRecoverableException;
 import java.sql.SQLTransientConnectionException;
 
@@ -21,6 +23,14 @@ public final class Tx {
         T run(Connection c) throws SQLException;
     }
 
+    /**
+     * Longest wait for the database's answer to any statement of the gate's (they are all short). Past it the
+     * database counts as unavailable: a silent network cut must not hold a caller or the loop for long.
+     */
+    public static final int NETWORK_TIMEOUT_MS = 750;
+
+    private static final Executor DIRECT = Runnable::run;
+
     private final DataSource dataSource;
 
     public Tx(DataSource dataSource) {
@@ -29,6 +39,7 @@ public final class Tx {
 
     public <T> T run(Work<T> work) throws GatePausedException {
         try (Connection c = dataSource.getConnection()) {
+            limitWait(c);
             boolean autoCommit = c.getAutoCommit();
             c.setAutoCommit(false);
             try {
@@ -47,6 +58,26 @@ public final class Tx {
             }
             throw new IllegalStateException("gate SQL failed: " + e.getMessage(), e);
         }
+    }
+
+    private static void limitWait(Connection c) throws SQLException {
+        try {
+            if (c.getNetworkTimeout() != NETWORK_TIMEOUT_MS) {
+                c.setNetworkTimeout(DIRECT, NETWORK_TIMEOUT_MS);
+            }
+        } catch (SQLFeatureNotSupportedException | AbstractMethodError unsupported) {
+            // a pool without it: the driver's socketTimeout (datasource configuration) bounds the wait instead
+        }
+    }
+
+    /** One round trip: does the database answer? */
+    public void probe() throws GatePausedException {
+        run(c -> {
+            try (java.sql.Statement s = c.createStatement()) {
+                s.execute("SELECT 1");
+            }
+            return null;
+        });
     }
 
     /** Connection-level failures (class 08, pool exhaustion, I/O) mean "cannot know", never a guess. */

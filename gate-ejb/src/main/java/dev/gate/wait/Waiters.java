@@ -18,9 +18,12 @@ public final class Waiters {
         return byCall.computeIfAbsent(callId, id -> new CompletableFuture<>());
     }
 
-    /** Tells the waiter (if it still waits) that its call was granted; the grant is already committed. */
+    /**
+     * Tells the waiter (if it still waits) that its call was granted; the grant is already committed. A told waiter
+     * is no longer a waiter here: its lease is not renewed any more.
+     */
     public void granted(Grant grant) {
-        CompletableFuture<Grant> f = byCall.get(grant.callId());
+        CompletableFuture<Grant> f = byCall.remove(grant.callId());
         if (f != null) {
             f.complete(grant);
         }
@@ -28,15 +31,20 @@ public final class Waiters {
 
     /** Tells the waiter that its call left the line without a grant. */
     public void ended(long callId, GateException why) {
-        CompletableFuture<Grant> f = byCall.get(callId);
+        CompletableFuture<Grant> f = byCall.remove(callId);
         if (f != null) {
             f.completeExceptionally(why);
         }
     }
 
-    /** Tells every waiter the same thing (the database is gone, the gate is stopping). */
+    /**
+     * Tells every waiter the same thing (the database is gone, the gate is stopping). Their calls have no waiter
+     * any more: the orphan sweep takes them out of the line once the database answers.
+     */
     public void endAll(GateException why) {
-        byCall.values().forEach(f -> f.completeExceptionally(why));
+        for (Long id : Set.copyOf(byCall.keySet())) {
+            ended(id, why);
+        }
     }
 
     public void forget(long callId) {

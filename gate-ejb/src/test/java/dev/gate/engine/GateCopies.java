@@ -34,7 +34,9 @@ final class GateCopies implements AutoCloseable {
     /** Fast timings for tests: leases from 1 s, heartbeat and polls several times a second. */
     static final EngineSettings FAST = new EngineSettings(Duration.ofSeconds(30), Duration.ofSeconds(1),
             Duration.ofSeconds(300), Duration.ofMillis(300), Duration.ofMillis(200), Duration.ofMillis(200),
-            Duration.ofMillis(100));
+            Duration.ofMillis(100), 3, Duration.ofMillis(900));
+
+    static final int POOL = PoolNeeds.connections(FAST);
 
     private final TestDatabase server = TestDatabase.server();
     private final String database;
@@ -58,13 +60,26 @@ final class GateCopies implements AutoCloseable {
     }
 
     Engine start(String name, EngineSettings settings, ScheduledExecutorService scheduler) {
-        HikariDataSource pool = server.pool(database, 6);
-        Engine engine = new Engine(name, pool, scheduler, Executors.defaultThreadFactory(), settings);
+        return start(name, settings, scheduler, server.pool(database, PoolNeeds.connections(settings)));
+    }
+
+    /** A copy on a pool of the caller's (e.g. one that reaches the database through a proxy). */
+    Engine start(String name, EngineSettings settings, ScheduledExecutorService scheduler, HikariDataSource pool) {
+        Engine engine = new Engine(name, pool, name + "-pool", pool.getMaximumPoolSize(), scheduler,
+                Executors.defaultThreadFactory(), settings);
         engine.start();
         engines.add(engine);
         resources.add(scheduler::shutdownNow);
         resources.add(pool);
         return engine;
+    }
+
+    TestDatabase server() {
+        return server;
+    }
+
+    String database() {
+        return database;
     }
 
     Connection connect() throws SQLException {

@@ -92,7 +92,7 @@ class TwoCopiesTest {
         // copy C's own loop never runs and it polls its waiters only every 30 s: only a notification can tell it
         EngineSettings deaf = new EngineSettings(Duration.ofSeconds(30), Duration.ofSeconds(1),
                 Duration.ofSeconds(300), Duration.ofMillis(300), Duration.ofSeconds(30), Duration.ofSeconds(30),
-                Duration.ofMillis(100));
+                Duration.ofMillis(100), 3, Duration.ofMillis(900));
         Engine c = copies.start("copy-c", deaf, new StalledLoopScheduler());
         a.acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(5), "timer", null);
         Ticket waiting = c.join(limit, CallClass.SCHEDULED, "timer", null); // the window is full for 2 s

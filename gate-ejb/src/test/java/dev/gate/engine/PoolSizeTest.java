@@ -1,0 +1,51 @@
+package dev.gate.engine;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.gate.client.CallClass;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** A gate refuses to start on a pool that leaves no room for its heartbeat and loop beside a big batch of callers. */
+class PoolSizeTest {
+
+    private GateCopies copies;
+
+    @BeforeEach
+    void database() throws Exception {
+        copies = new GateCopies("gate_pool_size_test");
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        copies.close();
+    }
+
+    @Test
+    void aPoolTooSmallIsRefusedWithItsNameItsSizeAndTheSizeNeeded() {
+        EngineSettings settings = EngineSettings.defaults(); // 16 callers in flight
+        assertEquals(19, PoolNeeds.connections(settings));
+        IllegalStateException refused = assertThrows(IllegalStateException.class, () -> new Engine("small",
+                copies.server().pool(copies.database(), 10), "GateDS", 10, new ScheduledThreadPoolExecutor(1),
+                Executors.defaultThreadFactory(), settings));
+        assertTrue(refused.getMessage().contains("GateDS has 10 connections"), refused.getMessage());
+        assertTrue(refused.getMessage().contains("needs at least 19"), refused.getMessage());
+    }
+
+    @Test
+    void aPoolOfTheNeededSizeStartsAndServes() throws Exception {
+        EngineSettings settings = GateCopies.FAST;
+        HikariDataSource pool = copies.server().pool(copies.database(), PoolNeeds.connections(settings));
+        Engine gate = copies.start("sized", settings, new ScheduledThreadPoolExecutor(2), pool);
+        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('sized', 10, 1000)");
+        gate.complete(gate.acquire("sized", CallClass.MANUAL, Duration.ofSeconds(5), "ops", null).callId(), 200);
+    }
+}

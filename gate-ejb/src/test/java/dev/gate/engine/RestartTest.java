@@ -1,0 +1,56 @@
+package dev.gate.engine;
+
+import dev.gate.client.CallClass;
+import dev.gate.client.Permit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Restarting a gate never gives it a fresh budget: a new instance counts the send log (real clock). */
+class RestartTest {
+
+    private GateCopies copies;
+
+    @BeforeEach
+    void database() throws Exception {
+        copies = new GateCopies("gate_restart_test");
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        copies.close();
+    }
+
+    @Test
+    void aFreshInstanceReadsTheSendLogAndWaitsForTheWindow() throws Exception {
+        String limit = "restarted";
+        Duration window = Duration.ofSeconds(3);
+        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 4, ?)", limit, window.toMillis());
+        // let four sends go out close together, as after a burst of late slots: the window is now full
+        copies.sql("UPDATE gate_slot SET next_slot_at = clock_timestamp() - interval '1 hour' WHERE limit_name = ?",
+                limit);
+        Engine before = copies.start("before-restart");
+        List<Permit> used = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            used.add(before.acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(10), "timer", null));
+        }
+        before.stop();
+        copies.sql("UPDATE gate_slot SET next_slot_at = clock_timestamp() - interval '1 hour' WHERE limit_name = ?",
+                limit); // even a slot row that says "go" must not open the window
+
+        Engine after = copies.start("after-restart");
+        Permit next = after.acquire(limit, CallClass.INTERACTIVE, Duration.ofSeconds(10), "web", null);
+
+        Instant oldest = used.get(0).grantedAt();
+        assertTrue(!next.grantedAt().isBefore(oldest.plus(window)), "the restarted gate sent "
+                + Duration.between(oldest, next.grantedAt()) + " after the oldest send of a " + window + " window");
+        assertTrue(GateCopies.fullestWindow(copies.sends(limit), window) <= 4);
+    }
+}

@@ -1,0 +1,132 @@
+package dev.gate.engine;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * A TCP proxy in front of PostgreSQL that the test can cut: every open connection is closed and new ones are
+ * refused, as when the server goes down or the network drops; {@link #restore()} lets connections through again on
+ * the same port. Only the copies connected through it lose the database; the server itself stays up for others.
+ */
+final class TcpProxy implements AutoCloseable {
+
+    private final String targetHost;
+    private final int targetPort;
+    private final List<Socket> open = new CopyOnWriteArrayList<>();
+    private volatile ServerSocket listening;
+    private volatile boolean frozen;
+    private final int port;
+
+    TcpProxy(String targetHost, int targetPort) throws IOException {
+        this.targetHost = targetHost;
+        this.targetPort = targetPort;
+        this.listening = bind(0);
+        this.port = listening.getLocalPort();
+        accept(listening);
+    }
+
+    int port() {
+        return port;
+    }
+
+    synchronized void cut() throws IOException {
+        listening.close();
+        for (Socket s : open) {
+            s.close();
+        }
+        open.clear();
+    }
+
+    synchronized void restore() throws IOException {
+        listening = bind(port);
+        accept(listening);
+    }
+
+    /** A silent network cut: connections stay open, new ones are accepted, but no byte gets through. */
+    void freeze() {
+        frozen = true;
+    }
+
+    /** Ends a silent cut; connections held meanwhile are dropped, as a real network would have timed them out. */
+    synchronized void thaw() throws IOException {
+        for (Socket s : open) {
+            s.close();
+        }
+        open.clear();
+        frozen = false;
+    }
+
+    @Override
+    public void close() throws IOException {
+        cut();
+    }
+
+    private static ServerSocket bind(int port) throws IOException {
+        ServerSocket s = new ServerSocket();
+        s.setReuseAddress(true);
+        s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+        return s;
+    }
+
+    private void accept(ServerSocket server) {
+        Thread t = new Thread(() -> {
+            while (!server.isClosed()) {
+                try {
+                    Socket client = server.accept();
+                    Socket upstream = new Socket(targetHost, targetPort);
+                    open.add(client);
+                    open.add(upstream);
+                    pump(client, upstream);
+                    pump(upstream, client);
+                } catch (IOException closed) {
+                    return;
+                }
+            }
+        }, "proxy-accept");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    private void pump(Socket from, Socket to) {
+        Thread t = new Thread(() -> {
+            byte[] buffer = new byte[16 * 1024];
+            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+                int n;
+                while ((n = in.read(buffer)) >= 0) {
+                    while (frozen && !from.isClosed()) {
+                        Thread.sleep(10); // bytes stuck in the cut network
+                    }
+                    if (from.isClosed()) {
+                        return;
+                    }
+                    out.write(buffer, 0, n);
+                    out.flush();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (IOException ignored) {
+                // cut, or the peer closed
+            } finally {
+                closeQuietly(from);
+                closeQuietly(to);
+            }
+        }, "proxy-pump");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    private static void closeQuietly(Socket s) {
+        try {
+            s.close();
+        } catch (IOException ignored) {
+            // already closed
+        }
+    }
+}
