@@ -71,14 +71,20 @@ public final class DevRun {
             env.put("GATE_LIMITS", DEMO_LIMITS);
             say("GATE_LIMITS is not set: declaring the demo limits " + DEMO_LIMITS);
         }
+        if (System.getenv("GATE_DEV_MODE") == null) {
+            env.put("GATE_DEV_MODE", "true");
+            say("development mode: the accounts web, worker, batch (caller) and ops (operator, viewer) are created,"
+                    + " each with its name as password (GATE_DEV_MODE=false to run without them)");
+        }
         deploy();
         wildfly = Launcher.of(StandaloneCommandBuilder.of(server).addJavaOptions("-Xms256m", "-Xmx1g"))
                 .inherit()
                 .addEnvironmentVariables(env)
                 .launch();
         if (awaitGate()) {
-            say("the gate is running.\n    status page: " + BASE + "/\n    API:         " + BASE
-                    + "/api/v1/limits\n    Ctrl-C stops the server" + (database == null ? "" : " and the database"));
+            say("the gate is running.\n    status page: " + BASE + "/   (ops/ops)\n    API:         " + BASE
+                    + "/api/v1/limits   (curl -u web:web " + BASE + "/api/v1/limits)\n    Ctrl-C stops the server"
+                    + (database == null ? "" : " and the database"));
         } else if (wildfly.isAlive()) {
             say("the gate did not answer at " + BASE + "/api/v1/limits within 5 minutes: see the server log above");
         }
@@ -97,12 +103,14 @@ public final class DevRun {
 
     private boolean awaitGate() throws InterruptedException {
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        // any answer from the API (401 included) means the gate is deployed
         HttpRequest ping = HttpRequest.newBuilder(URI.create(BASE + "/api/v1/limits"))
                 .timeout(Duration.ofSeconds(5)).build();
         long until = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
         while (System.nanoTime() < until && wildfly.isAlive()) {
             try {
-                if (http.send(ping, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+                int status = http.send(ping, HttpResponse.BodyHandlers.discarding()).statusCode();
+                if (status == 200 || status == 401) {
                     return true;
                 }
             } catch (IOException notYet) {

@@ -19,6 +19,7 @@ import dev.gate.store.LimitTable;
 import dev.gate.store.LineView;
 import dev.gate.store.Tx;
 import dev.gate.wait.Waiters;
+import dev.gate.wait.Watchers;
 
 import javax.sql.DataSource;
 import java.time.Duration;
@@ -57,6 +58,7 @@ public final class Engine {
     private final LineView view;
     private final LimitTable limits;
     private final Waiters waiters = new Waiters();
+    private final Watchers watchers = new Watchers();
     private final SlotTimer timer;
     private final GrantListener listener;
     private final Health health;
@@ -133,19 +135,11 @@ public final class Engine {
      * path when the slot is due and nobody is ahead. Otherwise the loop grants it later.
      */
     public Ticket join(String limit, CallClass callClass, String program, Duration lease) throws GateException {
-        Objects.requireNonNull(callClass, "callClass");
-        if (!LimitName.isValid(limit)) {
-            throw new UnknownLimitException(limit);
-        }
-        Duration leaseTime = lease == null ? settings.defaultLease() : lease;
-        if (leaseTime.compareTo(settings.minLease()) < 0 || leaseTime.compareTo(settings.maxLease()) > 0) {
-            throw new IllegalArgumentException("lease must be within " + settings.minLease() + " and "
-                    + settings.maxLease() + ": " + leaseTime);
-        }
+        Duration leaseTime = checked(limit, callClass, lease);
         // the waiter is registered before the call's row commits, so no grant can come before it
         AtomicReference<CompletableFuture<Grant>> granted = new AtomicReference<>();
         long id = callerWork(() -> calls.join(limit, callClass, program, owner, leaseTime,
-                callId -> granted.set(waiters.register(callId))));
+                callId -> granted.set(waiters.register(callId)))).orElseThrow(() -> new UnknownLimitException(limit));
         Ticket ticket = new Ticket(id, limit, callClass, granted.get());
         LOG.fine(() -> "call " + id + " limit=" + limit + " class=" + callClass + " joined the line");
         try {
@@ -155,6 +149,72 @@ public final class Engine {
             throw e;
         }
         return ticket;
+    }
+
+    private Duration checked(String limit, CallClass callClass, Duration lease) throws UnknownLimitException {
+        Objects.requireNonNull(callClass, "callClass");
+        if (!LimitName.isValid(limit)) {
+            throw new UnknownLimitException(limit);
+        }
+        Duration leaseTime = lease == null ? settings.defaultLease() : lease;
+        if (leaseTime.compareTo(settings.minLease()) < 0 || leaseTime.compareTo(settings.maxLease()) > 0) {
+            throw new IllegalArgumentException("lease must be within " + settings.minLease() + " and "
+                    + settings.maxLease() + ": " + leaseTime);
+        }
+        return leaseTime;
+    }
+
+    /** The owner of a program's calls: the program renews their leases itself (over HTTP), not an instance. */
+    public static String programOwner(String program) {
+        return "program:" + program;
+    }
+
+    /**
+     * A program's call joins the line (and takes the fast path when it can). The program keeps it alive by renewing
+     * its lease; {@link #whenSettled} tells when it leaves WAITING.
+     */
+    public CallRow joinFor(String program, String limit, CallClass callClass, Duration lease) throws GateException {
+        Duration leaseTime = checked(limit, callClass, lease);
+        String owner = programOwner(program);
+        long id = callerWork(() -> calls.join(limit, callClass, program, owner, leaseTime, callId -> { }))
+                .orElseThrow(() -> new UnknownLimitException(limit));
+        LOG.fine(() -> "call " + id + " limit=" + limit + " class=" + callClass + " joined the line for " + program);
+        settle(callerWork(() -> granter.tryGrantDue(limit)));
+        return callerWork(() -> calls.find(id)).orElseThrow();
+    }
+
+    /** A program's own call; another program's call is as good as absent. */
+    public Optional<CallRow> callOf(String program, long id) throws GatePausedException {
+        return callerWork(() -> calls.findOwned(id, programOwner(program)));
+    }
+
+    /** Completes when the call leaves WAITING (granted by any instance, cancelled, expired). */
+    public CompletableFuture<Void> whenSettled(long callId) {
+        return watchers.watch(callId);
+    }
+
+    public boolean renew(String program, long id) throws GatePausedException {
+        return callerWork(() -> calls.renew(id, programOwner(program)));
+    }
+
+    /** A program's heartbeat: one statement renews all of its waiting calls. */
+    public int renewAll(String program) throws GatePausedException {
+        return callerWork(() -> calls.renewAll(programOwner(program)));
+    }
+
+    public boolean cancel(String program, long id) throws GatePausedException {
+        boolean cancelled = callerWork(() -> calls.cancelOwned(id, programOwner(program)));
+        if (cancelled) {
+            watchers.settled(List.of(id));
+            LOG.info(() -> "call " + id + " cancelled by " + program);
+        }
+        return cancelled;
+    }
+
+    /** Stores how the vendor answered a program's granted call; it becomes DONE. */
+    public boolean outcome(String program, long id, int status, Integer retryAfterSeconds)
+            throws GatePausedException {
+        return callerWork(() -> calls.outcome(id, programOwner(program), status, retryAfterSeconds));
     }
 
     /** Waits for a joined call's grant; on timeout the call leaves the line unless the grant came first. */
@@ -193,11 +253,17 @@ public final class Engine {
 
     /** Every limit's live numbers, as an operator sees them (caller work: turned away while paused). */
     public List<dev.gate.store.LimitStatus> status() throws GatePausedException {
-        return this.<List<dev.gate.store.LimitStatus>, GatePausedException>callerWork(view::limits);
+        return callerWork(view::limits);
     }
 
     public LimitTable limits() {
         return limits;
+    }
+
+    /** Creates or changes a limit (an operator's PUT); true when created. */
+    public boolean putLimit(String name, dev.gate.line.Pace pace) throws GatePausedException {
+        LimitName.require(name);
+        return callerWork(() -> limits.put(name, pace));
     }
 
     public Calls calls() {
@@ -210,7 +276,7 @@ public final class Engine {
     }
 
     /** A caller's database work: turned away at once while paused, and never more of it at once than allowed. */
-    private <T, E extends GateException> T callerWork(DbWork<T, E> work) throws E, GatePausedException {
+    private <T> T callerWork(DbWork<T> work) throws GatePausedException {
         health.requireUp();
         boolean turn;
         try {
@@ -234,8 +300,8 @@ public final class Engine {
     }
 
     @FunctionalInterface
-    private interface DbWork<T, E extends GateException> {
-        T run() throws E, GatePausedException;
+    private interface DbWork<T> {
+        T run() throws GatePausedException;
     }
 
     private void unavailable(GatePausedException e) {
@@ -290,6 +356,9 @@ public final class Engine {
     }
 
     private void deliver(GrantPass p) {
+        if (!p.grants().isEmpty()) {
+            watchers.settled(p.grants().stream().map(Grant::callId).toList());
+        }
         for (Grant g : p.grants()) {
             LOG.fine(() -> "call " + g.callId() + " limit=" + g.limit() + " class=" + g.callClass() + " granted at "
                     + g.grantedAt());
@@ -313,6 +382,10 @@ public final class Engine {
             if (now - lastPollNanos >= settings.waiterPoll().toNanos()) {
                 lastPollNanos = now;
                 settleFromTable(waiters.callIds());
+                Set<Long> watched = watchers.callIds();
+                if (!watched.isEmpty()) {
+                    watchers.settled(calls.settled(watched).stream().map(CallRow::id).toList());
+                }
             }
             if (now - lastHeartbeatNanos >= settings.heartbeat().toNanos()) {
                 lastHeartbeatNanos = now;
@@ -357,6 +430,7 @@ public final class Engine {
     }
 
     private void notified(List<Long> grantedIds) {
+        watchers.settled(grantedIds);
         Set<Long> mine = waiters.callIds();
         List<Long> ours = grantedIds.stream().filter(mine::contains).toList();
         if (!ours.isEmpty()) {

@@ -2,7 +2,6 @@ package dev.gate.store;
 
 import dev.gate.client.CallClass;
 import dev.gate.client.GatePausedException;
-import dev.gate.client.UnknownLimitException;
 import dev.gate.line.CallState;
 
 import java.sql.PreparedStatement;
@@ -13,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.function.LongConsumer;
 
 /** A call's life in the line: it joins, then is granted (by {@link Granter}), done, cancelled or expired. */
@@ -42,6 +42,25 @@ public final class Calls {
     private static final String SETTLED = "SELECT " + COLUMNS
             + " FROM gate_call WHERE id = ANY (?) AND state <> 'WAITING'";
 
+    private static final String FIND_OWNED = FIND + " AND owner = ?";
+
+    private static final String CANCEL_OWNED = """
+            UPDATE gate_call SET state = 'CANCELLED', done_at = clock_timestamp()
+            WHERE id = ? AND owner = ? AND state = 'WAITING'""";
+
+    private static final String RENEW_ONE = """
+            UPDATE gate_call SET lease_expires_at = clock_timestamp() + lease_ms * interval '1 millisecond'
+            WHERE id = ? AND owner = ? AND state = 'WAITING'""";
+
+    private static final String RENEW_ALL = """
+            UPDATE gate_call SET lease_expires_at = clock_timestamp() + lease_ms * interval '1 millisecond'
+            WHERE owner = ? AND state = 'WAITING'""";
+
+    private static final String OUTCOME = """
+            UPDATE gate_call SET state = 'DONE', done_at = clock_timestamp(), outcome_status = ?,
+                                 outcome_retry_after_s = ?
+            WHERE id = ? AND owner = ? AND state = 'GRANTED'""";
+
     private final Tx tx;
 
     public Calls(Tx tx) {
@@ -49,12 +68,13 @@ public final class Calls {
     }
 
     /**
-     * Adds a WAITING call to the end of its class in the line. {@code beforeCommit} sees the new id while the row is
-     * still invisible to every other transaction, so a waiter registered there can never miss its grant.
+     * Adds a WAITING call to the end of its class in the line; empty when there is no such limit.
+     * {@code beforeCommit} sees the new id while the row is still invisible to every other transaction, so a waiter
+     * registered there can never miss its grant.
      */
-    public long join(String limit, CallClass callClass, String program, String owner, Duration lease,
-                     LongConsumer beforeCommit) throws GatePausedException, UnknownLimitException {
-        Long id = tx.run(c -> {
+    public OptionalLong join(String limit, CallClass callClass, String program, String owner, Duration lease,
+                             LongConsumer beforeCommit) throws GatePausedException {
+        return tx.run(c -> {
             try (PreparedStatement ps = c.prepareStatement(JOIN)) {
                 ps.setInt(1, callClass.rank());
                 ps.setString(2, program);
@@ -64,18 +84,14 @@ public final class Calls {
                 ps.setString(6, limit);
                 try (ResultSet rs = ps.executeQuery()) {
                     if (!rs.next()) {
-                        return null;
+                        return OptionalLong.empty();
                     }
                     long newId = rs.getLong(1);
                     beforeCommit.accept(newId);
-                    return newId;
+                    return OptionalLong.of(newId);
                 }
             }
         });
-        if (id == null) {
-            throw new UnknownLimitException(limit);
-        }
-        return id;
     }
 
     /** WAITING to CANCELLED; false when the call was no longer waiting (granted, expired, ...). */
@@ -95,6 +111,66 @@ public final class Calls {
                 try (ResultSet rs = ps.executeQuery()) {
                     return rs.next() ? Optional.of(row(rs)) : Optional.empty();
                 }
+            }
+        });
+    }
+
+    /** The call, if {@code owner} owns it (another's call is as good as absent). */
+    public Optional<CallRow> findOwned(long id, String owner) throws GatePausedException {
+        return tx.run(c -> {
+            try (PreparedStatement ps = c.prepareStatement(FIND_OWNED)) {
+                ps.setLong(1, id);
+                ps.setString(2, owner);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() ? Optional.of(row(rs)) : Optional.empty();
+                }
+            }
+        });
+    }
+
+    /** WAITING to CANCELLED, for the owner only; false when not waiting or not theirs. */
+    public boolean cancelOwned(long id, String owner) throws GatePausedException {
+        return ownedUpdate(CANCEL_OWNED, id, owner) == 1;
+    }
+
+    /** Renews one waiting call's lease, for the owner only. */
+    public boolean renew(long id, String owner) throws GatePausedException {
+        return ownedUpdate(RENEW_ONE, id, owner) == 1;
+    }
+
+    /** Renews, in one statement, the leases of every waiting call of {@code owner}; answers how many. */
+    public int renewAll(String owner) throws GatePausedException {
+        return tx.run(c -> {
+            try (PreparedStatement ps = c.prepareStatement(RENEW_ALL)) {
+                ps.setString(1, owner);
+                return ps.executeUpdate();
+            }
+        });
+    }
+
+    /** GRANTED to DONE with the vendor's answer, for the owner only; false when not granted or not theirs. */
+    public boolean outcome(long id, String owner, int status, Integer retryAfterSeconds) throws GatePausedException {
+        return tx.run(c -> {
+            try (PreparedStatement ps = c.prepareStatement(OUTCOME)) {
+                ps.setInt(1, status);
+                if (retryAfterSeconds == null) {
+                    ps.setNull(2, java.sql.Types.INTEGER);
+                } else {
+                    ps.setInt(2, retryAfterSeconds);
+                }
+                ps.setLong(3, id);
+                ps.setString(4, owner);
+                return ps.executeUpdate() == 1;
+            }
+        });
+    }
+
+    private int ownedUpdate(String sql, long id, String owner) throws GatePausedException {
+        return tx.run(c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
+                ps.setLong(1, id);
+                ps.setString(2, owner);
+                return ps.executeUpdate();
             }
         });
     }

@@ -1,28 +1,124 @@
 package dev.gate.web.api;
 
-import dev.gate.client.GatePausedException;
-import dev.gate.ejb.GateStatus;
+import dev.gate.client.CallClass;
+import dev.gate.client.GateException;
+import dev.gate.ejb.SlotLoop;
+import dev.gate.line.LimitName;
+import dev.gate.line.Pace;
+import dev.gate.store.CallRow;
 import dev.gate.store.LimitStatus;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.ejb.EJB;
 import jakarta.enterprise.context.RequestScoped;
+import jakarta.inject.Inject;
+import jakarta.json.Json;
+import jakarta.json.JsonArrayBuilder;
+import jakarta.json.JsonObject;
 import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.PUT;
 import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.container.AsyncResponse;
+import jakarta.ws.rs.container.Suspended;
+import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.SecurityContext;
 
+import java.io.InputStream;
+import java.net.URI;
+import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
 
-/** {@code GET /gate/api/v1/limits}: every limit with its live numbers, as on the status page. */
+/** {@code /gate/api/v1/limits}: the limits with their live numbers, and joining a limit's line. */
 @Path("/limits")
 @RequestScoped
 @Produces(MediaType.APPLICATION_JSON)
 public class LimitsResource {
 
+    private static final Set<String> LIMIT_FIELDS = Set.of("calls", "windowSeconds");
+    private static final Set<String> CALL_FIELDS = Set.of("class", "leaseSeconds");
+
     @EJB
-    GateStatus status;
+    SlotLoop slotLoop;
+
+    @Inject
+    LongPoll longPoll;
+
+    @Context
+    SecurityContext security;
 
     @GET
-    public List<LimitStatus> limits() throws GatePausedException {
-        return status.limits();
+    @RolesAllowed({"caller", "operator", "viewer"})
+    public Response all() throws GateException {
+        JsonArrayBuilder all = Json.createArrayBuilder();
+        for (LimitStatus l : slotLoop.engine().status()) {
+            all.add(Views.limit(l));
+        }
+        return Response.ok(all.build().toString()).build();
+    }
+
+    @GET
+    @Path("{name}")
+    @RolesAllowed({"caller", "operator", "viewer"})
+    public Response one(@PathParam("name") String name) throws GateException {
+        return Response.ok(find(name).toString()).build();
+    }
+
+    /** Creates (201) or changes (200) a limit; a change takes effect at the next slot, never as a burst. */
+    @PUT
+    @Path("{name}")
+    @RolesAllowed("operator")
+    public Response put(@PathParam("name") String name, InputStream body) throws GateException {
+        if (!LimitName.isValid(name)) {
+            throw ProblemException.badRequest("name", "must be 1-64 of [A-Za-z0-9._-], was '" + name + "'");
+        }
+        JsonObject fields = Bodies.object(body, LIMIT_FIELDS);
+        int calls = Bodies.integer(fields, "calls", 1, 1_000_000, null);
+        int windowSeconds = Bodies.integer(fields, "windowSeconds", 1, 7 * 24 * 3600, null);
+        boolean created = slotLoop.engine().putLimit(name, new Pace(calls, Duration.ofSeconds(windowSeconds)));
+        String view = find(name).toString();
+        return created ? Response.created(URI.create("limits/" + name)).entity(view).build()
+                : Response.ok(view).build();
+    }
+
+    /** Joins the line; with {@code waitSeconds} the answer is held until the call is granted or the time passes. */
+    @POST
+    @Path("{name}/calls")
+    @RolesAllowed("caller")
+    public void join(@PathParam("name") String name, @QueryParam("waitSeconds") String waitSeconds,
+                     InputStream body, @Suspended AsyncResponse response) throws GateException {
+        int wait = Bodies.queryInteger(waitSeconds, "waitSeconds", 0, 60, 0);
+        JsonObject fields = Bodies.object(body, CALL_FIELDS);
+        CallClass callClass = callClass(Bodies.requiredString(fields, "class"));
+        int lease = Bodies.integer(fields, "leaseSeconds", 5, 300, 30);
+        if (!LimitName.isValid(name)) {
+            throw ProblemException.notFound("limit: no limit named '" + name + "'");
+        }
+        String program = security.getUserPrincipal().getName();
+        CallRow call = slotLoop.engine().joinFor(program, name, callClass, Duration.ofSeconds(lease));
+        longPoll.answer(response, program, call, wait,
+                row -> Response.created(URI.create("calls/" + row.id())).entity(Views.call(row).toString())
+                        .build());
+    }
+
+    private JsonObject find(String name) throws GateException {
+        return slotLoop.engine().status().stream().filter(l -> l.getName().equals(name)).findFirst()
+                .map(Views::limit)
+                .orElseThrow(() -> ProblemException.notFound("limit: no limit named '" + name + "'"));
+    }
+
+    private static CallClass callClass(String raw) {
+        try {
+            return CallClass.valueOf(raw);
+        } catch (IllegalArgumentException e) {
+            List<String> names = Arrays.stream(CallClass.values()).map(Enum::name).toList();
+            throw ProblemException.badRequest("class", "must be one of " + names + ", was '" + raw + "'");
+        }
     }
 }

@@ -1,7 +1,24 @@
 package dev.gate.web.api;
 
-/** An RFC 9457 problem body. */
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import jakarta.ws.rs.core.Response;
+
+/** An RFC 9457 problem: every error the API answers is one, as {@code application/problem+json}. */
 public record Problem(String type, String title, int status, String detail) {
 
     public static final String MEDIA_TYPE = "application/problem+json";
+
+    public JsonObject json() {
+        return Json.createObjectBuilder().add("type", type).add("title", title).add("status", status)
+                .add("detail", detail == null ? "" : detail).build();
+    }
+
+    public Response response() {
+        return Response.status(status).type(MEDIA_TYPE).entity(json().toString()).build();
+    }
+
+    public static Problem of(int status, String slug, String title, String detail) {
+        return new Problem("urn:gate:problem:" + slug, title, status, detail);
+    }
 }

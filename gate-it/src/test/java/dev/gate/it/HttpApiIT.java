@@ -1,0 +1,246 @@
+package dev.gate.it;
+
+import jakarta.json.JsonArray;
+import jakarta.json.JsonObject;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.container.test.api.RunAsClient;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.shrinkwrap.api.ShrinkWrap;
+import org.jboss.shrinkwrap.api.spec.EnterpriseArchive;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.io.File;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The HTTP API over real HTTP against the deployed EAR, as the web service and the background worker of the
+ * motivating setup use it. The server runs in development mode: accounts web, worker, batch (caller), ops.
+ */
+@ExtendWith(ArquillianExtension.class)
+@RunAsClient
+class HttpApiIT {
+
+    @Deployment(testable = false)
+    static EnterpriseArchive gateEar() {
+        return ShrinkWrap.createFromZipFile(EnterpriseArchive.class, new File(System.getProperty("gate.ear")));
+    }
+
+    @Test
+    void withoutCredentials401WithTheWrongRole403BothAsProblems() {
+        Api.Answer anonymous = Api.get(null, "/limits");
+        assertEquals(401, anonymous.status());
+        assertTrue(anonymous.isProblem(), anonymous.contentType());
+        assertTrue(anonymous.raw().headers().firstValue("WWW-Authenticate").orElse("").startsWith("Basic"));
+        assertEquals(401, Api.get("web:wrong-password", "/limits").status());
+        Api.Answer caller = Api.put("web", "/limits/http-forbidden", "{\"calls\":1,\"windowSeconds\":1}");
+        assertEquals(403, caller.status());
+        assertTrue(caller.isProblem());
+        assertEquals(403, Api.post("ops", "/limits/it-declared/calls", "{\"class\":\"MANUAL\"}").status(),
+                "an operator is not a caller");
+        assertEquals(404, Api.get("ops", "/limits/http-forbidden").status(), "the forbidden PUT created nothing");
+    }
+
+    @Test
+    void anOperatorCreatesAndChangesALimitAndEveryoneSeesIt() {
+        Api.Answer created = Api.put("ops", "/limits/http-vendor", "{\"calls\":600,\"windowSeconds\":60}");
+        assertEquals(201, created.status(), created.body());
+        assertTrue(created.raw().headers().firstValue("Location").orElse("").endsWith("/gate/api/v1/limits/http-vendor"));
+        Api.Answer changed = Api.put("ops", "/limits/http-vendor", "{\"calls\":300,\"windowSeconds\":60}");
+        assertEquals(200, changed.status());
+        for (String who : List.of("web", "ops")) {
+            JsonObject limit = Api.get(who, "/limits/http-vendor").json();
+            assertEquals(300, limit.getInt("calls"));
+            assertEquals(60, limit.getInt("windowSeconds"));
+            assertEquals(0, limit.getInt("usedInWindow"));
+            assertTrue(limit.isNull("pausedUntil"));
+            assertEquals(0, limit.getJsonObject("waiting").getInt("INTERACTIVE"));
+            assertTrue(limit.getJsonObject("oldestWaitMs").isNull("BACKFILL"));
+        }
+        JsonArray all = (JsonArray) Api.get("web", "/limits").structure();
+        assertTrue(all.stream().anyMatch(v -> v.asJsonObject().getString("name").equals("http-vendor")));
+    }
+
+    @Test
+    void aCallsLifeOverHttp() {
+        Api.put("ops", "/limits/http-life", "{\"calls\":1,\"windowSeconds\":60}");
+        Api.Answer joined = Api.post("web", "/limits/http-life/calls", "{\"class\":\"SCHEDULED\",\"leaseSeconds\":20}");
+        assertEquals(201, joined.status(), joined.body());
+        JsonObject call = joined.json();
+        long id = call.getJsonNumber("id").longValue();
+        assertTrue(joined.raw().headers().firstValue("Location").orElse("").endsWith("/gate/api/v1/calls/" + id));
+        assertEquals("http-life", call.getString("limit"));
+        assertEquals("SCHEDULED", call.getString("class"));
+        assertEquals("web", call.getString("program"));
+        assertEquals("GRANTED", call.getString("state"), "an empty line with a due slot grants at once");
+        Instant.parse(call.getString("enqueuedAt"));
+        Instant.parse(call.getString("grantedAt"));
+        Instant.parse(call.getString("leaseExpiresAt"));
+
+        assertEquals(200, Api.get("web", "/calls/" + id).status());
+        assertEquals(404, Api.get("worker", "/calls/" + id).status(), "another program's call is not there for it");
+        assertEquals(404, Api.post("worker", "/calls/" + id + "/outcome", "{\"status\":200}").status());
+        assertEquals(204, Api.post("web", "/calls/" + id + "/outcome", "{\"status\":200}").status());
+        assertEquals("DONE", Api.get("web", "/calls/" + id).json().getString("state"));
+
+        JsonObject waiting = Api.post("web", "/limits/http-life/calls", "{\"class\":\"BACKFILL\"}").json();
+        long waitingId = waiting.getJsonNumber("id").longValue();
+        assertEquals("WAITING", waiting.getString("state"));
+        assertTrue(waiting.isNull("grantedAt"));
+        Api.Answer renewed = Api.post("web", "/calls/" + waitingId + "/lease", null);
+        assertEquals(200, renewed.status(), renewed.body());
+        assertTrue(!Instant.parse(renewed.json().getString("leaseExpiresAt"))
+                .isBefore(Instant.parse(waiting.getString("leaseExpiresAt"))));
+        JsonObject heartbeat = Api.post("web", "/programs/self/lease", null).json();
+        assertTrue(heartbeat.getInt("renewed") >= 1, heartbeat.toString());
+        assertEquals(204, Api.delete("web", "/calls/" + waitingId).status());
+        assertEquals("CANCELLED", Api.get("web", "/calls/" + waitingId).json().getString("state"));
+        Api.Answer again = Api.delete("web", "/calls/" + waitingId);
+        assertEquals(409, again.status());
+        assertTrue(again.isProblem());
+    }
+
+    @Test
+    void aLongPollIsAnsweredPromptlyWhenItsCallIsGranted() {
+        Api.put("ops", "/limits/http-poll", "{\"calls\":1,\"windowSeconds\":3}");
+        Api.post("web", "/limits/http-poll/calls", "{\"class\":\"INTERACTIVE\"}"); // takes the slot
+        long t0 = System.nanoTime();
+        Api.Answer held = Api.post("web", "/limits/http-poll/calls?waitSeconds=20", "{\"class\":\"INTERACTIVE\"}");
+        Instant answered = Instant.now();
+        assertEquals(201, held.status(), held.body());
+        JsonObject call = held.json();
+        assertEquals("GRANTED", call.getString("state"), "held until granted");
+        Duration lag = Duration.between(Instant.parse(call.getString("grantedAt")), answered);
+        assertTrue(lag.compareTo(Duration.ofSeconds(1)) < 0, "answered " + lag + " after the grant");
+        assertTrue(System.nanoTime() - t0 < Duration.ofSeconds(10).toNanos());
+
+        JsonObject next = Api.post("web", "/limits/http-poll/calls", "{\"class\":\"INTERACTIVE\"}").json();
+        assertEquals("WAITING", next.getString("state"));
+        JsonObject polled = Api.get("web", "/calls/" + next.getJsonNumber("id").longValue() + "?waitSeconds=20").json();
+        assertEquals("GRANTED", polled.getString("state"));
+
+        JsonObject last = Api.post("web", "/limits/http-poll/calls", "{\"class\":\"INTERACTIVE\"}").json();
+        JsonObject timedOut = Api.get("web", "/calls/" + last.getJsonNumber("id").longValue() + "?waitSeconds=1").json();
+        assertEquals("WAITING", timedOut.getString("state"), "after W seconds the answer says it still waits");
+    }
+
+    @Test
+    void theWorkerFloodsBackfillAndWebsInteractiveCallIsGrantedAtTheNextSlot() {
+        Api.put("ops", "/limits/http-shared", "{\"calls\":4,\"windowSeconds\":1}");
+        List<Long> backfill = new ArrayList<>();
+        for (int i = 0; i < 15; i++) {
+            backfill.add(Api.post("worker", "/limits/http-shared/calls", "{\"class\":\"BACKFILL\"}").json()
+                    .getJsonNumber("id").longValue());
+        }
+        JsonObject interactive = Api.post("web", "/limits/http-shared/calls?waitSeconds=10",
+                "{\"class\":\"INTERACTIVE\"}").json();
+        assertEquals("GRANTED", interactive.getString("state"));
+        Instant joined = Instant.parse(interactive.getString("enqueuedAt"));
+        Instant granted = Instant.parse(interactive.getString("grantedAt"));
+        int grantedInBetween = 0;
+        int stillBehind = 0;
+        for (long id : backfill) {
+            JsonObject c = Api.get("worker", "/calls/" + id).json();
+            if (!c.isNull("grantedAt")) {
+                Instant g = Instant.parse(c.getString("grantedAt"));
+                if (!g.isBefore(joined) && g.isBefore(granted)) {
+                    grantedInBetween++;
+                }
+                if (g.isAfter(granted)) {
+                    stillBehind++;
+                }
+            } else {
+                stillBehind++;
+            }
+        }
+        assertTrue(grantedInBetween <= 1, grantedInBetween + " BACKFILL calls went between web's join and grant");
+        assertTrue(stillBehind >= 8, "web's call passed the queued BACKFILL calls: " + stillBehind);
+        for (long id : backfill) {
+            Api.delete("worker", "/calls/" + id);
+        }
+    }
+
+    /** A request the gate must refuse: what is sent, who sends it, the status, and the field the detail names. */
+    private record Bad(String user, String method, String path, String body, int status, String field) {
+    }
+
+    @Test
+    void thirtyMalformedRequestsAllGetAProblemAndLeaveTheLineIntact() {
+        Api.put("ops", "/limits/http-bad", "{\"calls\":1,\"windowSeconds\":60}");
+        long granted = Api.post("web", "/limits/http-bad/calls", "{\"class\":\"MANUAL\"}").json()
+                .getJsonNumber("id").longValue();
+        long waiting = Api.post("web", "/limits/http-bad/calls", "{\"class\":\"MANUAL\"}").json()
+                .getJsonNumber("id").longValue();
+        String calls = "/limits/http-bad/calls";
+        String big = "{\"class\":\"BACKFILL\",\"pad\":\"" + "x".repeat(17 * 1024) + "\"}";
+        List<Bad> table = List.of(
+                new Bad("web", "POST", calls, "{\"class\":", 400, "body"),
+                new Bad("web", "POST", calls, "[]", 400, "body"),
+                new Bad("web", "POST", calls, "\"BACKFILL\"", 400, "body"),
+                new Bad("web", "POST", calls, "not json at all", 400, "body"),
+                new Bad("web", "POST", calls, "{}", 400, "class"),
+                new Bad("web", "POST", calls, "{\"class\":null}", 400, "class"),
+                new Bad("web", "POST", calls, "{\"class\":\"NOPE\"}", 400, "class"),
+                new Bad("web", "POST", calls, "{\"class\":\"interactive\"}", 400, "class"),
+                new Bad("web", "POST", calls, "{\"class\":5}", 400, "class"),
+                new Bad("web", "POST", calls, "{\"class\":\"BACKFILL\",\"leaseSeconds\":4}", 400, "leaseSeconds"),
+                new Bad("web", "POST", calls, "{\"class\":\"BACKFILL\",\"leaseSeconds\":301}", 400, "leaseSeconds"),
+                new Bad("web", "POST", calls, "{\"class\":\"BACKFILL\",\"leaseSeconds\":\"30\"}", 400, "leaseSeconds"),
+                new Bad("web", "POST", calls, "{\"class\":\"BACKFILL\",\"leaseSeconds\":30.5}", 400, "leaseSeconds"),
+                new Bad("web", "POST", calls, "{\"class\":\"BACKFILL\",\"colour\":\"red\"}", 400, "colour"),
+                new Bad("web", "POST", calls + "?waitSeconds=61", "{\"class\":\"BACKFILL\"}", 400, "waitSeconds"),
+                new Bad("web", "POST", calls + "?waitSeconds=-1", "{\"class\":\"BACKFILL\"}", 400, "waitSeconds"),
+                new Bad("web", "POST", calls + "?waitSeconds=abc", "{\"class\":\"BACKFILL\"}", 400, "waitSeconds"),
+                new Bad("web", "POST", calls, big, 413, "body"),
+                new Bad("web", "POST", "/limits/no-such-limit/calls", "{\"class\":\"BACKFILL\"}", 404, "limit"),
+                new Bad("web", "POST", "/limits/bad%20name/calls", "{\"class\":\"BACKFILL\"}", 404, "limit"),
+                new Bad("web", "GET", "/calls/999999999", null, 404, "call"),
+                new Bad("web", "GET", "/calls/abc", null, 404, "call"),
+                new Bad("web", "GET", "/calls/-5", null, 404, "call"),
+                new Bad("web", "GET", "/calls/" + waiting + "?waitSeconds=99", null, 400, "waitSeconds"),
+                new Bad("web", "POST", "/calls/" + waiting + "/outcome", "{\"status\":200}", 409, "state"),
+                new Bad("web", "POST", "/calls/" + granted + "/outcome", "{}", 400, "status"),
+                new Bad("web", "POST", "/calls/" + granted + "/outcome", "{\"status\":99}", 400, "status"),
+                new Bad("web", "POST", "/calls/" + granted + "/outcome", "{\"status\":\"200\"}", 400, "status"),
+                new Bad("web", "POST", "/calls/" + granted + "/outcome", "{\"status\":429,\"retryAfterSeconds\":-1}",
+                        400, "retryAfterSeconds"),
+                new Bad("web", "DELETE", "/calls/" + granted, null, 409, "state"),
+                new Bad("worker", "POST", "/calls/" + waiting + "/lease", null, 404, "call"),
+                new Bad("worker", "DELETE", "/calls/" + waiting, null, 404, "call"),
+                new Bad("ops", "PUT", "/limits/http-bad", "{\"calls\":0,\"windowSeconds\":60}", 400, "calls"),
+                new Bad("ops", "PUT", "/limits/http-bad", "{\"calls\":10}", 400, "windowSeconds"),
+                new Bad("ops", "PUT", "/limits/http-bad", "{\"calls\":10,\"windowSeconds\":0}", 400, "windowSeconds"),
+                new Bad("ops", "PUT", "/limits/bad!name", "{\"calls\":10,\"windowSeconds\":60}", 400, "name"),
+                new Bad("ops", "PUT", "/limits/http-bad", "{\"calls\":10,", 400, "body"),
+                new Bad("ops", "GET", "/limits/no-such-limit", null, 404, "limit"),
+                new Bad("ops", "PUT", "/accounts/newbie", "{\"password\":\"short\",\"roles\":[\"caller\"]}", 400,
+                        "password"),
+                new Bad("ops", "PUT", "/accounts/newbie", "{\"password\":\"long-enough\",\"roles\":[\"root\"]}", 400,
+                        "roles"));
+        assertTrue(table.size() >= 30);
+        for (Bad bad : table) {
+            Api.Answer a = Api.call(bad.user(), bad.method(), bad.path(), bad.body());
+            String what = bad.method() + " " + bad.path() + " " + (bad.body() == null ? "" : bad.body().length() > 80
+                    ? bad.body().substring(0, 80) + "..." : bad.body());
+            assertEquals(bad.status(), a.status(), what + " -> " + a.body());
+            assertTrue(a.isProblem(), what + " answered " + a.contentType());
+            JsonObject problem = a.json();
+            assertEquals(bad.status(), problem.getInt("status"));
+            assertTrue(problem.containsKey("type") && problem.containsKey("title"), problem.toString());
+            assertTrue(problem.getString("detail").contains(bad.field()), what + ": the detail must name '"
+                    + bad.field() + "': " + problem.getString("detail"));
+        }
+        JsonObject line = Api.get("ops", "/limits/http-bad").json();
+        assertEquals(1, line.getJsonObject("waiting").getInt("MANUAL"), "the waiting call is still in the line");
+        assertEquals(0, line.getJsonObject("waiting").getInt("BACKFILL"), "no refused request joined the line");
+        assertEquals(1, line.getInt("calls"), "no refused PUT changed the limit");
+        assertEquals("WAITING", Api.get("web", "/calls/" + waiting).json().getString("state"));
+        assertEquals("GRANTED", Api.get("web", "/calls/" + granted).json().getString("state"));
+    }
+}

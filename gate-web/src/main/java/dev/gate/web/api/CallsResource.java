@@ -1,0 +1,104 @@
+package dev.gate.web.api;
+
+import dev.gate.client.GateException;
+import dev.gate.ejb.SlotLoop;
+import dev.gate.store.CallRow;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.ejb.EJB;
+import jakarta.enterprise.context.RequestScoped;
+import jakarta.inject.Inject;
+import jakarta.json.JsonObject;
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.container.AsyncResponse;
+import jakarta.ws.rs.container.Suspended;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.SecurityContext;
+
+import java.io.InputStream;
+import java.util.Set;
+
+/** {@code /gate/api/v1/calls/{id}}: a program's own calls (another program's call answers 404). */
+@Path("/calls/{id}")
+@RequestScoped
+@Produces(MediaType.APPLICATION_JSON)
+@RolesAllowed("caller")
+public class CallsResource {
+
+    private static final Set<String> OUTCOME_FIELDS = Set.of("status", "retryAfterSeconds");
+
+    @EJB
+    SlotLoop slotLoop;
+
+    @Inject
+    LongPoll longPoll;
+
+    @Context
+    SecurityContext security;
+
+    /** The call; with {@code waitSeconds}, held until it leaves WAITING or the time passes. */
+    @GET
+    public void get(@PathParam("id") String id, @QueryParam("waitSeconds") String waitSeconds,
+                    @Suspended AsyncResponse response) throws GateException {
+        int wait = Bodies.queryInteger(waitSeconds, "waitSeconds", 0, 60, 0);
+        longPoll.answer(response, program(), own(id), wait, row -> Response.ok(Views.call(row).toString()).build());
+    }
+
+    /** Leaves the line (WAITING to CANCELLED). A granted call is not un-granted. */
+    @DELETE
+    public Response leave(@PathParam("id") String id) throws GateException {
+        CallRow call = own(id);
+        if (!slotLoop.engine().cancel(program(), call.id())) {
+            throw conflict(own(id), "only a WAITING call can leave the line");
+        }
+        return Response.noContent().build();
+    }
+
+    /** Renews this waiting call's lease; answers the call. */
+    @POST
+    @Path("lease")
+    public Response lease(@PathParam("id") String id) throws GateException {
+        CallRow call = own(id);
+        if (!slotLoop.engine().renew(program(), call.id())) {
+            throw conflict(own(id), "only a WAITING call holds a lease");
+        }
+        return Response.ok(Views.call(own(id)).toString()).build();
+    }
+
+    /** How the vendor answered the granted call; it becomes DONE. */
+    @POST
+    @Path("outcome")
+    public Response outcome(@PathParam("id") String id, InputStream body) throws GateException {
+        CallRow call = own(id);
+        JsonObject fields = Bodies.object(body, OUTCOME_FIELDS);
+        int status = Bodies.integer(fields, "status", 100, 599, null);
+        Integer retryAfter = fields.containsKey("retryAfterSeconds") && !fields.isNull("retryAfterSeconds")
+                ? Bodies.integer(fields, "retryAfterSeconds", 0, 86_400, null) : null;
+        if (!slotLoop.engine().outcome(program(), call.id(), status, retryAfter)) {
+            throw conflict(own(id), "only a GRANTED call has an outcome to report");
+        }
+        return Response.noContent().build();
+    }
+
+    private CallRow own(String rawId) throws GateException {
+        long id = Bodies.id(rawId);
+        return slotLoop.engine().callOf(program(), id)
+                .orElseThrow(() -> ProblemException.notFound("call: no call " + rawId));
+    }
+
+    private String program() {
+        return security.getUserPrincipal().getName();
+    }
+
+    private static ProblemException conflict(CallRow call, String why) {
+        return new ProblemException(Problem.of(409, "wrong-state", "Call is " + call.state(),
+                "state: call " + call.id() + " is " + call.state() + "; " + why));
+    }
+}

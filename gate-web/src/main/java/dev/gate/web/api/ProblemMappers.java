@@ -1,0 +1,81 @@
+package dev.gate.web.api;
+
+import dev.gate.client.GatePausedException;
+import dev.gate.client.UnknownLimitException;
+import jakarta.json.stream.JsonParsingException;
+import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.ext.ExceptionMapper;
+import jakarta.ws.rs.ext.Provider;
+
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/** Every error as problem+json: the gate's own refusals, JAX-RS's (404, 405, 415 ...), and the unexpected. */
+public final class ProblemMappers {
+
+    private static final Logger LOG = Logger.getLogger(ProblemMappers.class.getName());
+
+    private ProblemMappers() {
+    }
+
+    @Provider
+    public static class Refused implements ExceptionMapper<ProblemException> {
+        @Override
+        public Response toResponse(ProblemException e) {
+            return e.problem().response();
+        }
+    }
+
+    /** The database is unavailable: 503 with Retry-After, and a title that says calls are paused. */
+    @Provider
+    public static class Paused implements ExceptionMapper<GatePausedException> {
+        @Override
+        public Response toResponse(GatePausedException e) {
+            return Response.fromResponse(Problem.of(503, "paused", "Calls are paused", e.getMessage()).response())
+                    .header("Retry-After", "1").build();
+        }
+    }
+
+    @Provider
+    public static class UnknownLimit implements ExceptionMapper<UnknownLimitException> {
+        @Override
+        public Response toResponse(UnknownLimitException e) {
+            return Problem.of(404, "unknown-limit", "Unknown limit", "limit: " + e.getMessage()).response();
+        }
+    }
+
+    @Provider
+    public static class Malformed implements ExceptionMapper<JsonParsingException> {
+        @Override
+        public Response toResponse(JsonParsingException e) {
+            return Problem.of(400, "malformed-json", "Malformed JSON", "body: " + e.getMessage()).response();
+        }
+    }
+
+    @Provider
+    public static class JaxRs implements ExceptionMapper<WebApplicationException> {
+        @Override
+        public Response toResponse(WebApplicationException e) {
+            int status = e.getResponse().getStatus();
+            Response.StatusType type = Response.Status.fromStatusCode(status);
+            String title = type == null ? "HTTP " + status : type.getReasonPhrase();
+            Response.ResponseBuilder answer = Response.fromResponse(
+                    Problem.of(status, "http-" + status, title, e.getMessage()).response());
+            return answer.build();
+        }
+    }
+
+    /** Nothing a client sends may make the gate answer with a stack trace; this is logged as a bug. */
+    @Provider
+    public static class Unexpected implements ExceptionMapper<RuntimeException> {
+        @Override
+        public Response toResponse(RuntimeException e) {
+            if (e instanceof WebApplicationException w) {
+                return new JaxRs().toResponse(w);
+            }
+            LOG.log(Level.SEVERE, "unexpected error in the gate's API", e);
+            return Problem.of(500, "internal", "Internal error", "the gate failed to answer; see its log").response();
+        }
+    }
+}

@@ -1,0 +1,67 @@
+package dev.gate.web.api;
+
+import dev.gate.client.CallClass;
+import dev.gate.store.CallRow;
+import dev.gate.store.LimitStatus;
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonObjectBuilder;
+
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.util.Map;
+
+/** The API's JSON, field for field as the contract names them; absent values are explicit nulls. */
+final class Views {
+
+    private Views() {
+    }
+
+    static JsonObject call(CallRow c) {
+        JsonObjectBuilder b = Json.createObjectBuilder()
+                .add("id", c.id())
+                .add("limit", c.limit())
+                .add("class", c.callClass().name())
+                .add("program", c.program())
+                .add("state", c.state().name());
+        time(b, "enqueuedAt", c.enqueuedAt());
+        time(b, "grantedAt", c.grantedAt());
+        time(b, "leaseExpiresAt", c.leaseExpiresAt());
+        return b.build();
+    }
+
+    static JsonObject limit(LimitStatus l) {
+        JsonObjectBuilder b = Json.createObjectBuilder()
+                .add("name", l.getName())
+                .add("calls", l.getCalls())
+                .add("windowSeconds", l.getWindowMs() % 1000 == 0 ? BigDecimal.valueOf(l.getWindowMs() / 1000)
+                        : BigDecimal.valueOf(l.getWindowMs(), 3))
+                .add("usedInWindow", l.getUsedInWindow());
+        time(b, "nextSlotAt", l.getNextSlotAt());
+        b.addNull("pausedUntil");
+        b.add("waiting", byClass(l.getWaiting()));
+        b.add("oldestWaitMs", byClass(l.getOldestWaitMs()));
+        return b.build();
+    }
+
+    private static JsonObjectBuilder byClass(Map<String, Long> values) {
+        JsonObjectBuilder b = Json.createObjectBuilder();
+        for (CallClass c : CallClass.values()) {
+            Long v = values.get(c.name());
+            if (v == null) {
+                b.addNull(c.name());
+            } else {
+                b.add(c.name(), v);
+            }
+        }
+        return b;
+    }
+
+    private static void time(JsonObjectBuilder b, String field, Instant t) {
+        if (t == null) {
+            b.addNull(field);
+        } else {
+            b.add(field, t.toString());
+        }
+    }
+}
