@@ -45,7 +45,11 @@ final class Api {
     }
 
     static Answer call(String user, String method, String path, String body) {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(BASE + path)).timeout(Duration.ofSeconds(90))
+        return at(user, method, URI.create(BASE + path), body);
+    }
+
+    static Answer at(String user, String method, URI uri, String body) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(90))
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
                         : HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8));
         if (body != null) {
@@ -59,7 +63,7 @@ final class Api {
             HttpResponse<String> r = HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
             return new Answer(r.statusCode(), r.headers().firstValue("Content-Type").orElse(null), r.body(), r);
         } catch (IOException e) {
-            throw new IllegalStateException(method + " " + path + ": " + e.getMessage(), e);
+            throw new IllegalStateException(method + " " + uri + ": " + e.getMessage(), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);

@@ -166,6 +166,23 @@ class HttpApiIT {
         }
     }
 
+    @Test
+    void anOperatorManagesAccountsAndTheContractIsPublished() {
+        assertEquals(201, Api.put("ops", "/accounts/it-service",
+                "{\"password\":\"s3cret-enough\",\"roles\":[\"caller\"]}").status());
+        Api.put("ops", "/limits/http-accounts", "{\"calls\":10,\"windowSeconds\":1}");
+        JsonObject call = Api.post("it-service:s3cret-enough", "/limits/http-accounts/calls",
+                "{\"class\":\"MANUAL\"}").json();
+        assertEquals("it-service", call.getString("program"), "a caller's name is the program of its calls");
+        assertEquals(401, Api.get("it-service:wrong", "/limits").status());
+        assertEquals(204, Api.delete("ops", "/accounts/it-service").status());
+        assertEquals(401, Api.get("it-service:s3cret-enough", "/limits").status(), "a deleted account is out");
+
+        Api.Answer openapi = Api.at(null, "GET", java.net.URI.create("http://127.0.0.1:8080/openapi"), null);
+        assertEquals(200, openapi.status());
+        assertTrue(openapi.body().contains("/gate/api/v1/limits/{name}/calls"), "the contract lists the API");
+    }
+
     /** A request the gate must refuse: what is sent, who sends it, the status, and the field the detail names. */
     private record Bad(String user, String method, String path, String body, int status, String field) {
     }

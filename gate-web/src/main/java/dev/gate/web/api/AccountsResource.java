@@ -22,6 +22,7 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import org.eclipse.microprofile.openapi.annotations.Operation;
 
 import java.io.InputStream;
 import java.net.URI;
@@ -47,6 +48,7 @@ public class AccountsResource {
     AccountStore store;
 
     /** Creates (201) or replaces (204) an account: {@code {"password": "...", "roles": ["caller"]}}. */
+    @Operation(summary = "Create (201) or replace (204) an account: {password, roles} (operator)")
     @PUT
     public Response put(@PathParam("name") String name, InputStream body) throws GateException {
         if (!LimitName.isValid(name)) {
@@ -64,6 +66,7 @@ public class AccountsResource {
                 : Response.noContent().build();
     }
 
+    @Operation(summary = "Delete an account (operator)")
     @DELETE
     public Response delete(@PathParam("name") String name) throws GateException {
         if (!accounts.delete(name)) {

@@ -21,6 +21,7 @@ import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
+import org.eclipse.microprofile.openapi.annotations.Operation;
 
 import java.io.InputStream;
 import java.util.Set;
@@ -44,6 +45,7 @@ public class CallsResource {
     SecurityContext security;
 
     /** The call; with {@code waitSeconds}, held until it leaves WAITING or the time passes. */
+    @Operation(summary = "The calling program's call; with waitSeconds, held until it leaves WAITING")
     @GET
     public void get(@PathParam("id") String id, @QueryParam("waitSeconds") String waitSeconds,
                     @Suspended AsyncResponse response) throws GateException {
@@ -52,6 +54,7 @@ public class CallsResource {
     }
 
     /** Leaves the line (WAITING to CANCELLED). A granted call is not un-granted. */
+    @Operation(summary = "Leave the line (WAITING to CANCELLED); 204; a granted call is not un-granted (409)")
     @DELETE
     public Response leave(@PathParam("id") String id) throws GateException {
         CallRow call = own(id);
@@ -62,6 +65,7 @@ public class CallsResource {
     }
 
     /** Renews this waiting call's lease; answers the call. */
+    @Operation(summary = "Renew this waiting call's lease; answers the call")
     @POST
     @Path("lease")
     public Response lease(@PathParam("id") String id) throws GateException {
@@ -73,6 +77,7 @@ public class CallsResource {
     }
 
     /** How the vendor answered the granted call; it becomes DONE. */
+    @Operation(summary = "Report the vendor's answer to a granted call: {status, retryAfterSeconds}; the call becomes DONE; 204")
     @POST
     @Path("outcome")
     public Response outcome(@PathParam("id") String id, InputStream body) throws GateException {

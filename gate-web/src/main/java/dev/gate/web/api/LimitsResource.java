@@ -27,6 +27,7 @@ import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
+import org.eclipse.microprofile.openapi.annotations.Operation;
 
 import java.io.InputStream;
 import java.net.URI;
@@ -53,6 +54,7 @@ public class LimitsResource {
     @Context
     SecurityContext security;
 
+    @Operation(summary = "Every limit: its rule, how much of the window is used, the next slot, who waits per class and for how long")
     @GET
     @RolesAllowed({"caller", "operator", "viewer"})
     public Response all() throws GateException {
@@ -63,6 +65,7 @@ public class LimitsResource {
         return Response.ok(all.build().toString()).build();
     }
 
+    @Operation(summary = "One limit, as in the list (404 when there is none)")
     @GET
     @Path("{name}")
     @RolesAllowed({"caller", "operator", "viewer"})
@@ -71,6 +74,7 @@ public class LimitsResource {
     }
 
     /** Creates (201) or changes (200) a limit; a change takes effect at the next slot, never as a burst. */
+    @Operation(summary = "Create (201) or change (200) a limit; body {calls, windowSeconds}; a change takes effect at the next slot")
     @PUT
     @Path("{name}")
     @RolesAllowed("operator")
@@ -88,6 +92,7 @@ public class LimitsResource {
     }
 
     /** Joins the line; with {@code waitSeconds} the answer is held until the call is granted or the time passes. */
+    @Operation(summary = "Join the line: body {class, leaseSeconds 5..300}; with waitSeconds 0..60 the answer is held until granted")
     @POST
     @Path("{name}/calls")
     @RolesAllowed("caller")

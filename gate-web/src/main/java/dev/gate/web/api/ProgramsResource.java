@@ -13,6 +13,7 @@ import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
+import org.eclipse.microprofile.openapi.annotations.Operation;
 
 /** {@code /gate/api/v1/programs/self}: the calling program as a whole. */
 @Path("/programs/self")
@@ -27,6 +28,7 @@ public class ProgramsResource {
     SecurityContext security;
 
     /** The program's heartbeat: renews every one of its waiting calls in one statement. */
+    @Operation(summary = "The program's heartbeat: renew every one of its waiting calls; answers {renewed}")
     @POST
     @Path("lease")
     @RolesAllowed("caller")
