@@ -9,6 +9,7 @@ import dev.gate.dev.TestDatabase;
 import dev.gate.engine.Engine;
 import dev.gate.engine.EngineSettings;
 import dev.gate.engine.PoolNeeds;
+import dev.gate.line.WindowCount;
 import liquibase.Contexts;
 import liquibase.LabelExpression;
 import liquibase.Liquibase;
@@ -173,15 +174,7 @@ public final class LineBenchmark {
     }
 
     private static int fullestWindow(List<Instant[]> sends) {
-        int most = 0;
-        int from = 0;
-        for (int i = 0; i < sends.size(); i++) {
-            while (!sends.get(from)[0].isAfter(sends.get(i)[0].minus(WINDOW))) {
-                from++;
-            }
-            most = Math.max(most, i - from + 1);
-        }
-        return most;
+        return WindowCount.fullest(sends.stream().map(s -> s[0]).toList(), WINDOW);
     }
 
     private static List<Instant[]> sends(TestDatabase server, String db) throws SQLException {

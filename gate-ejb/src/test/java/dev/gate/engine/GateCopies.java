@@ -2,6 +2,7 @@ package dev.gate.engine;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.gate.dev.TestDatabase;
+import dev.gate.line.WindowCount;
 import liquibase.Contexts;
 import liquibase.LabelExpression;
 import liquibase.Liquibase;
@@ -133,15 +134,7 @@ final class GateCopies implements AutoCloseable {
 
     /** The most sends any window (t - window, t] holds. */
     static int fullestWindow(List<Instant> sends, Duration window) {
-        int most = 0;
-        int from = 0;
-        for (int i = 0; i < sends.size(); i++) {
-            while (!sends.get(from).isAfter(sends.get(i).minus(window))) {
-                from++;
-            }
-            most = Math.max(most, i - from + 1);
-        }
-        return most;
+        return WindowCount.fullest(sends, window);
     }
 
     /** Waits for a condition on the real clock, failing after {@code timeout}. */

@@ -48,7 +48,7 @@ class GateBesideIT {
     static WebArchive beside() {
         return ShrinkWrap.create(WebArchive.class, "beside.war")
                 .addPackage(Gate.class.getPackage())
-                .addClass(SendLog.class);
+                .addClasses(SendLog.class, dev.gate.line.WindowCount.class);
     }
 
     private static Gate lookupGate() throws Exception {

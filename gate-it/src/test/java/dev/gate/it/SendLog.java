@@ -1,5 +1,7 @@
 package dev.gate.it;
 
+import dev.gate.line.WindowCount;
+
 import javax.naming.InitialContext;
 import javax.naming.NamingException;
 import javax.sql.DataSource;
@@ -66,14 +68,6 @@ final class SendLog {
 
     /** The most sends any window (t - window, t] holds, over every t. */
     static int fullestWindow(List<Instant> sends, Duration window) {
-        int most = 0;
-        int from = 0;
-        for (int i = 0; i < sends.size(); i++) {
-            while (!sends.get(from).isAfter(sends.get(i).minus(window))) {
-                from++;
-            }
-            most = Math.max(most, i - from + 1);
-        }
-        return most;
+        return WindowCount.fullest(sends, window);
     }
 }
