@@ -38,4 +38,11 @@ public interface Gate {
 
     /** Reports the vendor's HTTP status for a granted call; the call becomes DONE. */
     void complete(Permit permit, int vendorStatus) throws GateException;
+
+    /**
+     * Reports the vendor's answer with its Retry-After. A 429 (or a 503 with Retry-After) pauses the whole limit,
+     * for every class and every program, for as long as the vendor asked (or the limit's floor), and climbs the
+     * limit's cool-down ladder; successes step it back down. It is no failure of the call itself.
+     */
+    void complete(Permit permit, int vendorStatus, Duration retryAfter) throws GateException;
 }

@@ -52,6 +52,12 @@ public class GateBean implements Gate {
         slotLoop.engine().complete(permit.callId(), vendorStatus);
     }
 
+    @Override
+    public void complete(Permit permit, int vendorStatus, Duration retryAfter) throws GateException {
+        slotLoop.engine().complete(permit.callId(), vendorStatus,
+                retryAfter == null ? null : Math.toIntExact(Math.max(0, retryAfter.toSeconds())));
+    }
+
     private String program() {
         String name = context.getCallerPrincipal() == null ? null : context.getCallerPrincipal().getName();
         if (name == null || name.isBlank() || name.equals("anonymous")) {

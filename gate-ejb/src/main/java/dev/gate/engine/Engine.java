@@ -17,6 +17,7 @@ import dev.gate.store.Granter;
 import dev.gate.store.Leases;
 import dev.gate.store.LimitTable;
 import dev.gate.store.LineView;
+import dev.gate.store.Outcomes;
 import dev.gate.store.Tx;
 import dev.gate.wait.Waiters;
 import dev.gate.wait.Watchers;
@@ -57,6 +58,7 @@ public final class Engine {
     private final Leases leases;
     private final LineView view;
     private final LimitTable limits;
+    private final Outcomes outcomes;
     private final Waiters waiters = new Waiters();
     private final Watchers watchers = new Watchers();
     private final SlotTimer timer;
@@ -86,6 +88,7 @@ public final class Engine {
         this.leases = new Leases(tx);
         this.view = new LineView(tx);
         this.limits = new LimitTable(tx);
+        this.outcomes = new Outcomes(tx);
         this.timer = new SlotTimer(scheduler, this::pass);
         this.listener = new GrantListener(dataSource, threads, this::notified, this::unavailable);
         this.health = new Health(paused -> waiters.endAll(paused));
@@ -214,7 +217,8 @@ public final class Engine {
     /** Stores how the vendor answered a program's granted call; it becomes DONE. */
     public boolean outcome(String program, long id, int status, Integer retryAfterSeconds)
             throws GatePausedException {
-        return callerWork(() -> calls.outcome(id, programOwner(program), status, retryAfterSeconds));
+        return callerWork(() -> outcomes.record(id, programOwner(program), status, retryAfterSeconds))
+                == Outcomes.Result.RECORDED;
     }
 
     /** Waits for a joined call's grant; on timeout the call leaves the line unless the grant came first. */
@@ -240,7 +244,16 @@ public final class Engine {
 
     /** Reports the vendor's status for a granted call; it becomes DONE. */
     public void complete(long callId, int vendorStatus) throws GateException {
-        if (!callerWork(() -> calls.complete(callId, vendorStatus))) {
+        complete(callId, vendorStatus, null);
+    }
+
+    /**
+     * Reports the vendor's answer for a granted call; it becomes DONE. A rate-limit signal (429, or 503 with
+     * Retry-After) pauses the whole limit (see {@link dev.gate.line.CoolDownLadder}).
+     */
+    public void complete(long callId, int vendorStatus, Integer retryAfterSeconds) throws GateException {
+        if (callerWork(() -> outcomes.record(callId, null, vendorStatus, retryAfterSeconds))
+                == Outcomes.Result.NOT_GRANTED) {
             String state = callerWork(() -> calls.find(callId)).map(c -> c.state().name()).orElse("unknown");
             throw new GateException("call " + callId + " cannot be completed: it is " + state + ", not GRANTED");
         }
@@ -261,9 +274,10 @@ public final class Engine {
     }
 
     /** Creates or changes a limit (an operator's PUT); true when created. */
-    public boolean putLimit(String name, dev.gate.line.Pace pace) throws GatePausedException {
+    public boolean putLimit(String name, dev.gate.line.Pace pace, dev.gate.line.LimitOptions options)
+            throws GatePausedException {
         LimitName.require(name);
-        return callerWork(() -> limits.put(name, pace));
+        return callerWork(() -> limits.put(name, pace, options));
     }
 
     public Calls calls() {

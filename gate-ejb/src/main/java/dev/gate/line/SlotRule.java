@@ -1,11 +1,12 @@
 package dev.gate.line;
 
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 
 /**
- * Whether a limit may send now: its slot must be due (the beat) and its last window must have room (the cap).
- * Both must agree; the later of the two is when to look again.
+ * Whether a limit may send now: its slot must be due (the beat), its windows must have room (the caps), its minimum
+ * spacing must have passed and it must not be cooling down. All must agree; the latest of them is when to look again.
  */
 public final class SlotRule {
 
@@ -13,11 +14,32 @@ public final class SlotRule {
     }
 
     public static SlotDecision decide(Pace pace, Instant now, Instant nextSlot, Optional<Instant> nthMostRecentSend) {
+        return decide(LimitRules.of(pace), now, nextSlot, List.of(nthMostRecentSend), Optional.empty(), null);
+    }
+
+    /**
+     * With every rule of a limit: the slot must be due, every rule's window must have room, the last send must be
+     * at least the minimum spacing ago, and no cool-down may be running.
+     *
+     * @param nthMostRecentSends per rule (same order), its {@code calls}-th most recent send inside its window
+     * @param lastSend           the most recent send of the limit, if any
+     * @param pausedUntil        the end of the limit's cool-down, or null
+     */
+    public static SlotDecision decide(LimitRules limit, Instant now, Instant nextSlot,
+                                      List<Optional<Instant>> nthMostRecentSends, Optional<Instant> lastSend,
+                                      Instant pausedUntil) {
         Instant earliest = nextSlot;
-        Optional<Instant> room = WindowCap.roomAt(pace, nthMostRecentSend);
-        if (room.isPresent() && room.get().isAfter(earliest)) {
-            earliest = room.get();
+        for (int i = 0; i < limit.rules().size(); i++) {
+            earliest = later(earliest, WindowCap.roomAt(limit.rules().get(i), nthMostRecentSends.get(i)));
         }
+        if (!limit.minInterval().isZero()) {
+            earliest = later(earliest, lastSend.map(s -> s.plus(limit.minInterval())));
+        }
+        earliest = later(earliest, Optional.ofNullable(pausedUntil));
         return now.isBefore(earliest) ? SlotDecision.waitUntil(earliest) : SlotDecision.sendAt(now);
+    }
+
+    private static Instant later(Instant a, Optional<Instant> b) {
+        return b.isPresent() && b.get().isAfter(a) ? b.get() : a;
     }
 }

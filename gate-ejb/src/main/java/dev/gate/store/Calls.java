@@ -15,7 +15,10 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.function.LongConsumer;
 
-/** A call's life in the line: it joins, then is granted (by {@link Granter}), done, cancelled or expired. */
+/**
+ * A call's life in the line: it joins, then is granted (by {@link Granter}), done (by {@link Outcomes}), cancelled
+ * or expired.
+ */
 public final class Calls {
 
     private static final String JOIN = """
@@ -27,10 +30,6 @@ public final class Calls {
     private static final String CANCEL = """
             UPDATE gate_call SET state = 'CANCELLED', done_at = clock_timestamp()
             WHERE id = ? AND state = 'WAITING'""";
-
-    private static final String COMPLETE = """
-            UPDATE gate_call SET state = 'DONE', done_at = clock_timestamp(), outcome_status = ?
-            WHERE id = ? AND state = 'GRANTED'""";
 
     private static final String COLUMNS = """
             id, limit_name, call_class, program, owner, state, enqueued_at, lease_expires_at, granted_at,
@@ -55,11 +54,6 @@ public final class Calls {
     private static final String RENEW_ALL = """
             UPDATE gate_call SET lease_expires_at = clock_timestamp() + lease_ms * interval '1 millisecond'
             WHERE owner = ? AND state = 'WAITING'""";
-
-    private static final String OUTCOME = """
-            UPDATE gate_call SET state = 'DONE', done_at = clock_timestamp(), outcome_status = ?,
-                                 outcome_retry_after_s = ?
-            WHERE id = ? AND owner = ? AND state = 'GRANTED'""";
 
     private final Tx tx;
 
@@ -96,12 +90,7 @@ public final class Calls {
 
     /** WAITING to CANCELLED; false when the call was no longer waiting (granted, expired, ...). */
     public boolean cancel(long id) throws GatePausedException {
-        return update(CANCEL, id, null) == 1;
-    }
-
-    /** GRANTED to DONE with the vendor's status; false when the call was not granted. */
-    public boolean complete(long id, int vendorStatus) throws GatePausedException {
-        return update(COMPLETE, id, vendorStatus) == 1;
+        return update(CANCEL, id) == 1;
     }
 
     public Optional<CallRow> find(long id) throws GatePausedException {
@@ -148,23 +137,6 @@ public final class Calls {
         });
     }
 
-    /** GRANTED to DONE with the vendor's answer, for the owner only; false when not granted or not theirs. */
-    public boolean outcome(long id, String owner, int status, Integer retryAfterSeconds) throws GatePausedException {
-        return tx.run(c -> {
-            try (PreparedStatement ps = c.prepareStatement(OUTCOME)) {
-                ps.setInt(1, status);
-                if (retryAfterSeconds == null) {
-                    ps.setNull(2, java.sql.Types.INTEGER);
-                } else {
-                    ps.setInt(2, retryAfterSeconds);
-                }
-                ps.setLong(3, id);
-                ps.setString(4, owner);
-                return ps.executeUpdate() == 1;
-            }
-        });
-    }
-
     private int ownedUpdate(String sql, long id, String owner) throws GatePausedException {
         return tx.run(c -> {
             try (PreparedStatement ps = c.prepareStatement(sql)) {
@@ -203,14 +175,10 @@ public final class Calls {
                 outcomeStatus);
     }
 
-    private int update(String sql, long id, Integer status) throws GatePausedException {
+    private int update(String sql, long id) throws GatePausedException {
         return tx.run(c -> {
             try (PreparedStatement ps = c.prepareStatement(sql)) {
-                int i = 1;
-                if (status != null) {
-                    ps.setInt(i++, status);
-                }
-                ps.setLong(i, id);
+                ps.setLong(1, id);
                 return ps.executeUpdate();
             }
         });

@@ -3,6 +3,7 @@ package dev.gate.store;
 import dev.gate.client.CallClass;
 import dev.gate.client.GatePausedException;
 import dev.gate.line.Beat;
+import dev.gate.line.LimitRules;
 import dev.gate.line.Pace;
 import dev.gate.line.SlotDecision;
 import dev.gate.line.SlotRule;
@@ -11,6 +12,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,7 +29,11 @@ public final class Granter {
     static final int MAX_GRANTS_PER_PASS = 64;
 
     private static final String LOCK_SLOT = """
-            SELECT s.next_slot_at, l.calls, l.window_ms
+            SELECT s.next_slot_at, s.paused_until, l.calls, l.window_ms, l.min_interval_ms,
+                   ARRAY(SELECT r.calls FROM gate_limit_rule r WHERE r.limit_name = l.name ORDER BY r.window_ms)
+                       AS rule_calls,
+                   ARRAY(SELECT r.window_ms FROM gate_limit_rule r WHERE r.limit_name = l.name ORDER BY r.window_ms)
+                       AS rule_windows
             FROM gate_slot s JOIN gate_limit l ON l.name = s.limit_name
             WHERE s.limit_name = ?
             FOR UPDATE OF s""";
@@ -39,14 +45,19 @@ public final class Granter {
 
     private static final String NOTIFY = "SELECT pg_notify('" + CHANNEL + "', ?)";
 
-    // "now" is read after the lock is held (a separate statement), so waiting for the lock cannot age it.
-    private static final String PROBE_WINDOW = """
-            WITH t AS (SELECT clock_timestamp() AS now)
-            SELECT t.now,
-                   (SELECT sent_at FROM gate_send
-                    WHERE limit_name = ? AND sent_at > t.now - ? * interval '1 microsecond'
-                    ORDER BY sent_at DESC OFFSET ? LIMIT 1) AS nth_sent_at
-            FROM t""";
+    // "now" is read after the lock is held (a separate statement), so waiting for the lock cannot age it. One
+    // window probe per rule: the calls-th most recent send inside the rule's window, if there are that many.
+    private static String probeSql(int rules) {
+        StringBuilder sql = new StringBuilder("""
+                WITH t AS (SELECT clock_timestamp() AS now)
+                SELECT t.now,
+                       (SELECT max(sent_at) FROM gate_send WHERE limit_name = ?) AS last_sent""");
+        for (int i = 0; i < rules; i++) {
+            sql.append(",\n       (SELECT sent_at FROM gate_send WHERE limit_name = ? AND sent_at > t.now - ? * "
+                    + "interval '1 microsecond' ORDER BY sent_at DESC OFFSET ? LIMIT 1) AS nth_").append(i);
+        }
+        return sql.append("\nFROM t").toString();
+    }
 
     // Head of the line: highest class, then arrival, then the identity sequence; expired leases are never granted.
     private static final String GRANT_HEAD = """
@@ -106,7 +117,8 @@ public final class Granter {
 
     private static GrantPass grantDue(Connection c, String limit, boolean waitForLock) throws SQLException {
         Instant slot;
-        Pace pace;
+        Instant pausedUntil;
+        LimitRules limitRules;
         try (PreparedStatement ps = c.prepareStatement(waitForLock ? LOCK_SLOT : LOCK_SLOT + " SKIP LOCKED")) {
             ps.setString(1, limit);
             try (ResultSet rs = ps.executeQuery()) {
@@ -115,7 +127,8 @@ public final class Granter {
                             Optional.empty(), false) : GrantPass.skipped(limit);
                 }
                 slot = Times.get(rs, "next_slot_at");
-                pace = Pace.of(rs.getInt("calls"), rs.getLong("window_ms"));
+                pausedUntil = Times.get(rs, "paused_until");
+                limitRules = rules(rs);
             }
         }
         Instant startSlot = slot;
@@ -123,9 +136,10 @@ public final class Granter {
         Instant now;
         Optional<Instant> nextDue;
         while (true) {
-            Probe probe = probe(c, limit, pace);
+            Probe probe = probe(c, limit, limitRules);
             now = probe.now();
-            SlotDecision decision = SlotRule.decide(pace, now, slot, probe.nthSent());
+            SlotDecision decision = SlotRule.decide(limitRules, now, slot, probe.nthSent(), probe.lastSent(),
+                    pausedUntil);
             if (!decision.sendNow()) {
                 nextDue = Optional.of(decision.notBefore());
                 break;
@@ -140,7 +154,7 @@ public final class Granter {
                 break;
             }
             grants.add(grant.get());
-            slot = Beat.next(slot, now, pace.gap());
+            slot = Beat.next(slot, now, limitRules.gap());
         }
         if (!slot.equals(startSlot)) {
             try (PreparedStatement ps = c.prepareStatement(MOVE_SLOT)) {
@@ -176,17 +190,37 @@ public final class Granter {
         }
     }
 
-    private record Probe(Instant now, Optional<Instant> nthSent) {
+    private static LimitRules rules(ResultSet rs) throws SQLException {
+        List<Pace> rules = new ArrayList<>();
+        rules.add(Pace.of(rs.getInt("calls"), rs.getLong("window_ms")));
+        Integer[] calls = (Integer[]) rs.getArray("rule_calls").getArray();
+        Long[] windows = (Long[]) rs.getArray("rule_windows").getArray();
+        for (int i = 0; i < calls.length; i++) {
+            rules.add(Pace.of(calls[i], windows[i]));
+        }
+        return new LimitRules(rules, Duration.ofMillis(rs.getLong("min_interval_ms")));
     }
 
-    private static Probe probe(Connection c, String limit, Pace pace) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(PROBE_WINDOW)) {
-            ps.setString(1, limit);
-            ps.setLong(2, pace.window().toNanos() / 1_000);
-            ps.setInt(3, pace.calls() - 1);
+    private record Probe(Instant now, Optional<Instant> lastSent, List<Optional<Instant>> nthSent) {
+    }
+
+    private static Probe probe(Connection c, String limit, LimitRules limitRules) throws SQLException {
+        List<Pace> rules = limitRules.rules();
+        try (PreparedStatement ps = c.prepareStatement(probeSql(rules.size()))) {
+            int p = 1;
+            ps.setString(p++, limit);
+            for (Pace pace : rules) {
+                ps.setString(p++, limit);
+                ps.setLong(p++, pace.window().toNanos() / 1_000);
+                ps.setInt(p++, pace.calls() - 1);
+            }
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
-                return new Probe(Times.get(rs, "now"), Optional.ofNullable(Times.get(rs, "nth_sent_at")));
+                List<Optional<Instant>> nth = new ArrayList<>();
+                for (int i = 0; i < rules.size(); i++) {
+                    nth.add(Optional.ofNullable(Times.get(rs, "nth_" + i)));
+                }
+                return new Probe(Times.get(rs, "now"), Optional.ofNullable(Times.get(rs, "last_sent")), nth);
             }
         }
     }

@@ -21,16 +21,18 @@ public final class LimitStatus implements Serializable {
     private final long windowMs;
     private final long usedInWindow;
     private final Instant nextSlotAt;
+    private final Instant pausedUntil;
     private final Map<String, Long> waiting;
     private final Map<String, Long> oldestWaitMs;
 
     public LimitStatus(String name, int calls, long windowMs, long usedInWindow, Instant nextSlotAt,
-                       Map<CallClass, Long> waiting, Map<CallClass, Long> oldestWaitMs) {
+                       Instant pausedUntil, Map<CallClass, Long> waiting, Map<CallClass, Long> oldestWaitMs) {
         this.name = name;
         this.calls = calls;
         this.windowMs = windowMs;
         this.usedInWindow = usedInWindow;
         this.nextSlotAt = nextSlotAt;
+        this.pausedUntil = pausedUntil;
         this.waiting = byClassName(waiting, 0L);
         this.oldestWaitMs = byClassName(oldestWaitMs, null);
     }
@@ -65,6 +67,11 @@ public final class LimitStatus implements Serializable {
 
     public Instant getNextSlotAt() {
         return nextSlotAt;
+    }
+
+    /** The end of the limit's cool-down after a vendor's "slow down"; null when not paused. */
+    public Instant getPausedUntil() {
+        return pausedUntil;
     }
 
     /** Waiting calls per class, highest class first; every class is present. */

@@ -18,6 +18,7 @@ public final class LineView {
 
     private static final String LIMITS = """
             SELECT l.name, l.calls, l.window_ms, s.next_slot_at,
+                   CASE WHEN s.paused_until > clock_timestamp() THEN s.paused_until END AS paused_until,
                    (SELECT count(*) FROM gate_send x
                     WHERE x.limit_name = l.name
                       AND x.sent_at > clock_timestamp() - l.window_ms * interval '1 millisecond') AS used
@@ -56,7 +57,8 @@ public final class LineView {
             while (rs.next()) {
                 String name = rs.getString("name");
                 out.add(new LimitStatus(name, rs.getInt("calls"), rs.getLong("window_ms"), rs.getLong("used"),
-                        Times.get(rs, "next_slot_at"), waiting.getOrDefault(name, Map.of()),
+                        Times.get(rs, "next_slot_at"), Times.get(rs, "paused_until"),
+                        waiting.getOrDefault(name, Map.of()),
                         oldest.getOrDefault(name, Map.of())));
             }
         }

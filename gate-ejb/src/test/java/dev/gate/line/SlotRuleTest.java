@@ -43,6 +43,33 @@ class SlotRuleTest {
     }
 
     @Test
+    void everyRuleMustHaveRoom() {
+        LimitRules rules = new LimitRules(List.of(Pace.of(10, 1_000), Pace.of(20, 60_000)), Duration.ZERO);
+        assertEquals(Duration.ofSeconds(3), rules.gap(), "the beat follows the slowest rule");
+        // the per-second window has room, the per-minute one is full until its oldest send leaves
+        SlotDecision d = SlotRule.decide(rules, T0, T0, List.of(Optional.empty(), Optional.of(T0.minusSeconds(50))),
+                Optional.empty(), null);
+        assertEquals(T0.plusSeconds(10), d.notBefore());
+    }
+
+    @Test
+    void theMinimumSpacingHoldsEvenWhenTheBeatWouldAllowTwoSendsClose() {
+        LimitRules rules = new LimitRules(List.of(Pace.of(100, 1_000)), Duration.ofMillis(200));
+        assertEquals(Duration.ofMillis(200), rules.gap());
+        SlotDecision d = SlotRule.decide(rules, T0, T0, List.of(Optional.empty()), Optional.of(T0.minusMillis(50)),
+                null);
+        assertEquals(T0.plusMillis(150), d.notBefore());
+    }
+
+    @Test
+    void nothingGoesWhileTheLimitCoolsDown() {
+        SlotDecision d = SlotRule.decide(LimitRules.of(Pace.of(10, 1_000)), T0, T0.minusSeconds(1),
+                List.of(Optional.empty()), Optional.empty(), T0.plusSeconds(3));
+        assertFalse(d.sendNow());
+        assertEquals(T0.plusSeconds(3), d.notBefore());
+    }
+
+    @Test
     void anOnTimeSchedulerSendsExactlyOnTheBeat() {
         Simulation sim = new Simulation(Pace.of(10, 1_000));
         for (int i = 0; i < 50; i++) {

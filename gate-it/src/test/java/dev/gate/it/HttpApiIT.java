@@ -183,6 +183,29 @@ class HttpApiIT {
         assertTrue(openapi.body().contains("/gate/api/v1/limits/{name}/calls"), "the contract lists the API");
     }
 
+    @Test
+    void aLimitsOptionsAndARateLimitOutcomeThatPausesItForEveryone() {
+        Api.Answer put = Api.put("ops", "/limits/http-signals", "{\"calls\":10,\"windowSeconds\":1,"
+                + "\"minIntervalMs\":50,\"rules\":[{\"calls\":100,\"windowSeconds\":60}],"
+                + "\"retryFloorSeconds\":2,\"coolDownLadderSeconds\":[2,5,15,30,60,120,300,900],"
+                + "\"stepDownAfter\":5}");
+        assertEquals(201, put.status(), put.body());
+        assertTrue(put.json().isNull("pausedUntil"));
+        JsonObject call = Api.post("web", "/limits/http-signals/calls", "{\"class\":\"INTERACTIVE\"}").json();
+        long id = call.getJsonNumber("id").longValue();
+        assertEquals(204, Api.post("web", "/calls/" + id + "/outcome",
+                "{\"status\":429,\"retryAfterSeconds\":5}").status());
+        JsonObject limit = Api.get("worker", "/limits/http-signals").json();
+        assertTrue(!limit.isNull("pausedUntil"), "the pause shows in the status: " + limit);
+        Duration left = Duration.between(Instant.now(), Instant.parse(limit.getString("pausedUntil")));
+        assertTrue(left.compareTo(Duration.ofSeconds(3)) > 0 && left.compareTo(Duration.ofSeconds(6)) < 0,
+                "paused for about the 5 s the vendor asked: " + left);
+        JsonObject other = Api.post("worker", "/limits/http-signals/calls?waitSeconds=1",
+                "{\"class\":\"INTERACTIVE\"}").json();
+        assertEquals("WAITING", other.getString("state"), "no class of any program is granted while paused");
+        Api.delete("worker", "/calls/" + other.getJsonNumber("id").longValue());
+    }
+
     /** A request the gate must refuse: what is sent, who sends it, the status, and the field the detail names. */
     private record Bad(String user, String method, String path, String body, int status, String field) {
     }
@@ -236,6 +259,16 @@ class HttpApiIT {
                 new Bad("ops", "PUT", "/limits/bad!name", "{\"calls\":10,\"windowSeconds\":60}", 400, "name"),
                 new Bad("ops", "PUT", "/limits/http-bad", "{\"calls\":10,", 400, "body"),
                 new Bad("ops", "GET", "/limits/no-such-limit", null, 404, "limit"),
+                new Bad("ops", "PUT", "/limits/http-bad", "{\"calls\":1,\"windowSeconds\":60,\"rules\":{}}", 400,
+                        "rules"),
+                new Bad("ops", "PUT", "/limits/http-bad", "{\"calls\":1,\"windowSeconds\":60,"
+                        + "\"rules\":[{\"calls\":0,\"windowSeconds\":1}]}", 400, "rules[0].calls"),
+                new Bad("ops", "PUT", "/limits/http-bad", "{\"calls\":1,\"windowSeconds\":60,"
+                        + "\"rules\":[{\"calls\":5,\"window\":1}]}", 400, "rules[0].window"),
+                new Bad("ops", "PUT", "/limits/http-bad", "{\"calls\":1,\"windowSeconds\":60,"
+                        + "\"coolDownLadderSeconds\":[2,0]}", 400, "coolDownLadderSeconds[1]"),
+                new Bad("ops", "PUT", "/limits/http-bad", "{\"calls\":1,\"windowSeconds\":60,"
+                        + "\"minIntervalMs\":-5}", 400, "minIntervalMs"),
                 new Bad("ops", "PUT", "/accounts/newbie", "{\"password\":\"short\",\"roles\":[\"caller\"]}", 400,
                         "password"),
                 new Bad("ops", "PUT", "/accounts/newbie", "{\"password\":\"long-enough\",\"roles\":[\"root\"]}", 400,

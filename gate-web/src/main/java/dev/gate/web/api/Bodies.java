@@ -1,6 +1,7 @@
 package dev.gate.web.api;
 
 import jakarta.json.Json;
+import jakarta.json.JsonArray;
 import jakarta.json.JsonException;
 import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
@@ -53,12 +54,42 @@ final class Bodies {
         if (!(parsed instanceof JsonObject object)) {
             throw ProblemException.badRequest("body", "must be a JSON object");
         }
+        onlyKnown(object, known, "");
+        return object;
+    }
+
+    static void onlyKnown(JsonObject object, Set<String> known, String prefix) {
         for (String key : object.keySet()) {
             if (!known.contains(key)) {
-                throw ProblemException.badRequest(key, "unknown field; known fields are " + known);
+                throw ProblemException.badRequest(prefix + key, "unknown field; known fields are " + known);
             }
         }
-        return object;
+    }
+
+    /** An array field of {@code min..max} items; an empty array when absent. */
+    static JsonArray array(JsonObject body, String field, int min, int max) {
+        JsonValue v = body.get(field);
+        if (v == null || v.getValueType() == JsonValue.ValueType.NULL) {
+            return JsonValue.EMPTY_JSON_ARRAY;
+        }
+        if (!(v instanceof JsonArray a)) {
+            throw ProblemException.badRequest(field, "must be an array");
+        }
+        if (a.size() < min || a.size() > max) {
+            throw ProblemException.badRequest(field, "must hold " + min + " to " + max + " items, held " + a.size());
+        }
+        return a;
+    }
+
+    /** An integer array item within bounds. */
+    static int integer(JsonArray array, int index, String name, long min, long max) {
+        JsonObject wrapped = jakarta.json.Json.createObjectBuilder().add(name, array.get(index)).build();
+        return integer(wrapped, name, min, max, null);
+    }
+
+    /** As {@link #integer(JsonObject, String, long, long, Integer)}, the field named {@code prefix + field}. */
+    static int integer(JsonObject body, String field, long min, long max, Integer fallback, String prefix) {
+        return integer(body, field, prefix + field, min, max, fallback);
     }
 
     static String requiredString(JsonObject body, String field) {
@@ -74,7 +105,11 @@ final class Bodies {
 
     /** An integer field within bounds; {@code fallback} when absent (null: required). */
     static int integer(JsonObject body, String field, long min, long max, Integer fallback) {
-        JsonValue v = body.get(field);
+        return integer(body, field, field, min, max, fallback);
+    }
+
+    private static int integer(JsonObject body, String key, String field, long min, long max, Integer fallback) {
+        JsonValue v = body.get(key);
         if (v == null || v.getValueType() == JsonValue.ValueType.NULL) {
             if (fallback == null) {
                 throw ProblemException.badRequest(field, "is required");

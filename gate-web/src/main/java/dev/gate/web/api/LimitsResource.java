@@ -3,7 +3,9 @@ package dev.gate.web.api;
 import dev.gate.client.CallClass;
 import dev.gate.client.GateException;
 import dev.gate.ejb.SlotLoop;
+import dev.gate.line.CoolDownLadder;
 import dev.gate.line.LimitName;
+import dev.gate.line.LimitOptions;
 import dev.gate.line.Pace;
 import dev.gate.store.CallRow;
 import dev.gate.store.LimitStatus;
@@ -12,6 +14,7 @@ import jakarta.ejb.EJB;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.json.Json;
+import jakarta.json.JsonArray;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import jakarta.ws.rs.GET;
@@ -32,6 +35,7 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
 import java.io.InputStream;
 import java.net.URI;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
@@ -42,7 +46,9 @@ import java.util.Set;
 @Produces(MediaType.APPLICATION_JSON)
 public class LimitsResource {
 
-    private static final Set<String> LIMIT_FIELDS = Set.of("calls", "windowSeconds");
+    private static final Set<String> LIMIT_FIELDS = Set.of("calls", "windowSeconds", "minIntervalMs", "rules",
+            "retryFloorSeconds", "coolDownLadderSeconds", "stepDownAfter");
+    private static final Set<String> RULE_FIELDS = Set.of("calls", "windowSeconds");
     private static final Set<String> CALL_FIELDS = Set.of("class", "leaseSeconds");
 
     @EJB
@@ -83,9 +89,32 @@ public class LimitsResource {
             throw ProblemException.badRequest("name", "must be 1-64 of [A-Za-z0-9._-], was '" + name + "'");
         }
         JsonObject fields = Bodies.object(body, LIMIT_FIELDS);
-        int calls = Bodies.integer(fields, "calls", 1, 1_000_000, null);
-        int windowSeconds = Bodies.integer(fields, "windowSeconds", 1, 7 * 24 * 3600, null);
-        boolean created = slotLoop.engine().putLimit(name, new Pace(calls, Duration.ofSeconds(windowSeconds)));
+        Pace pace = pace(fields, "");
+        LimitOptions defaults = LimitOptions.DEFAULTS;
+        int minIntervalMs = Bodies.integer(fields, "minIntervalMs", 0, 86_400_000, 0);
+        List<Pace> rules = new ArrayList<>();
+        JsonArray more = Bodies.array(fields, "rules", 0, 10);
+        for (int i = 0; i < more.size(); i++) {
+            if (!(more.get(i) instanceof JsonObject rule)) {
+                throw ProblemException.badRequest("rules[" + i + "]", "must be an object {calls, windowSeconds}");
+            }
+            Bodies.onlyKnown(rule, RULE_FIELDS, "rules[" + i + "].");
+            rules.add(pace(rule, "rules[" + i + "]."));
+        }
+        int floor = Bodies.integer(fields, "retryFloorSeconds", 1, 86_400,
+                (int) defaults.coolDown().floor().toSeconds());
+        List<Duration> ladder = new ArrayList<>();
+        JsonArray steps = Bodies.array(fields, "coolDownLadderSeconds", 1, 20);
+        for (int i = 0; i < steps.size(); i++) {
+            ladder.add(Duration.ofSeconds(Bodies.integer(steps, i, "coolDownLadderSeconds[" + i + "]", 1, 86_400)));
+        }
+        if (ladder.isEmpty()) {
+            ladder = defaults.coolDown().steps();
+        }
+        int stepDownAfter = Bodies.integer(fields, "stepDownAfter", 1, 10_000, defaults.coolDown().stepDownAfter());
+        LimitOptions options = new LimitOptions(Duration.ofMillis(minIntervalMs), rules,
+                new CoolDownLadder(ladder, Duration.ofSeconds(floor), stepDownAfter));
+        boolean created = slotLoop.engine().putLimit(name, pace, options);
         String view = find(name).toString();
         return created ? Response.created(URI.create("limits/" + name)).entity(view).build()
                 : Response.ok(view).build();
@@ -110,6 +139,13 @@ public class LimitsResource {
         longPoll.answer(response, program, call, wait,
                 row -> Response.created(URI.create("calls/" + row.id())).entity(Views.call(row).toString())
                         .build());
+    }
+
+    private static Pace pace(JsonObject fields, String prefix) {
+        JsonObject named = fields;
+        int calls = Bodies.integer(named, "calls", 1, 1_000_000, null, prefix);
+        int windowSeconds = Bodies.integer(named, "windowSeconds", 1, 7 * 24 * 3600, null, prefix);
+        return new Pace(calls, Duration.ofSeconds(windowSeconds));
     }
 
     private JsonObject find(String name) throws GateException {

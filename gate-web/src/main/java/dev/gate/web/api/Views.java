@@ -38,7 +38,7 @@ final class Views {
                         : BigDecimal.valueOf(l.getWindowMs(), 3))
                 .add("usedInWindow", l.getUsedInWindow());
         time(b, "nextSlotAt", l.getNextSlotAt());
-        b.addNull("pausedUntil");
+        time(b, "pausedUntil", l.getPausedUntil());
         b.add("waiting", byClass(l.getWaiting()));
         b.add("oldestWaitMs", byClass(l.getOldestWaitMs()));
         return b.build();

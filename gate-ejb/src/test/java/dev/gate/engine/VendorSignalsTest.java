@@ -1,0 +1,174 @@
+package dev.gate.engine;
+
+import dev.gate.client.CallClass;
+import dev.gate.client.Permit;
+import dev.gate.line.CoolDownLadder;
+import dev.gate.line.LimitOptions;
+import dev.gate.line.Pace;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The vendor's signals and rules: Retry-After pauses everyone, the ladder, several rules, minimum spacing. */
+class VendorSignalsTest {
+
+    private GateCopies copies;
+    private Engine a;
+    private Engine b;
+
+    @BeforeEach
+    void twoCopies() throws Exception {
+        copies = new GateCopies("gate_vendor_signals_test");
+        a = copies.start("signals-a");
+        b = copies.start("signals-b");
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        copies.close();
+    }
+
+    @Test
+    void a429WithRetryAfterStopsAllGrantsForThatLongAcrossBothCopies() throws Exception {
+        String limit = "signalled";
+        a.putLimit(limit, Pace.of(10, 1_000), LimitOptions.DEFAULTS);
+        Permit first = a.acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(5), "timer", null);
+        a.complete(first.callId(), 429, 3);
+        Instant signalled = doneAt(first.callId());
+
+        List<Ticket> tickets = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            tickets.add(a.join(limit, CallClass.INTERACTIVE, "web", null));
+            tickets.add(b.join(limit, CallClass.BACKFILL, "worker", null));
+        }
+        List<Permit> after = new ArrayList<>();
+        for (int i = 0; i < tickets.size(); i++) {
+            after.add((i % 2 == 0 ? a : b).await(tickets.get(i), Duration.ofSeconds(15)));
+        }
+        Instant pausedUntil = instant("SELECT paused_until FROM gate_slot WHERE limit_name = '" + limit + "'");
+        assertTrue(!pausedUntil.isBefore(signalled.plusSeconds(3)), "paused for as long as the vendor asked");
+        for (Permit p : after) {
+            assertTrue(!p.grantedAt().isBefore(pausedUntil), "call " + p.callId() + " of " + p.callClass()
+                    + " was granted " + Duration.between(signalled, p.grantedAt()) + " after a 3 s Retry-After");
+        }
+    }
+
+    @Test
+    void theLadderEscalatesOnRepeatsAndStepsBackAfterARunOfSuccesses() throws Exception {
+        String limit = "ladder";
+        LimitOptions options = new LimitOptions(Duration.ZERO, List.of(),
+                new CoolDownLadder(List.of(Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(4)),
+                        Duration.ofMillis(500), 2));
+        a.putLimit(limit, Pace.of(20, 1_000), options);
+
+        assertEquals(1000, pauseAfter(signal(limit)), 150, "first signal: the ladder's first step");
+        assertEquals(1, step(limit));
+        assertEquals(2000, pauseAfter(signal(limit)), 150, "a repeat climbs to the second step");
+        assertEquals(2, step(limit));
+        succeed(limit);
+        assertEquals(2, step(limit), "one success is not a run");
+        succeed(limit);
+        assertEquals(1, step(limit), "a run of two steps down");
+        succeed(limit);
+        succeed(limit);
+        assertEquals(0, step(limit));
+        assertEquals(1000, pauseAfter(signal(limit)), 150, "after stepping down, a signal starts low again");
+    }
+
+    @Test
+    void aSecondRuleIsNeverExceededAndHoldsACallTheBeatWouldLetGo() throws Exception {
+        String limit = "two-rules";
+        // 4 per second and 6 per 3 seconds: the beat follows the slower rule (500 ms)
+        a.putLimit(limit, Pace.of(4, 1_000), new LimitOptions(Duration.ZERO, List.of(Pace.of(6, 3_000)),
+                LimitOptions.DEFAULTS.coolDown()));
+        List<Ticket> tickets = new ArrayList<>();
+        for (int i = 0; i < 14; i++) {
+            tickets.add((i % 2 == 0 ? a : b).join(limit, CallClass.SCHEDULED, "timer", null));
+        }
+        for (int i = 0; i < tickets.size(); i++) {
+            (i % 2 == 0 ? a : b).await(tickets.get(i), Duration.ofSeconds(20));
+        }
+        List<Instant> sends = copies.sends(limit);
+        assertTrue(GateCopies.fullestWindow(sends, Duration.ofSeconds(1)) <= 4);
+        assertTrue(GateCopies.fullestWindow(sends, Duration.ofSeconds(3)) <= 6);
+
+        // six sends already in the last 3 s (but only two in the last second), the slot long due
+        String logged = "two-rules-logged";
+        a.putLimit(logged, Pace.of(4, 1_000), new LimitOptions(Duration.ZERO, List.of(Pace.of(6, 3_000)),
+                LimitOptions.DEFAULTS.coolDown()));
+        copies.sql("""
+                INSERT INTO gate_send (limit_name, call_id, sent_at)
+                SELECT ?, -i, clock_timestamp() - interval '2500 ms' + i * interval '400 ms'
+                FROM generate_series(0, 5) i""", logged);
+        copies.sql("UPDATE gate_slot SET next_slot_at = clock_timestamp() - interval '1 hour' WHERE limit_name = ?",
+                logged);
+        Instant oldest = copies.sends(logged).get(0);
+        Permit p = b.acquire(logged, CallClass.INTERACTIVE, Duration.ofSeconds(10), "web", null);
+        assertTrue(!p.grantedAt().isBefore(oldest.plusSeconds(3)), "the 3 s rule held the call "
+                + Duration.between(oldest, p.grantedAt()) + " after its oldest send");
+    }
+
+    @Test
+    void theMinimumSpacingSeparatesEverySend() throws Exception {
+        String limit = "spaced";
+        Duration spacing = Duration.ofMillis(150);
+        a.putLimit(limit, Pace.of(100, 1_000), new LimitOptions(spacing, List.of(), LimitOptions.DEFAULTS.coolDown()));
+        List<Ticket> tickets = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            tickets.add((i % 2 == 0 ? a : b).join(limit, CallClass.MANUAL, "ops", null));
+        }
+        for (int i = 0; i < tickets.size(); i++) {
+            (i % 2 == 0 ? a : b).await(tickets.get(i), Duration.ofSeconds(10));
+        }
+        List<Instant> sends = copies.sends(limit);
+        for (int i = 1; i < sends.size(); i++) {
+            Duration apart = Duration.between(sends.get(i - 1), sends.get(i));
+            assertTrue(apart.compareTo(spacing) >= 0, "sends " + (i - 1) + " and " + i + " are " + apart + " apart");
+        }
+    }
+
+    private long signal(String limit) throws Exception {
+        Permit p = a.acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(10), "timer", null);
+        a.complete(p.callId(), 429, null);
+        return p.callId();
+    }
+
+    private void succeed(String limit) throws Exception {
+        Permit p = a.acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(10), "timer", null);
+        a.complete(p.callId(), 200, null);
+    }
+
+    /** How long the limit is paused after the call's outcome, in ms (database clock). */
+    private long pauseAfter(long callId) throws Exception {
+        try (var c = copies.connect(); var s = c.createStatement(); ResultSet rs = s.executeQuery(
+                "SELECT (extract(epoch FROM s.paused_until - c.done_at) * 1000)::bigint FROM gate_call c "
+                        + "JOIN gate_slot s ON s.limit_name = c.limit_name WHERE c.id = " + callId)) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    private long step(String limit) throws Exception {
+        return copies.count("SELECT cooldown_step FROM gate_slot WHERE limit_name = ?", limit);
+    }
+
+    private Instant doneAt(long callId) throws Exception {
+        return instant("SELECT done_at FROM gate_call WHERE id = " + callId);
+    }
+
+    private Instant instant(String sql) throws Exception {
+        try (var c = copies.connect(); var s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getObject(1, java.time.OffsetDateTime.class).toInstant();
+        }
+    }
+}
