@@ -36,6 +36,13 @@ public interface Gate {
      */
     Permit acquire(String limit, CallClass callClass, Duration maxWait, Duration lease) throws GateException;
 
+    /**
+     * As {@link #acquire(String, CallClass, Duration)}, with the call's options: its lease, a deadline (refused at
+     * once with {@link DeadlineException} when the line says it cannot be met; EXPIRED if it passes while waiting),
+     * and a concurrency key (one call per key granted and not yet done at a time).
+     */
+    Permit acquire(String limit, CallClass callClass, Duration maxWait, CallOptions options) throws GateException;
+
     /** Reports the vendor's HTTP status for a granted call; the call becomes DONE. */
     void complete(Permit permit, int vendorStatus) throws GateException;
 

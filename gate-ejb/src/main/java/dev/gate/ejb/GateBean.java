@@ -1,6 +1,7 @@
 package dev.gate.ejb;
 
 import dev.gate.client.CallClass;
+import dev.gate.client.CallOptions;
 import dev.gate.client.Gate;
 import dev.gate.client.GateException;
 import dev.gate.client.Permit;
@@ -35,13 +36,20 @@ public class GateBean implements Gate {
     @Override
     public Permit acquire(String limit, CallClass callClass, Duration maxWait) throws GateException {
         // the lease default: this instance renews it while the caller waits
-        return slotLoop.engine().acquire(limit, callClass, maxWait, program(), null);
+        return acquire(limit, callClass, maxWait, CallOptions.NONE);
     }
 
     @Override
     public Permit acquire(String limit, CallClass callClass, Duration maxWait, Duration lease) throws GateException {
+        return acquire(limit, callClass, maxWait, CallOptions.NONE.withLease(lease));
+    }
+
+    @Override
+    public Permit acquire(String limit, CallClass callClass, Duration maxWait, CallOptions options)
+            throws GateException {
         try {
-            return slotLoop.engine().acquire(limit, callClass, maxWait, program(), lease);
+            return slotLoop.engine().acquireWith(limit, callClass, maxWait, program(),
+                    options == null ? CallOptions.NONE : options);
         } catch (IllegalArgumentException e) {
             throw new GateException(e.getMessage());
         }

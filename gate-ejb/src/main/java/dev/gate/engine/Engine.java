@@ -2,6 +2,8 @@ package dev.gate.engine;
 
 import dev.gate.client.CallClass;
 import dev.gate.client.CallEndedException;
+import dev.gate.client.CallOptions;
+import dev.gate.client.DeadlineException;
 import dev.gate.client.GateException;
 import dev.gate.client.GatePausedException;
 import dev.gate.client.GateTimeoutException;
@@ -59,6 +61,7 @@ public final class Engine {
     private final LineView view;
     private final LimitTable limits;
     private final Outcomes outcomes;
+    private final dev.gate.store.Estimates estimates;
     private final Waiters waiters = new Waiters();
     private final Watchers watchers = new Watchers();
     private final SlotTimer timer;
@@ -89,6 +92,7 @@ public final class Engine {
         this.view = new LineView(tx);
         this.limits = new LimitTable(tx);
         this.outcomes = new Outcomes(tx);
+        this.estimates = new dev.gate.store.Estimates(tx);
         this.timer = new SlotTimer(scheduler, this::pass);
         this.listener = new GrantListener(dataSource, threads, this::notified, this::unavailable);
         this.health = new Health(paused -> waiters.endAll(paused));
@@ -133,16 +137,28 @@ public final class Engine {
         return await(join(limit, callClass, program, lease), maxWait);
     }
 
+    /** As above, with the call's options (lease, deadline, concurrency key). */
+    public Permit acquireWith(String limit, CallClass callClass, Duration maxWait, String program,
+                              CallOptions options) throws GateException {
+        return await(joinWith(limit, callClass, program, options), maxWait);
+    }
+
     /**
      * Joins the line (one short transaction) and tries the grant at once in the caller's own transaction: the fast
      * path when the slot is due and nobody is ahead. Otherwise the loop grants it later.
      */
     public Ticket join(String limit, CallClass callClass, String program, Duration lease) throws GateException {
-        Duration leaseTime = checked(limit, callClass, lease);
+        return joinWith(limit, callClass, program, CallOptions.NONE.withLease(lease));
+    }
+
+    /** As {@link #join(String, CallClass, String, Duration)}, with the call's options. */
+    public Ticket joinWith(String limit, CallClass callClass, String program, CallOptions options)
+            throws GateException {
+        Duration leaseTime = checked(limit, callClass, options.lease());
         // the waiter is registered before the call's row commits, so no grant can come before it
         AtomicReference<CompletableFuture<Grant>> granted = new AtomicReference<>();
-        long id = callerWork(() -> calls.join(limit, callClass, program, owner, leaseTime,
-                callId -> granted.set(waiters.register(callId)))).orElseThrow(() -> new UnknownLimitException(limit));
+        long id = joined(limit, options, () -> calls.join(limit, callClass, program, owner, leaseTime,
+                options.deadline(), options.concurrencyKey(), callId -> granted.set(waiters.register(callId))));
         Ticket ticket = new Ticket(id, limit, callClass, granted.get());
         LOG.fine(() -> "call " + id + " limit=" + limit + " class=" + callClass + " joined the line");
         try {
@@ -176,14 +192,31 @@ public final class Engine {
      * A program's call joins the line (and takes the fast path when it can). The program keeps it alive by renewing
      * its lease; {@link #whenSettled} tells when it leaves WAITING.
      */
-    public CallRow joinFor(String program, String limit, CallClass callClass, Duration lease) throws GateException {
-        Duration leaseTime = checked(limit, callClass, lease);
+    public CallRow joinFor(String program, String limit, CallClass callClass, CallOptions options)
+            throws GateException {
+        Duration leaseTime = checked(limit, callClass, options.lease());
         String owner = programOwner(program);
-        long id = callerWork(() -> calls.join(limit, callClass, program, owner, leaseTime, callId -> { }))
-                .orElseThrow(() -> new UnknownLimitException(limit));
+        long id = joined(limit, options, () -> calls.join(limit, callClass, program, owner, leaseTime,
+                options.deadline(), options.concurrencyKey(), callId -> { }));
         LOG.fine(() -> "call " + id + " limit=" + limit + " class=" + callClass + " joined the line for " + program);
         settle(callerWork(() -> granter.tryGrantDue(limit)));
         return callerWork(() -> calls.find(id)).orElseThrow();
+    }
+
+    private long joined(String limit, CallOptions options, DbWork<java.util.OptionalLong> join) throws GateException {
+        try {
+            return callerWork(join).orElseThrow(() -> new UnknownLimitException(limit));
+        } catch (Calls.DeadlineMiss miss) {
+            Duration wait = Duration.between(miss.estimate().now(), miss.estimate().grantAt());
+            LOG.info(() -> "a call on limit " + limit + " was refused: its deadline of " + options.deadline()
+                    + " is shorter than the estimated wait of " + wait);
+            throw new DeadlineException(limit, options.deadline(), miss.estimate().grantAt(), wait);
+        }
+    }
+
+    /** Position and estimated grant time of a waiting call; empty when it is not waiting. */
+    public Optional<dev.gate.store.Estimate> estimate(long callId) throws GatePausedException {
+        return callerWork(() -> estimates.of(callId));
     }
 
     /** A program's own call; another program's call is as good as absent. */
@@ -209,6 +242,7 @@ public final class Engine {
         boolean cancelled = callerWork(() -> calls.cancelOwned(id, programOwner(program)));
         if (cancelled) {
             watchers.settled(List.of(id));
+            timer.armIn(Duration.ZERO); // a key it held may be free now
             LOG.info(() -> "call " + id + " cancelled by " + program);
         }
         return cancelled;
@@ -217,8 +251,12 @@ public final class Engine {
     /** Stores how the vendor answered a program's granted call; it becomes DONE. */
     public boolean outcome(String program, long id, int status, Integer retryAfterSeconds)
             throws GatePausedException {
-        return callerWork(() -> outcomes.record(id, programOwner(program), status, retryAfterSeconds))
+        boolean recorded = callerWork(() -> outcomes.record(id, programOwner(program), status, retryAfterSeconds))
                 == Outcomes.Result.RECORDED;
+        if (recorded) {
+            timer.armIn(Duration.ZERO); // the call's key, if it had one, is free; a cool-down may have begun
+        }
+        return recorded;
     }
 
     /** Waits for a joined call's grant; on timeout the call leaves the line unless the grant came first. */
@@ -254,6 +292,7 @@ public final class Engine {
     public void complete(long callId, int vendorStatus, Integer retryAfterSeconds) throws GateException {
         if (callerWork(() -> outcomes.record(callId, null, vendorStatus, retryAfterSeconds))
                 == Outcomes.Result.NOT_GRANTED) {
+            timer.armIn(Duration.ZERO);
             String state = callerWork(() -> calls.find(callId)).map(c -> c.state().name()).orElse("unknown");
             throw new GateException("call " + callId + " cannot be completed: it is " + state + ", not GRANTED");
         }
@@ -395,6 +434,7 @@ public final class Engine {
             }
             if (now - lastPollNanos >= settings.waiterPoll().toNanos()) {
                 lastPollNanos = now;
+                expire();
                 settleFromTable(waiters.callIds());
                 Set<Long> watched = watchers.callIds();
                 if (!watched.isEmpty()) {
@@ -427,11 +467,20 @@ public final class Engine {
         Set<Long> live = waiters.callIds();
         leases.renewOwned(owner, live);
         sweepOrphans();
-        for (Leases.Cleared c : leases.expireLapsed()) {
-            LOG.info(() -> "call " + c.callId() + " limit=" + c.limit() + " class=" + c.callClass()
-                    + " expired: its lease ran out (owner " + c.owner() + ")");
+    }
+
+    /** Lapsed leases and passed deadlines: the calls end as EXPIRED (never granted) and their waiters are told. */
+    private void expire() throws GatePausedException {
+        expired(leases.expireLapsed(), "its lease ran out");
+        expired(leases.expirePastDeadline(), "its deadline passed");
+    }
+
+    private void expired(List<Leases.Cleared> cleared, String why) {
+        for (Leases.Cleared c : cleared) {
+            LOG.info(() -> "call " + c.callId() + " limit=" + c.limit() + " class=" + c.callClass() + " expired: "
+                    + why + " (owner " + c.owner() + ")");
             if (c.owner().equals(owner)) {
-                waiters.ended(c.callId(), new CallEndedException("call " + c.callId() + " expired: its lease ran out"));
+                waiters.ended(c.callId(), new CallEndedException("call " + c.callId() + " expired: " + why));
             }
         }
     }

@@ -8,6 +8,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -22,10 +23,27 @@ import java.util.function.LongConsumer;
 public final class Calls {
 
     private static final String JOIN = """
-            INSERT INTO gate_call (limit_name, call_class, program, owner, state, lease_ms, lease_expires_at)
-            SELECT l.name, ?, ?, ?, 'WAITING', ?, clock_timestamp() + ? * interval '1 millisecond'
+            INSERT INTO gate_call (limit_name, call_class, program, owner, state, lease_ms, lease_expires_at,
+                                   deadline_at, concurrency_key)
+            SELECT l.name, ?, ?, ?, 'WAITING', ?, clock_timestamp() + ? * interval '1 millisecond',
+                   clock_timestamp() + ? * interval '1 millisecond', ?
             FROM gate_limit l WHERE l.name = ?
-            RETURNING id""";
+            RETURNING id, deadline_at""";
+
+    /** The line and the rate say the call cannot be granted before its deadline; nothing was joined. */
+    public static final class DeadlineMiss extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        private final transient Estimate estimate;
+
+        DeadlineMiss(Estimate estimate) {
+            super("deadline cannot be met", null, false, false);
+            this.estimate = estimate;
+        }
+
+        public Estimate estimate() {
+            return estimate;
+        }
+    }
 
     private static final String CANCEL = """
             UPDATE gate_call SET state = 'CANCELLED', done_at = clock_timestamp()
@@ -68,23 +86,48 @@ public final class Calls {
      */
     public OptionalLong join(String limit, CallClass callClass, String program, String owner, Duration lease,
                              LongConsumer beforeCommit) throws GatePausedException {
+        return join(limit, callClass, program, owner, lease, null, null, beforeCommit);
+    }
+
+    /**
+     * As above, with a deadline (checked against the estimate before the row commits: a call that cannot make it
+     * throws {@link DeadlineMiss} and nothing joins) and a concurrency key; either may be null.
+     */
+    public OptionalLong join(String limit, CallClass callClass, String program, String owner, Duration lease,
+                             Duration deadline, String concurrencyKey, LongConsumer beforeCommit)
+            throws GatePausedException {
         return tx.run(c -> {
+            long newId;
+            Instant deadlineAt;
             try (PreparedStatement ps = c.prepareStatement(JOIN)) {
                 ps.setInt(1, callClass.rank());
                 ps.setString(2, program);
                 ps.setString(3, owner);
                 ps.setInt(4, Math.toIntExact(lease.toMillis()));
                 ps.setLong(5, lease.toMillis());
-                ps.setString(6, limit);
+                if (deadline == null) {
+                    ps.setNull(6, java.sql.Types.BIGINT);
+                } else {
+                    ps.setLong(6, deadline.toMillis());
+                }
+                ps.setString(7, concurrencyKey);
+                ps.setString(8, limit);
                 try (ResultSet rs = ps.executeQuery()) {
                     if (!rs.next()) {
                         return OptionalLong.empty();
                     }
-                    long newId = rs.getLong(1);
-                    beforeCommit.accept(newId);
-                    return OptionalLong.of(newId);
+                    newId = rs.getLong(1);
+                    deadlineAt = Times.get(rs, "deadline_at");
                 }
             }
+            if (deadlineAt != null) {
+                Optional<Estimate> estimate = Estimates.of(c, newId);
+                if (estimate.isPresent() && estimate.get().grantAt().isAfter(deadlineAt)) {
+                    throw new DeadlineMiss(estimate.get()); // rolls the join back
+                }
+            }
+            beforeCommit.accept(newId);
+            return OptionalLong.of(newId);
         });
     }
 

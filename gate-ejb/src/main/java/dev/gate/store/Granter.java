@@ -59,16 +59,24 @@ public final class Granter {
         return sql.append("\nFROM t").toString();
     }
 
-    // Head of the line: highest class, then arrival, then the identity sequence; expired leases are never granted.
+    // Head of the line: highest class, then arrival, then the identity sequence. Never granted: an expired lease, a
+    // passed deadline, or a key another call holds granted and not yet done (that call goes around it, keeping its
+    // place). A grant's lease starts anew: a key is free again when the call is done, cancelled, or its lease runs out.
     private static final String GRANT_HEAD = """
             WITH head AS (
-                SELECT id FROM gate_call
+                SELECT id FROM gate_call w
                 WHERE limit_name = ? AND state = 'WAITING' AND lease_expires_at > ?
+                  AND (deadline_at IS NULL OR deadline_at > ?)
+                  AND (concurrency_key IS NULL OR NOT EXISTS (
+                        SELECT 1 FROM gate_call g
+                        WHERE g.limit_name = w.limit_name AND g.concurrency_key = w.concurrency_key
+                          AND g.state = 'GRANTED' AND g.lease_expires_at > ?))
                 ORDER BY call_class, enqueued_at, id
                 LIMIT 1
                 FOR UPDATE),
             granted AS (
-                UPDATE gate_call c SET state = 'GRANTED', granted_at = ?
+                UPDATE gate_call c SET state = 'GRANTED', granted_at = ?,
+                                       lease_expires_at = ? + c.lease_ms * interval '1 millisecond'
                 FROM head WHERE c.id = head.id
                 RETURNING c.id, c.limit_name, c.call_class, c.owner, c.enqueued_at, c.granted_at),
             sent AS (
@@ -190,7 +198,7 @@ public final class Granter {
         }
     }
 
-    private static LimitRules rules(ResultSet rs) throws SQLException {
+    static LimitRules rules(ResultSet rs) throws SQLException {
         List<Pace> rules = new ArrayList<>();
         rules.add(Pace.of(rs.getInt("calls"), rs.getLong("window_ms")));
         Integer[] calls = (Integer[]) rs.getArray("rule_calls").getArray();
@@ -231,7 +239,10 @@ public final class Granter {
             ps.setString(1, limit);
             Times.set(ps, 2, now);
             Times.set(ps, 3, now);
-            Times.set(ps, 4, slot);
+            Times.set(ps, 4, now);
+            Times.set(ps, 5, now);
+            Times.set(ps, 6, now);
+            Times.set(ps, 7, slot);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
                     return Optional.empty();

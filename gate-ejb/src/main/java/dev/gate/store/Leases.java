@@ -25,6 +25,11 @@ public final class Leases {
             WHERE state = 'WAITING' AND lease_expires_at <= clock_timestamp()
             RETURNING id, limit_name, call_class, owner""";
 
+    private static final String EXPIRE_PAST_DEADLINE = """
+            UPDATE gate_call SET state = 'EXPIRED', done_at = clock_timestamp()
+            WHERE state = 'WAITING' AND deadline_at IS NOT NULL AND deadline_at <= clock_timestamp()
+            RETURNING id, limit_name, call_class, owner""";
+
     // Calls of this instance whose waiter is gone (it gave up, or was woken by an outage): they must not be granted.
     private static final String CANCEL_ORPHANS = """
             UPDATE gate_call SET state = 'CANCELLED', done_at = clock_timestamp()
@@ -65,6 +70,11 @@ public final class Leases {
 
     public List<Cleared> expireLapsed() throws GatePausedException {
         return clear(EXPIRE_LAPSED, null);
+    }
+
+    /** Waiting calls whose deadline passed: EXPIRED, never granted. */
+    public List<Cleared> expirePastDeadline() throws GatePausedException {
+        return clear(EXPIRE_PAST_DEADLINE, null);
     }
 
     /** Takes out of the line this instance's waiting calls that no longer have a waiter here. */

@@ -93,6 +93,9 @@ class HttpApiIT {
         long waitingId = waiting.getJsonNumber("id").longValue();
         assertEquals("WAITING", waiting.getString("state"));
         assertTrue(waiting.isNull("grantedAt"));
+        assertEquals(0, waiting.getInt("position"));
+        assertTrue(Instant.parse(waiting.getString("estimatedGrantAt")).isAfter(Instant.now().plusSeconds(30)),
+                "the next slot of 1 per minute is about a minute away: " + waiting.getString("estimatedGrantAt"));
         Api.Answer renewed = Api.post("web", "/calls/" + waitingId + "/lease", null);
         assertEquals(200, renewed.status(), renewed.body());
         assertTrue(!Instant.parse(renewed.json().getString("leaseExpiresAt"))
@@ -235,6 +238,14 @@ class HttpApiIT {
                 new Bad("web", "POST", calls, "{\"class\":\"BACKFILL\",\"leaseSeconds\":30.5}", 400, "leaseSeconds"),
                 new Bad("web", "POST", calls, "{\"class\":\"BACKFILL\",\"colour\":\"red\"}", 400, "colour"),
                 new Bad("web", "POST", calls + "?waitSeconds=61", "{\"class\":\"BACKFILL\"}", 400, "waitSeconds"),
+                new Bad("web", "POST", calls, "{\"class\":\"BACKFILL\",\"deadlineSeconds\":0}", 400,
+                        "deadlineSeconds"),
+                new Bad("web", "POST", calls, "{\"class\":\"BACKFILL\",\"deadlineSeconds\":1}", 429,
+                        "deadlineSeconds"),
+                new Bad("web", "POST", calls, "{\"class\":\"BACKFILL\",\"concurrencyKey\":\"\"}", 400,
+                        "concurrencyKey"),
+                new Bad("web", "POST", calls, "{\"class\":\"BACKFILL\",\"concurrencyKey\":5}", 400,
+                        "concurrencyKey"),
                 new Bad("web", "POST", calls + "?waitSeconds=-1", "{\"class\":\"BACKFILL\"}", 400, "waitSeconds"),
                 new Bad("web", "POST", calls + "?waitSeconds=abc", "{\"class\":\"BACKFILL\"}", 400, "waitSeconds"),
                 new Bad("web", "POST", calls, big, 413, "body"),

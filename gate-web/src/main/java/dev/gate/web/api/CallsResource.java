@@ -50,7 +50,7 @@ public class CallsResource {
     public void get(@PathParam("id") String id, @QueryParam("waitSeconds") String waitSeconds,
                     @Suspended AsyncResponse response) throws GateException {
         int wait = Bodies.queryInteger(waitSeconds, "waitSeconds", 0, 60, 0);
-        longPoll.answer(response, program(), own(id), wait, row -> Response.ok(Views.call(row).toString()).build());
+        longPoll.answer(response, program(), own(id), wait, row -> Response.ok(longPoll.json(row)).build());
     }
 
     /** Leaves the line (WAITING to CANCELLED). A granted call is not un-granted. */
@@ -73,7 +73,7 @@ public class CallsResource {
         if (!slotLoop.engine().renew(program(), call.id())) {
             throw conflict(own(id), "only a WAITING call holds a lease");
         }
-        return Response.ok(Views.call(own(id)).toString()).build();
+        return Response.ok(longPoll.json(own(id))).build();
     }
 
     /** How the vendor answered the granted call; it becomes DONE. */

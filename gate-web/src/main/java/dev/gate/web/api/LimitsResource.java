@@ -1,6 +1,7 @@
 package dev.gate.web.api;
 
 import dev.gate.client.CallClass;
+import dev.gate.client.CallOptions;
 import dev.gate.client.GateException;
 import dev.gate.ejb.SlotLoop;
 import dev.gate.line.CoolDownLadder;
@@ -49,7 +50,8 @@ public class LimitsResource {
     private static final Set<String> LIMIT_FIELDS = Set.of("calls", "windowSeconds", "minIntervalMs", "rules",
             "retryFloorSeconds", "coolDownLadderSeconds", "stepDownAfter");
     private static final Set<String> RULE_FIELDS = Set.of("calls", "windowSeconds");
-    private static final Set<String> CALL_FIELDS = Set.of("class", "leaseSeconds");
+    private static final Set<String> CALL_FIELDS = Set.of("class", "leaseSeconds", "deadlineSeconds",
+            "concurrencyKey");
 
     @EJB
     SlotLoop slotLoop;
@@ -131,14 +133,25 @@ public class LimitsResource {
         JsonObject fields = Bodies.object(body, CALL_FIELDS);
         CallClass callClass = callClass(Bodies.requiredString(fields, "class"));
         int lease = Bodies.integer(fields, "leaseSeconds", 5, 300, 30);
+        CallOptions options = CallOptions.NONE.withLease(Duration.ofSeconds(lease));
+        if (fields.containsKey("deadlineSeconds") && !fields.isNull("deadlineSeconds")) {
+            options = options.withDeadline(Duration.ofSeconds(Bodies.integer(fields, "deadlineSeconds", 1, 86_400,
+                    null)));
+        }
+        if (fields.containsKey("concurrencyKey") && !fields.isNull("concurrencyKey")) {
+            String key = Bodies.requiredString(fields, "concurrencyKey");
+            if (key.isEmpty() || key.length() > 200) {
+                throw ProblemException.badRequest("concurrencyKey", "must be 1 to 200 characters");
+            }
+            options = options.withConcurrencyKey(key);
+        }
         if (!LimitName.isValid(name)) {
             throw ProblemException.notFound("limit: no limit named '" + name + "'");
         }
         String program = security.getUserPrincipal().getName();
-        CallRow call = slotLoop.engine().joinFor(program, name, callClass, Duration.ofSeconds(lease));
+        CallRow call = slotLoop.engine().joinFor(program, name, callClass, options);
         longPoll.answer(response, program, call, wait,
-                row -> Response.created(URI.create("calls/" + row.id())).entity(Views.call(row).toString())
-                        .build());
+                row -> Response.created(URI.create("calls/" + row.id())).entity(longPoll.json(row)).build());
     }
 
     private static Pace pace(JsonObject fields, String prefix) {

@@ -59,6 +59,19 @@ public class LongPoll {
         }
     }
 
+    /** The call's JSON, with its position and estimated grant time while it waits. */
+    String json(CallRow row) {
+        java.util.Optional<dev.gate.store.Estimate> estimate = java.util.Optional.empty();
+        if (row.state() == CallState.WAITING) {
+            try {
+                estimate = slotLoop.engine().estimate(row.id());
+            } catch (GateException e) {
+                // the database is gone between two reads: the call is shown without its estimate
+            }
+        }
+        return Views.call(row, estimate).toString();
+    }
+
     private CallRow current(String program, long id) throws GateException {
         return slotLoop.engine().callOf(program, id)
                 .orElseThrow(() -> ProblemException.notFound("call: no call " + id));

@@ -1,5 +1,6 @@
 package dev.gate.web.api;
 
+import dev.gate.client.DeadlineException;
 import dev.gate.client.GatePausedException;
 import dev.gate.client.UnknownLimitException;
 import jakarta.json.stream.JsonParsingException;
@@ -42,6 +43,19 @@ public final class ProblemMappers {
         @Override
         public Response toResponse(UnknownLimitException e) {
             return Problem.of(404, "unknown-limit", "Unknown limit", "limit: " + e.getMessage()).response();
+        }
+    }
+
+    /** The deadline cannot be met: 429 with the estimated wait, and nothing joined the line. */
+    @Provider
+    public static class Deadline implements ExceptionMapper<DeadlineException> {
+        @Override
+        public Response toResponse(DeadlineException e) {
+            Problem p = Problem.of(429, "deadline", "Deadline cannot be met", "deadlineSeconds: " + e.getMessage());
+            String body = jakarta.json.Json.createObjectBuilder(p.json())
+                    .add("estimatedWaitMs", e.estimatedWait().toMillis())
+                    .add("estimatedGrantAt", e.estimatedGrantAt().toString()).build().toString();
+            return Response.status(429).type(Problem.MEDIA_TYPE).entity(body).build();
         }
     }
 

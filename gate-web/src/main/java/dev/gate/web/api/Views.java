@@ -18,6 +18,11 @@ final class Views {
     }
 
     static JsonObject call(CallRow c) {
+        return call(c, java.util.Optional.empty());
+    }
+
+    /** A call; a waiting one also says how many calls are ahead of it and when it may expect its grant. */
+    static JsonObject call(CallRow c, java.util.Optional<dev.gate.store.Estimate> estimate) {
         JsonObjectBuilder b = Json.createObjectBuilder()
                 .add("id", c.id())
                 .add("limit", c.limit())
@@ -27,6 +32,13 @@ final class Views {
         time(b, "enqueuedAt", c.enqueuedAt());
         time(b, "grantedAt", c.grantedAt());
         time(b, "leaseExpiresAt", c.leaseExpiresAt());
+        if (estimate.isPresent()) {
+            b.add("position", estimate.get().position());
+            time(b, "estimatedGrantAt", estimate.get().grantAt());
+        } else {
+            b.addNull("position");
+            b.addNull("estimatedGrantAt");
+        }
         return b.build();
     }
 

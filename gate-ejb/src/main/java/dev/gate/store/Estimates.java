@@ -1,0 +1,56 @@
+package dev.gate.store;
+
+import dev.gate.client.GatePausedException;
+import dev.gate.line.LimitRules;
+import dev.gate.line.WaitEstimate;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.Optional;
+
+/** Position and estimated grant time of a waiting call, from the line (index range) and the limit's pace. */
+public final class Estimates {
+
+    private static final String ESTIMATE = """
+            WITH me AS (SELECT limit_name, call_class, enqueued_at, id FROM gate_call WHERE id = ? AND state = 'WAITING')
+            SELECT (SELECT count(*) FROM gate_call c
+                    WHERE c.limit_name = me.limit_name AND c.state = 'WAITING'
+                      AND c.lease_expires_at > clock_timestamp()
+                      AND (c.call_class, c.enqueued_at, c.id) < (me.call_class, me.enqueued_at, me.id)) AS ahead,
+                   s.next_slot_at, s.paused_until, l.calls, l.window_ms, l.min_interval_ms,
+                   ARRAY(SELECT r.calls FROM gate_limit_rule r WHERE r.limit_name = l.name ORDER BY r.window_ms)
+                       AS rule_calls,
+                   ARRAY(SELECT r.window_ms FROM gate_limit_rule r WHERE r.limit_name = l.name ORDER BY r.window_ms)
+                       AS rule_windows,
+                   clock_timestamp() AS now
+            FROM me JOIN gate_slot s ON s.limit_name = me.limit_name JOIN gate_limit l ON l.name = me.limit_name""";
+
+    private final Tx tx;
+
+    public Estimates(Tx tx) {
+        this.tx = tx;
+    }
+
+    /** Empty when the call is not waiting. */
+    public Optional<Estimate> of(long callId) throws GatePausedException {
+        return tx.run(c -> of(c, callId));
+    }
+
+    static Optional<Estimate> of(Connection c, long callId) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(ESTIMATE)) {
+            ps.setLong(1, callId);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    return Optional.empty();
+                }
+                LimitRules rules = Granter.rules(rs);
+                long ahead = rs.getLong("ahead");
+                java.time.Instant now = Times.get(rs, "now");
+                return Optional.of(new Estimate(ahead, WaitEstimate.grantAt(now, Times.get(rs, "next_slot_at"),
+                        Times.get(rs, "paused_until"), ahead, rules.gap()), now));
+            }
+        }
+    }
+}

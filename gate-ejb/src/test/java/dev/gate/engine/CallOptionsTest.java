@@ -1,0 +1,186 @@
+package dev.gate.engine;
+
+import dev.gate.client.CallClass;
+import dev.gate.client.CallEndedException;
+import dev.gate.client.CallOptions;
+import dev.gate.client.DeadlineException;
+import dev.gate.client.Permit;
+import dev.gate.store.Estimate;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** A call's own options: one at a time per concurrency key, deadlines, and its place in the line. */
+class CallOptionsTest {
+
+    private GateCopies copies;
+    private Engine a;
+    private Engine b;
+
+    @BeforeEach
+    void twoCopies() throws Exception {
+        copies = new GateCopies("gate_call_options_test");
+        a = copies.start("options-a");
+        b = copies.start("options-b");
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        copies.close();
+    }
+
+    @Test
+    void twoCallsWithOneKeyNeverOverlapWhileOtherKeysGoAround() throws Exception {
+        String limit = "keyed";
+        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 20, 1000)", limit);
+        String[] keys = {"store-1", "store-1", "store-2", "store-1", "store-2"};
+        List<Ticket> tickets = new ArrayList<>();
+        for (int i = 0; i < keys.length; i++) {
+            tickets.add((i % 2 == 0 ? a : b).joinWith(limit, CallClass.SCHEDULED, "sync",
+                    CallOptions.NONE.withConcurrencyKey(keys[i])));
+        }
+        // each granted call "talks to the vendor" for 300 ms, then reports its outcome
+        List<CompletableFuture<Void>> vendorCalls = new ArrayList<>();
+        for (int i = 0; i < tickets.size(); i++) {
+            Engine copy = i % 2 == 0 ? a : b;
+            Ticket t = tickets.get(i);
+            vendorCalls.add(CompletableFuture.runAsync(() -> {
+                try {
+                    Permit p = copy.await(t, Duration.ofSeconds(20));
+                    TimeUnit.MILLISECONDS.sleep(300);
+                    copy.complete(p.callId(), 200);
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }));
+        }
+        CompletableFuture.allOf(vendorCalls.toArray(new CompletableFuture[0])).get(30, TimeUnit.SECONDS);
+
+        Map<Long, Instant[]> spans = spans(limit);
+        for (String key : List.of("store-1", "store-2")) {
+            List<Instant[]> sameKey = new ArrayList<>();
+            for (int i = 0; i < keys.length; i++) {
+                if (keys[i].equals(key)) {
+                    sameKey.add(spans.get(tickets.get(i).callId()));
+                }
+            }
+            sameKey.sort((x, y) -> x[0].compareTo(y[0]));
+            for (int i = 1; i < sameKey.size(); i++) {
+                assertTrue(!sameKey.get(i)[0].isBefore(sameKey.get(i - 1)[1]),
+                        key + ": a call was granted before the previous one with its key was done");
+            }
+        }
+        assertTrue(spans.get(tickets.get(2).callId())[0].isBefore(spans.get(tickets.get(1).callId())[0]),
+                "store-2 went around the waiting store-1 call");
+    }
+
+    @Test
+    void aKeyIsFreedWhenItsGrantedCallsLeaseRunsOut() throws Exception {
+        String limit = "keyed-lease";
+        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 20, 1000)", limit);
+        CallOptions key = CallOptions.NONE.withConcurrencyKey("source-9").withLease(Duration.ofSeconds(1));
+        Permit forgotten = a.acquireWith(limit, CallClass.MANUAL, Duration.ofSeconds(5), "ops", key);
+        Permit next = b.acquireWith(limit, CallClass.MANUAL, Duration.ofSeconds(10), "ops", key); // never completed
+        Duration apart = Duration.between(forgotten.grantedAt(), next.grantedAt());
+        assertTrue(apart.compareTo(Duration.ofSeconds(1)) >= 0, "the key was held for the grant's lease: " + apart);
+        assertTrue(apart.compareTo(Duration.ofSeconds(4)) < 0, "and freed when it ran out: " + apart);
+    }
+
+    @Test
+    void aDeadlineThatCannotBeMetIsRefusedAtOnceAndNothingJoins() throws Exception {
+        String limit = "slow-deadline";
+        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 1, 10000)", limit);
+        a.acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(5), "timer", null);
+        long t0 = System.nanoTime();
+        DeadlineException refused = assertThrows(DeadlineException.class, () -> b.acquireWith(limit,
+                CallClass.INTERACTIVE, Duration.ofSeconds(30), "web", CallOptions.NONE.withDeadline(Duration.ofSeconds(2))));
+        assertTrue(System.nanoTime() - t0 < Duration.ofSeconds(1).toNanos(), "refused at once");
+        assertTrue(refused.estimatedWait().compareTo(Duration.ofSeconds(2)) > 0, refused.getMessage());
+        assertEquals(1, copies.count("SELECT count(*) FROM gate_call WHERE limit_name = ?", limit));
+    }
+
+    @Test
+    void aDeadlineThatPassesWhileWaitingExpiresTheCallWhichIsNeverGranted() throws Exception {
+        String limit = "missed-deadline";
+        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 2, 8000)", limit);
+        // the window is full from the log, but the beat says go: the estimate cannot see it, the cap holds the call
+        copies.sql("""
+                INSERT INTO gate_send (limit_name, call_id, sent_at)
+                SELECT ?, -i, clock_timestamp() - interval '1 second' * i FROM generate_series(1, 2) i""", limit);
+        copies.sql("UPDATE gate_slot SET next_slot_at = clock_timestamp() - interval '1 hour' WHERE limit_name = ?",
+                limit);
+        Ticket hurried = a.joinWith(limit, CallClass.INTERACTIVE, "web",
+                CallOptions.NONE.withDeadline(Duration.ofSeconds(2)));
+        ExecutionException ended = assertThrows(ExecutionException.class,
+                () -> hurried.granted().get(10, TimeUnit.SECONDS));
+        assertTrue(ended.getCause() instanceof CallEndedException, String.valueOf(ended.getCause()));
+        assertEquals(1, copies.count("SELECT count(*) FROM gate_call WHERE id = ? AND state = 'EXPIRED'",
+                hurried.callId()));
+        GateCopies.await("the window to free", Duration.ofSeconds(10),
+                () -> count("SELECT count(*) FROM gate_send WHERE limit_name = '" + limit
+                        + "' AND sent_at > clock_timestamp() - interval '8 seconds'") < 2);
+        a.acquire(limit, CallClass.BACKFILL, Duration.ofSeconds(10), "worker", null);
+        assertEquals(0, copies.count("SELECT count(*) FROM gate_send WHERE call_id = ?", hurried.callId()),
+                "an expired call is never granted");
+    }
+
+    @Test
+    void aWaitingCallKnowsItsPositionAndWhenToExpectItsGrant() throws Exception {
+        String limit = "estimated";
+        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 1, 2000)", limit);
+        a.acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(5), "timer", null);
+        List<Ticket> waiting = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            waiting.add(b.join(limit, CallClass.SCHEDULED, "timer", null));
+        }
+        Ticket urgent = a.join(limit, CallClass.INTERACTIVE, "web", null);
+        Estimate first = b.estimate(urgent.callId()).orElseThrow();
+        assertEquals(0, first.position(), "a higher class is ahead of everyone who waits");
+        Instant previous = first.grantAt();
+        for (int i = 0; i < waiting.size(); i++) {
+            Estimate e = b.estimate(waiting.get(i).callId()).orElseThrow();
+            assertEquals(i + 1, e.position());
+            assertEquals(Duration.ofSeconds(2), Duration.between(previous, e.grantAt()), "one gap per call ahead");
+            previous = e.grantAt();
+        }
+    }
+
+    private long count(String sql) {
+        try {
+            return copies.count(sql);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private Map<Long, Instant[]> spans(String limit) throws Exception {
+        Map<Long, Instant[]> spans = new HashMap<>();
+        try (var c = copies.connect(); var ps = c.prepareStatement(
+                "SELECT id, granted_at, done_at FROM gate_call WHERE limit_name = ?")) {
+            ps.setString(1, limit);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    spans.put(rs.getLong(1), new Instant[]{rs.getObject(2, OffsetDateTime.class).toInstant(),
+                            rs.getObject(3, OffsetDateTime.class).toInstant()});
+                }
+            }
+        }
+        return spans;
+    }
+}
