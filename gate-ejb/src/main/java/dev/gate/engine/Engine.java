@@ -158,7 +158,8 @@ public final class Engine {
         // the waiter is registered before the call's row commits, so no grant can come before it
         AtomicReference<CompletableFuture<Grant>> granted = new AtomicReference<>();
         long id = joined(limit, options, () -> calls.join(limit, callClass, program, owner, leaseTime,
-                options.deadline(), options.concurrencyKey(), callId -> granted.set(waiters.register(callId))));
+                options.deadline(), options.concurrencyKey(), null, callId -> granted.set(waiters.register(callId))))
+                .id();
         Ticket ticket = new Ticket(id, limit, callClass, granted.get());
         LOG.fine(() -> "call " + id + " limit=" + limit + " class=" + callClass + " joined the line");
         try {
@@ -192,18 +193,29 @@ public final class Engine {
      * A program's call joins the line (and takes the fast path when it can). The program keeps it alive by renewing
      * its lease; {@link #whenSettled} tells when it leaves WAITING.
      */
-    public CallRow joinFor(String program, String limit, CallClass callClass, CallOptions options)
-            throws GateException {
+    public JoinedCall joinFor(String program, String limit, CallClass callClass, CallOptions options,
+                              String dedupeKey) throws GateException {
         Duration leaseTime = checked(limit, callClass, options.lease());
         String owner = programOwner(program);
-        long id = joined(limit, options, () -> calls.join(limit, callClass, program, owner, leaseTime,
-                options.deadline(), options.concurrencyKey(), callId -> { }));
-        LOG.fine(() -> "call " + id + " limit=" + limit + " class=" + callClass + " joined the line for " + program);
-        settle(callerWork(() -> granter.tryGrantDue(limit)));
-        return callerWork(() -> calls.find(id)).orElseThrow();
+        Calls.Joined joined = joined(limit, options, () -> calls.join(limit, callClass, program, owner, leaseTime,
+                options.deadline(), options.concurrencyKey(), dedupeKey, callId -> { }));
+        long id = joined.id();
+        if (joined.joinedExisting()) {
+            LOG.fine(() -> program + " joined call " + id + " of limit " + limit + " by its dedupe key: a send saved");
+        } else {
+            LOG.fine(() -> "call " + id + " limit=" + limit + " class=" + callClass + " joined the line for "
+                    + program);
+            settle(callerWork(() -> granter.tryGrantDue(limit)));
+        }
+        return new JoinedCall(callerWork(() -> calls.find(id)).orElseThrow(), joined.joinedExisting());
     }
 
-    private long joined(String limit, CallOptions options, DbWork<java.util.OptionalLong> join) throws GateException {
+    /** A program's submission: its call, and whether it joined a live call of the same dedupe key. */
+    public record JoinedCall(CallRow call, boolean joined) {
+    }
+
+    private Calls.Joined joined(String limit, CallOptions options, DbWork<Optional<Calls.Joined>> join)
+            throws GateException {
         try {
             return callerWork(join).orElseThrow(() -> new UnknownLimitException(limit));
         } catch (Calls.DeadlineMiss miss) {
@@ -222,6 +234,11 @@ public final class Engine {
     /** A program's own call; another program's call is as good as absent. */
     public Optional<CallRow> callOf(String program, long id) throws GatePausedException {
         return callerWork(() -> calls.findOwned(id, programOwner(program)));
+    }
+
+    /** A call its program owns, or joined by a dedupe key: the joiners see it and its outcome. */
+    public Optional<CallRow> visibleCall(String program, long id) throws GatePausedException {
+        return callerWork(() -> calls.findVisible(id, programOwner(program), program));
     }
 
     /** Completes when the call leaves WAITING (granted by any instance, cancelled, expired). */
@@ -486,10 +503,15 @@ public final class Engine {
     }
 
     private void sweepOrphans() throws GatePausedException {
-        for (Leases.Cleared c : leases.cancelOrphans(owner, waiters.callIds())) {
+        Set<Long> abandoned = waiters.abandoned();
+        if (abandoned.isEmpty()) {
+            return;
+        }
+        for (Leases.Cleared c : leases.cancelOrphans(owner, abandoned)) {
             LOG.info(() -> "call " + c.callId() + " limit=" + c.limit() + " class=" + c.callClass()
                     + " cancelled: its waiter is gone");
         }
+        waiters.swept(abandoned);
     }
 
     private void notified(List<Long> grantedIds) {

@@ -7,7 +7,8 @@ import java.time.Instant;
 
 /** A call as stored in the line. */
 public record CallRow(long id, String limit, CallClass callClass, String program, String owner, CallState state,
-                      Instant enqueuedAt, Instant leaseExpiresAt, Instant grantedAt, Integer outcomeStatus) {
+                      Instant enqueuedAt, Instant leaseExpiresAt, Instant grantedAt, Integer outcomeStatus,
+                      Integer outcomeRetryAfterSeconds, int joiners) {
 
     /** The grant this row records; only for a call that was granted. */
     public Grant grant() {

@@ -22,13 +22,33 @@ import java.util.function.LongConsumer;
  */
 public final class Calls {
 
+    // With a dedupe key, a live call of the same limit and key makes this a no-op (the unique index waits for a
+    // concurrent submission to commit, so of ten at once exactly one inserts).
     private static final String JOIN = """
             INSERT INTO gate_call (limit_name, call_class, program, owner, state, lease_ms, lease_expires_at,
-                                   deadline_at, concurrency_key)
+                                   deadline_at, concurrency_key, dedupe_key)
             SELECT l.name, ?, ?, ?, 'WAITING', ?, clock_timestamp() + ? * interval '1 millisecond',
-                   clock_timestamp() + ? * interval '1 millisecond', ?
+                   clock_timestamp() + ? * interval '1 millisecond', ?, ?
             FROM gate_limit l WHERE l.name = ?
+            ON CONFLICT (limit_name, dedupe_key) WHERE dedupe_key IS NOT NULL AND state IN ('WAITING', 'GRANTED')
+            DO NOTHING
             RETURNING id, deadline_at""";
+
+    private static final String LIVE_WITH_KEY = """
+            SELECT id FROM gate_call
+            WHERE limit_name = ? AND dedupe_key = ? AND state IN ('WAITING', 'GRANTED')
+            FOR UPDATE""";
+
+    private static final String ADD_JOINER = """
+            WITH j AS (INSERT INTO gate_call_joiner (call_id, program) VALUES (?, ?)),
+                 c AS (UPDATE gate_call SET joiners = joiners + 1 WHERE id = ?)
+            UPDATE gate_slot SET saved_sends = saved_sends + 1 WHERE limit_name = ?""";
+
+    private static final String LIMIT_EXISTS = "SELECT 1 FROM gate_limit WHERE name = ?";
+
+    /** A submission's place: its own new call, or the live call with its dedupe key that it joined. */
+    public record Joined(long id, boolean joinedExisting) {
+    }
 
     /** The line and the rate say the call cannot be granted before its deadline; nothing was joined. */
     public static final class DeadlineMiss extends RuntimeException {
@@ -51,9 +71,14 @@ public final class Calls {
 
     private static final String COLUMNS = """
             id, limit_name, call_class, program, owner, state, enqueued_at, lease_expires_at, granted_at,
-            outcome_status""";
+            outcome_status, outcome_retry_after_s, joiners""";
 
     private static final String FIND = "SELECT " + COLUMNS + " FROM gate_call WHERE id = ?";
+
+    // Its owner, or a program that joined it (by its dedupe key), may see a call.
+    private static final String FIND_VISIBLE = FIND + """
+             AND (owner = ? OR EXISTS (SELECT 1 FROM gate_call_joiner j WHERE j.call_id = gate_call.id
+                                                                        AND j.program = ?))""";
 
     // The safety net for lost notifications: which of these waiting calls are no longer waiting.
     private static final String SETTLED = "SELECT " + COLUMNS
@@ -86,49 +111,99 @@ public final class Calls {
      */
     public OptionalLong join(String limit, CallClass callClass, String program, String owner, Duration lease,
                              LongConsumer beforeCommit) throws GatePausedException {
-        return join(limit, callClass, program, owner, lease, null, null, beforeCommit);
+        return join(limit, callClass, program, owner, lease, null, null, null, beforeCommit)
+                .map(j -> OptionalLong.of(j.id())).orElse(OptionalLong.empty());
     }
 
     /**
      * As above, with a deadline (checked against the estimate before the row commits: a call that cannot make it
-     * throws {@link DeadlineMiss} and nothing joins) and a concurrency key; either may be null.
+     * throws {@link DeadlineMiss} and nothing joins), a concurrency key and a dedupe key; any may be null. With a
+     * dedupe key and a live call of that key, the submission joins that call instead (one send saved).
      */
-    public OptionalLong join(String limit, CallClass callClass, String program, String owner, Duration lease,
-                             Duration deadline, String concurrencyKey, LongConsumer beforeCommit)
-            throws GatePausedException {
+    public Optional<Joined> join(String limit, CallClass callClass, String program, String owner, Duration lease,
+                                 Duration deadline, String concurrencyKey, String dedupeKey,
+                                 LongConsumer beforeCommit) throws GatePausedException {
         return tx.run(c -> {
-            long newId;
-            Instant deadlineAt;
-            try (PreparedStatement ps = c.prepareStatement(JOIN)) {
-                ps.setInt(1, callClass.rank());
-                ps.setString(2, program);
-                ps.setString(3, owner);
-                ps.setInt(4, Math.toIntExact(lease.toMillis()));
-                ps.setLong(5, lease.toMillis());
-                if (deadline == null) {
-                    ps.setNull(6, java.sql.Types.BIGINT);
-                } else {
-                    ps.setLong(6, deadline.toMillis());
+            for (int attempt = 0; attempt < 3; attempt++) {
+                Optional<Long> inserted = insert(c, limit, callClass, program, owner, lease, deadline,
+                        concurrencyKey, dedupeKey);
+                if (inserted.isPresent()) {
+                    beforeCommit.accept(inserted.get());
+                    return Optional.of(new Joined(inserted.get(), false));
                 }
-                ps.setString(7, concurrencyKey);
-                ps.setString(8, limit);
-                try (ResultSet rs = ps.executeQuery()) {
-                    if (!rs.next()) {
-                        return OptionalLong.empty();
+                if (dedupeKey == null || !exists(c, LIMIT_EXISTS, limit)) {
+                    return Optional.<Joined>empty();
+                }
+                Optional<Long> live = liveWithKey(c, limit, dedupeKey);
+                if (live.isPresent()) {
+                    try (PreparedStatement ps = c.prepareStatement(ADD_JOINER)) {
+                        ps.setLong(1, live.get());
+                        ps.setString(2, program);
+                        ps.setLong(3, live.get());
+                        ps.setString(4, limit);
+                        ps.executeUpdate();
                     }
-                    newId = rs.getLong(1);
-                    deadlineAt = Times.get(rs, "deadline_at");
+                    return Optional.of(new Joined(live.get(), true));
                 }
+                // the live call finished between the two statements: submit anew
             }
-            if (deadlineAt != null) {
-                Optional<Estimate> estimate = Estimates.of(c, newId);
-                if (estimate.isPresent() && estimate.get().grantAt().isAfter(deadlineAt)) {
-                    throw new DeadlineMiss(estimate.get()); // rolls the join back
-                }
-            }
-            beforeCommit.accept(newId);
-            return OptionalLong.of(newId);
+            throw new SQLException("dedupe key " + dedupeKey + " of limit " + limit + " keeps changing hands");
         });
+    }
+
+    private static Optional<Long> insert(java.sql.Connection c, String limit, CallClass callClass, String program,
+                                         String owner, Duration lease, Duration deadline, String concurrencyKey,
+                                         String dedupeKey) throws SQLException {
+        long newId;
+        Instant deadlineAt;
+        try (PreparedStatement ps = c.prepareStatement(JOIN)) {
+            ps.setInt(1, callClass.rank());
+            ps.setString(2, program);
+            ps.setString(3, owner);
+            ps.setInt(4, Math.toIntExact(lease.toMillis()));
+            ps.setLong(5, lease.toMillis());
+            if (deadline == null) {
+                ps.setNull(6, java.sql.Types.BIGINT);
+            } else {
+                ps.setLong(6, deadline.toMillis());
+            }
+            ps.setString(7, concurrencyKey);
+            ps.setString(8, dedupeKey);
+            ps.setString(9, limit);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    return Optional.empty();
+                }
+                newId = rs.getLong(1);
+                deadlineAt = Times.get(rs, "deadline_at");
+            }
+        }
+        if (deadlineAt != null) {
+            Optional<Estimate> estimate = Estimates.of(c, newId);
+            if (estimate.isPresent() && estimate.get().grantAt().isAfter(deadlineAt)) {
+                throw new DeadlineMiss(estimate.get()); // rolls the join back
+            }
+        }
+        return Optional.of(newId);
+    }
+
+    private static Optional<Long> liveWithKey(java.sql.Connection c, String limit, String key) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(LIVE_WITH_KEY)) {
+            ps.setString(1, limit);
+            ps.setString(2, key);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? Optional.of(rs.getLong(1)) : Optional.empty();
+            }
+        }
+    }
+
+    private static boolean exists(java.sql.Connection c, String sql, String arg) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setString(1, arg);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next();
+            }
+        }
     }
 
     /** WAITING to CANCELLED; false when the call was no longer waiting (granted, expired, ...). */
@@ -153,6 +228,20 @@ public final class Calls {
             try (PreparedStatement ps = c.prepareStatement(FIND_OWNED)) {
                 ps.setLong(1, id);
                 ps.setString(2, owner);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() ? Optional.of(row(rs)) : Optional.empty();
+                }
+            }
+        });
+    }
+
+    /** The call, if {@code owner} owns it or {@code program} joined it. */
+    public Optional<CallRow> findVisible(long id, String owner, String program) throws GatePausedException {
+        return tx.run(c -> {
+            try (PreparedStatement ps = c.prepareStatement(FIND_VISIBLE)) {
+                ps.setLong(1, id);
+                ps.setString(2, owner);
+                ps.setString(3, program);
                 try (ResultSet rs = ps.executeQuery()) {
                     return rs.next() ? Optional.of(row(rs)) : Optional.empty();
                 }
@@ -212,10 +301,12 @@ public final class Calls {
     private static CallRow row(ResultSet rs) throws SQLException {
         int outcome = rs.getInt("outcome_status");
         Integer outcomeStatus = rs.wasNull() ? null : outcome;
+        int retryAfter = rs.getInt("outcome_retry_after_s");
+        Integer outcomeRetryAfter = rs.wasNull() ? null : retryAfter;
         return new CallRow(rs.getLong("id"), rs.getString("limit_name"), CallClass.ofRank(rs.getInt("call_class")),
                 rs.getString("program"), rs.getString("owner"), CallState.valueOf(rs.getString("state")),
                 Times.get(rs, "enqueued_at"), Times.get(rs, "lease_expires_at"), Times.get(rs, "granted_at"),
-                outcomeStatus);
+                outcomeStatus, outcomeRetryAfter, rs.getInt("joiners"));
     }
 
     private int update(String sql, long id) throws GatePausedException {

@@ -30,10 +30,11 @@ public final class Leases {
             WHERE state = 'WAITING' AND deadline_at IS NOT NULL AND deadline_at <= clock_timestamp()
             RETURNING id, limit_name, call_class, owner""";
 
-    // Calls of this instance whose waiter is gone (it gave up, or was woken by an outage): they must not be granted.
+    // Calls of this instance whose waiter left without a grant (woken by an outage, a failed fast path): they must
+    // not be granted to nobody.
     private static final String CANCEL_ORPHANS = """
             UPDATE gate_call SET state = 'CANCELLED', done_at = clock_timestamp()
-            WHERE owner = ? AND state = 'WAITING' AND NOT (id = ANY (?))
+            WHERE owner = ? AND state = 'WAITING' AND id = ANY (?)
             RETURNING id, limit_name, call_class, owner""";
 
     private static final String CANCEL_OWNED = """
@@ -77,12 +78,12 @@ public final class Leases {
         return clear(EXPIRE_PAST_DEADLINE, null);
     }
 
-    /** Takes out of the line this instance's waiting calls that no longer have a waiter here. */
-    public List<Cleared> cancelOrphans(String owner, Collection<Long> liveCallIds) throws GatePausedException {
+    /** Takes out of the line those of these calls of this instance that still wait (their waiters left). */
+    public List<Cleared> cancelOrphans(String owner, Collection<Long> abandonedCallIds) throws GatePausedException {
         return tx.run(c -> {
             try (PreparedStatement ps = c.prepareStatement(CANCEL_ORPHANS)) {
                 ps.setString(1, owner);
-                ps.setArray(2, c.createArrayOf("bigint", liveCallIds.toArray()));
+                ps.setArray(2, c.createArrayOf("bigint", abandonedCallIds.toArray()));
                 return cleared(ps);
             }
         });

@@ -22,17 +22,20 @@ public final class LimitStatus implements Serializable {
     private final long usedInWindow;
     private final Instant nextSlotAt;
     private final Instant pausedUntil;
+    private final long savedSends;
     private final Map<String, Long> waiting;
     private final Map<String, Long> oldestWaitMs;
 
     public LimitStatus(String name, int calls, long windowMs, long usedInWindow, Instant nextSlotAt,
-                       Instant pausedUntil, Map<CallClass, Long> waiting, Map<CallClass, Long> oldestWaitMs) {
+                       Instant pausedUntil, long savedSends, Map<CallClass, Long> waiting,
+                       Map<CallClass, Long> oldestWaitMs) {
         this.name = name;
         this.calls = calls;
         this.windowMs = windowMs;
         this.usedInWindow = usedInWindow;
         this.nextSlotAt = nextSlotAt;
         this.pausedUntil = pausedUntil;
+        this.savedSends = savedSends;
         this.waiting = byClassName(waiting, 0L);
         this.oldestWaitMs = byClassName(oldestWaitMs, null);
     }
@@ -72,6 +75,11 @@ public final class LimitStatus implements Serializable {
     /** The end of the limit's cool-down after a vendor's "slow down"; null when not paused. */
     public Instant getPausedUntil() {
         return pausedUntil;
+    }
+
+    /** Sends saved because submissions joined a live call of the same dedupe key. */
+    public long getSavedSends() {
+        return savedSends;
     }
 
     /** Waiting calls per class, highest class first; every class is present. */

@@ -17,7 +17,7 @@ import java.util.Map;
 public final class LineView {
 
     private static final String LIMITS = """
-            SELECT l.name, l.calls, l.window_ms, s.next_slot_at,
+            SELECT l.name, l.calls, l.window_ms, s.next_slot_at, s.saved_sends,
                    CASE WHEN s.paused_until > clock_timestamp() THEN s.paused_until END AS paused_until,
                    (SELECT count(*) FROM gate_send x
                     WHERE x.limit_name = l.name
@@ -57,7 +57,7 @@ public final class LineView {
             while (rs.next()) {
                 String name = rs.getString("name");
                 out.add(new LimitStatus(name, rs.getInt("calls"), rs.getLong("window_ms"), rs.getLong("used"),
-                        Times.get(rs, "next_slot_at"), Times.get(rs, "paused_until"),
+                        Times.get(rs, "next_slot_at"), Times.get(rs, "paused_until"), rs.getLong("saved_sends"),
                         waiting.getOrDefault(name, Map.of()),
                         oldest.getOrDefault(name, Map.of())));
             }

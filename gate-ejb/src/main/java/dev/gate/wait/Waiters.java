@@ -3,6 +3,7 @@ package dev.gate.wait;
 import dev.gate.client.GateException;
 import dev.gate.store.Grant;
 
+import java.util.Collection;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -12,6 +13,8 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class Waiters {
 
     private final Map<Long, CompletableFuture<Grant>> byCall = new ConcurrentHashMap<>();
+    // calls whose waiter left without a grant: if any is still WAITING, it must leave the line, not be granted
+    private final Set<Long> abandoned = ConcurrentHashMap.newKeySet();
 
     /** Registers a waiter; call it before the call's row is committed so that no grant can come first. */
     public CompletableFuture<Grant> register(long callId) {
@@ -33,6 +36,7 @@ public final class Waiters {
     public void ended(long callId, GateException why) {
         CompletableFuture<Grant> f = byCall.remove(callId);
         if (f != null) {
+            abandoned.add(callId);
             f.completeExceptionally(why);
         }
     }
@@ -47,8 +51,21 @@ public final class Waiters {
         }
     }
 
+    /** The waiter leaves; unless it was granted, its call (if still waiting) is now abandoned. */
     public void forget(long callId) {
-        byCall.remove(callId);
+        if (byCall.remove(callId) != null) {
+            abandoned.add(callId);
+        }
+    }
+
+    /** Calls whose waiters left without a grant; some may still be WAITING in the line. */
+    public Set<Long> abandoned() {
+        return Set.copyOf(abandoned);
+    }
+
+    /** These abandoned calls are out of the line now. */
+    public void swept(Collection<Long> callIds) {
+        abandoned.removeAll(callIds);
     }
 
     /** The calls that have a live waiter here: the ones whose leases this instance renews. */

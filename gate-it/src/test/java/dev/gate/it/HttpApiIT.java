@@ -209,6 +209,28 @@ class HttpApiIT {
         Api.delete("worker", "/calls/" + other.getJsonNumber("id").longValue());
     }
 
+    @Test
+    void twoProgramsWithOneDedupeKeyShareOneCallAndItsOutcome() {
+        Api.put("ops", "/limits/http-dedupe", "{\"calls\":1,\"windowSeconds\":60}");
+        Api.post("web", "/limits/http-dedupe/calls", "{\"class\":\"SCHEDULED\"}"); // the slot is taken
+        Api.Answer first = Api.post("web", "/limits/http-dedupe/calls",
+                "{\"class\":\"SCHEDULED\",\"dedupeKey\":\"store-7/orders\"}");
+        assertEquals(201, first.status());
+        assertEquals(false, first.json().getBoolean("joined"));
+        long id = first.json().getJsonNumber("id").longValue();
+        Api.Answer second = Api.post("worker", "/limits/http-dedupe/calls",
+                "{\"class\":\"BACKFILL\",\"dedupeKey\":\"store-7/orders\"}");
+        assertEquals(200, second.status(), second.body());
+        assertEquals(true, second.json().getBoolean("joined"));
+        assertEquals(id, second.json().getJsonNumber("id").longValue(), "the same call id comes back");
+        assertEquals(1, second.json().getInt("joiners"));
+        assertEquals(200, Api.get("worker", "/calls/" + id).status(), "a joiner sees the call");
+        assertEquals(403, Api.delete("worker", "/calls/" + id).status(), "but does not act on it");
+        assertEquals(1, Api.get("ops", "/limits/http-dedupe").json().getInt("savedSends"));
+        assertEquals(204, Api.delete("web", "/calls/" + id).status());
+        assertEquals("CANCELLED", Api.get("worker", "/calls/" + id).json().getString("state"));
+    }
+
     /** A request the gate must refuse: what is sent, who sends it, the status, and the field the detail names. */
     private record Bad(String user, String method, String path, String body, int status, String field) {
     }
@@ -246,6 +268,7 @@ class HttpApiIT {
                         "concurrencyKey"),
                 new Bad("web", "POST", calls, "{\"class\":\"BACKFILL\",\"concurrencyKey\":5}", 400,
                         "concurrencyKey"),
+                new Bad("web", "POST", calls, "{\"class\":\"BACKFILL\",\"dedupeKey\":\"\"}", 400, "dedupeKey"),
                 new Bad("web", "POST", calls + "?waitSeconds=-1", "{\"class\":\"BACKFILL\"}", 400, "waitSeconds"),
                 new Bad("web", "POST", calls + "?waitSeconds=abc", "{\"class\":\"BACKFILL\"}", 400, "waitSeconds"),
                 new Bad("web", "POST", calls, big, 413, "body"),

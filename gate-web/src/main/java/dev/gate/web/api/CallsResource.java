@@ -50,7 +50,10 @@ public class CallsResource {
     public void get(@PathParam("id") String id, @QueryParam("waitSeconds") String waitSeconds,
                     @Suspended AsyncResponse response) throws GateException {
         int wait = Bodies.queryInteger(waitSeconds, "waitSeconds", 0, 60, 0);
-        longPoll.answer(response, program(), own(id), wait, row -> Response.ok(longPoll.json(row)).build());
+        long callId = Bodies.id(id);
+        CallRow call = slotLoop.engine().visibleCall(program(), callId)
+                .orElseThrow(() -> ProblemException.notFound("call: no call " + id));
+        longPoll.answer(response, program(), call, wait, row -> Response.ok(longPoll.json(row)).build());
     }
 
     /** Leaves the line (WAITING to CANCELLED). A granted call is not un-granted. */
@@ -92,10 +95,18 @@ public class CallsResource {
         return Response.noContent().build();
     }
 
+    /** The program's own call; a call it only joined (by a dedupe key) it may watch, not act on. */
     private CallRow own(String rawId) throws GateException {
         long id = Bodies.id(rawId);
-        return slotLoop.engine().callOf(program(), id)
-                .orElseThrow(() -> ProblemException.notFound("call: no call " + rawId));
+        var own = slotLoop.engine().callOf(program(), id);
+        if (own.isPresent()) {
+            return own.get();
+        }
+        if (slotLoop.engine().visibleCall(program(), id).isPresent()) {
+            throw new ProblemException(Problem.of(403, "joined-call", "Joined call",
+                    "call: " + id + " was joined by its dedupe key; only the program that submitted it acts on it"));
+        }
+        throw ProblemException.notFound("call: no call " + rawId);
     }
 
     private String program() {

@@ -4,6 +4,7 @@ import dev.gate.client.CallClass;
 import dev.gate.client.CallOptions;
 import dev.gate.client.GateException;
 import dev.gate.ejb.SlotLoop;
+import dev.gate.engine.Engine;
 import dev.gate.line.CoolDownLadder;
 import dev.gate.line.LimitName;
 import dev.gate.line.LimitOptions;
@@ -51,7 +52,7 @@ public class LimitsResource {
             "retryFloorSeconds", "coolDownLadderSeconds", "stepDownAfter");
     private static final Set<String> RULE_FIELDS = Set.of("calls", "windowSeconds");
     private static final Set<String> CALL_FIELDS = Set.of("class", "leaseSeconds", "deadlineSeconds",
-            "concurrencyKey");
+            "concurrencyKey", "dedupeKey");
 
     @EJB
     SlotLoop slotLoop;
@@ -148,10 +149,18 @@ public class LimitsResource {
         if (!LimitName.isValid(name)) {
             throw ProblemException.notFound("limit: no limit named '" + name + "'");
         }
+        String dedupeKey = null;
+        if (fields.containsKey("dedupeKey") && !fields.isNull("dedupeKey")) {
+            dedupeKey = Bodies.requiredString(fields, "dedupeKey");
+            if (dedupeKey.isEmpty() || dedupeKey.length() > 200) {
+                throw ProblemException.badRequest("dedupeKey", "must be 1 to 200 characters");
+            }
+        }
         String program = security.getUserPrincipal().getName();
-        CallRow call = slotLoop.engine().joinFor(program, name, callClass, options);
-        longPoll.answer(response, program, call, wait,
-                row -> Response.created(URI.create("calls/" + row.id())).entity(longPoll.json(row)).build());
+        Engine.JoinedCall joined = slotLoop.engine().joinFor(program, name, callClass, options, dedupeKey);
+        longPoll.answer(response, program, joined.call(), wait, row -> joined.joined()
+                ? Response.ok(longPoll.json(row, true)).location(URI.create("calls/" + row.id())).build()
+                : Response.created(URI.create("calls/" + row.id())).entity(longPoll.json(row, false)).build());
     }
 
     private static Pace pace(JsonObject fields, String prefix) {

@@ -61,6 +61,11 @@ public class LongPoll {
 
     /** The call's JSON, with its position and estimated grant time while it waits. */
     String json(CallRow row) {
+        return json(row, null);
+    }
+
+    /** As {@link #json(CallRow)}; with {@code joined} set, the answer says whether a dedupe key joined a call. */
+    String json(CallRow row, Boolean joined) {
         java.util.Optional<dev.gate.store.Estimate> estimate = java.util.Optional.empty();
         if (row.state() == CallState.WAITING) {
             try {
@@ -69,11 +74,13 @@ public class LongPoll {
                 // the database is gone between two reads: the call is shown without its estimate
             }
         }
-        return Views.call(row, estimate).toString();
+        jakarta.json.JsonObject view = Views.call(row, estimate);
+        return joined == null ? view.toString()
+                : jakarta.json.Json.createObjectBuilder(view).add("joined", joined).build().toString();
     }
 
     private CallRow current(String program, long id) throws GateException {
-        return slotLoop.engine().callOf(program, id)
+        return slotLoop.engine().visibleCall(program, id)
                 .orElseThrow(() -> ProblemException.notFound("call: no call " + id));
     }
 }

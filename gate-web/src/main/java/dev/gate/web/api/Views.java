@@ -32,6 +32,18 @@ final class Views {
         time(b, "enqueuedAt", c.enqueuedAt());
         time(b, "grantedAt", c.grantedAt());
         time(b, "leaseExpiresAt", c.leaseExpiresAt());
+        if (c.outcomeStatus() == null) {
+            b.addNull("outcome");
+        } else {
+            JsonObjectBuilder outcome = Json.createObjectBuilder().add("status", c.outcomeStatus());
+            if (c.outcomeRetryAfterSeconds() == null) {
+                outcome.addNull("retryAfterSeconds");
+            } else {
+                outcome.add("retryAfterSeconds", c.outcomeRetryAfterSeconds());
+            }
+            b.add("outcome", outcome);
+        }
+        b.add("joiners", c.joiners());
         if (estimate.isPresent()) {
             b.add("position", estimate.get().position());
             time(b, "estimatedGrantAt", estimate.get().grantAt());
@@ -48,7 +60,8 @@ final class Views {
                 .add("calls", l.getCalls())
                 .add("windowSeconds", l.getWindowMs() % 1000 == 0 ? BigDecimal.valueOf(l.getWindowMs() / 1000)
                         : BigDecimal.valueOf(l.getWindowMs(), 3))
-                .add("usedInWindow", l.getUsedInWindow());
+                .add("usedInWindow", l.getUsedInWindow())
+                .add("savedSends", l.getSavedSends());
         time(b, "nextSlotAt", l.getNextSlotAt());
         time(b, "pausedUntil", l.getPausedUntil());
         b.add("waiting", byClass(l.getWaiting()));

@@ -1,0 +1,106 @@
+package dev.gate.engine;
+
+import dev.gate.client.CallClass;
+import dev.gate.client.CallOptions;
+import dev.gate.store.CallRow;
+import dev.gate.store.LimitStatus;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Fetch once: submissions with one dedupe key share one call and one send, across copies and programs. */
+class DedupeTest {
+
+    private GateCopies copies;
+    private Engine a;
+    private Engine b;
+
+    @BeforeEach
+    void twoCopies() throws Exception {
+        copies = new GateCopies("gate_dedupe_test");
+        a = copies.start("dedupe-a");
+        b = copies.start("dedupe-b");
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        copies.close();
+    }
+
+    @Test
+    void tenConcurrentSubmissionsWithOneDedupeKeyProduceOneSend() throws Exception {
+        String limit = "fetch-once";
+        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 1, 2000)", limit);
+        a.acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(5), "timer", null); // the next slot is 2 s away
+        ExecutorService pool = Executors.newFixedThreadPool(10);
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<Engine.JoinedCall>> submissions = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            Engine copy = i % 2 == 0 ? a : b;
+            String program = "program-" + i;
+            Callable<Engine.JoinedCall> submit = () -> {
+                start.await();
+                return copy.joinFor(program, limit, CallClass.SCHEDULED, CallOptions.NONE, "snapshot-2026-12-01");
+            };
+            submissions.add(pool.submit(submit));
+        }
+        start.countDown();
+        Set<Long> ids = new HashSet<>();
+        int joined = 0;
+        for (Future<Engine.JoinedCall> f : submissions) {
+            Engine.JoinedCall j = f.get(20, TimeUnit.SECONDS);
+            ids.add(j.call().id());
+            joined += j.joined() ? 1 : 0;
+        }
+        pool.shutdown();
+        assertEquals(1, ids.size(), "one call for all ten");
+        assertEquals(9, joined);
+        long id = ids.iterator().next();
+        assertEquals(1, copies.count("SELECT count(*) FROM gate_call WHERE dedupe_key = 'snapshot-2026-12-01'"));
+
+        GateCopies.await("the shared call's grant", Duration.ofSeconds(10),
+                () -> count("SELECT count(*) FROM gate_send WHERE call_id = " + id) == 1);
+        CallRow owner = ownerRow(id);
+        String program = owner.program();
+        assertTrue(a.outcome(program, id, 200, null) || b.outcome(program, id, 200, null));
+        for (int i = 0; i < 10; i++) {
+            CallRow seen = (i % 2 == 0 ? a : b).visibleCall("program-" + i, id).orElseThrow();
+            assertEquals("DONE", seen.state().name(), "every joiner sees the outcome");
+            assertEquals(200, seen.outcomeStatus());
+        }
+        assertEquals(1, copies.count("SELECT count(*) FROM gate_send WHERE limit_name = ? AND call_id = ?", limit, id));
+        LimitStatus status = a.status().stream().filter(l -> l.getName().equals(limit)).findFirst().orElseThrow();
+        assertEquals(9, status.getSavedSends(), "the sends saved are counted and shown");
+
+        Engine.JoinedCall later = a.joinFor("program-0", limit, CallClass.SCHEDULED, CallOptions.NONE,
+                "snapshot-2026-12-01");
+        assertTrue(!later.joined() && later.call().id() != id, "once the call is done, the key starts a new call");
+    }
+
+    private CallRow ownerRow(long id) throws Exception {
+        return a.calls().find(id).orElseThrow();
+    }
+
+    private long count(String sql) {
+        try {
+            return copies.count(sql);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
