@@ -76,9 +76,8 @@ public final class Calls {
     private static final String FIND = "SELECT " + COLUMNS + " FROM gate_call WHERE id = ?";
 
     // Its owner, or a program that joined it (by its dedupe key), may see a call.
-    private static final String FIND_VISIBLE = FIND + """
-             AND (owner = ? OR EXISTS (SELECT 1 FROM gate_call_joiner j WHERE j.call_id = gate_call.id
-                                                                        AND j.program = ?))""";
+    private static final String FIND_VISIBLE = FIND + " AND (owner = ? OR EXISTS (SELECT 1 FROM gate_call_joiner j"
+            + " WHERE j.call_id = gate_call.id AND j.program = ?))";
 
     // The safety net for lost notifications: which of these waiting calls are no longer waiting.
     private static final String SETTLED = "SELECT " + COLUMNS
