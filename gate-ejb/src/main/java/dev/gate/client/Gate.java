@@ -52,4 +52,13 @@ public interface Gate {
      * limit's cool-down ladder; successes step it back down. It is no failure of the call itself.
      */
     void complete(Permit permit, int vendorStatus, Duration retryAfter) throws GateException;
+
+    /**
+     * Waits for the vendor's answer to a call, typically one this caller {@link Permit#joined() joined} by its dedupe
+     * key: the first caller makes the vendor call and reports it; every joiner sees the same outcome.
+     *
+     * @throws GateTimeoutException no outcome within {@code maxWait}
+     * @throws CallEndedException   the call ended without an outcome (cancelled, expired)
+     */
+    Outcome awaitOutcome(Permit permit, Duration maxWait) throws GateException;
 }

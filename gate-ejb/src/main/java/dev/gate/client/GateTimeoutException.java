@@ -15,6 +15,11 @@ public class GateTimeoutException extends GateException {
         this.callId = callId;
     }
 
+    public GateTimeoutException(String message, long callId) {
+        super(message);
+        this.callId = callId;
+    }
+
     public long callId() {
         return callId;
     }

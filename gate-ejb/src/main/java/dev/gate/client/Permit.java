@@ -17,13 +17,29 @@ public final class Permit implements Serializable {
     private final CallClass callClass;
     private final Instant enqueuedAt;
     private final Instant grantedAt;
+    private final boolean joined;
 
     public Permit(long callId, String limit, CallClass callClass, Instant enqueuedAt, Instant grantedAt) {
+        this(callId, limit, callClass, enqueuedAt, grantedAt, false);
+    }
+
+    /** @param joined the caller joined another caller's call by its dedupe key: it must not call the vendor */
+    public Permit(long callId, String limit, CallClass callClass, Instant enqueuedAt, Instant grantedAt,
+                  boolean joined) {
         this.callId = callId;
         this.limit = Objects.requireNonNull(limit);
         this.callClass = Objects.requireNonNull(callClass);
         this.enqueuedAt = Objects.requireNonNull(enqueuedAt);
         this.grantedAt = Objects.requireNonNull(grantedAt);
+        this.joined = joined;
+    }
+
+    /**
+     * True when this caller joined a call another submitted with the same dedupe key: that caller makes the vendor
+     * call; this one waits for its outcome with {@link Gate#awaitOutcome}.
+     */
+    public boolean joined() {
+        return joined;
     }
 
     public long callId() {
@@ -50,6 +66,7 @@ public final class Permit implements Serializable {
 
     @Override
     public String toString() {
-        return "Permit[call " + callId + ", " + limit + ", " + callClass + ", granted " + grantedAt + "]";
+        return "Permit[call " + callId + ", " + limit + ", " + callClass + ", granted " + grantedAt
+                + (joined ? ", joined" : "") + "]";
     }
 }

@@ -4,6 +4,7 @@ import dev.gate.client.CallClass;
 import dev.gate.client.CallOptions;
 import dev.gate.client.Gate;
 import dev.gate.client.GateException;
+import dev.gate.client.Outcome;
 import dev.gate.client.Permit;
 import jakarta.annotation.Resource;
 import jakarta.ejb.ConcurrencyManagement;
@@ -64,6 +65,11 @@ public class GateBean implements Gate {
     public void complete(Permit permit, int vendorStatus, Duration retryAfter) throws GateException {
         slotLoop.engine().complete(permit.callId(), vendorStatus,
                 retryAfter == null ? null : Math.toIntExact(Math.max(0, retryAfter.toSeconds())));
+    }
+
+    @Override
+    public Outcome awaitOutcome(Permit permit, Duration maxWait) throws GateException {
+        return slotLoop.engine().awaitOutcome(permit.callId(), maxWait);
     }
 
     private String program() {

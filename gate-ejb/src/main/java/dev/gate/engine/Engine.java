@@ -140,7 +140,80 @@ public final class Engine {
     /** As above, with the call's options (lease, deadline, concurrency key). */
     public Permit acquireWith(String limit, CallClass callClass, Duration maxWait, String program,
                               CallOptions options) throws GateException {
-        return await(joinWith(limit, callClass, program, options), maxWait);
+        if (options.dedupeKey() == null) {
+            return await(joinWith(limit, callClass, program, options), maxWait);
+        }
+        Duration leaseTime = checked(limit, callClass, options.lease());
+        AtomicReference<CompletableFuture<Grant>> granted = new AtomicReference<>();
+        Calls.Joined joined = joined(limit, options, () -> calls.join(limit, callClass, program, owner, leaseTime,
+                options.deadline(), options.concurrencyKey(), options.dedupeKey(),
+                callId -> granted.set(waiters.register(callId))));
+        if (joined.joinedExisting()) {
+            LOG.fine(() -> program + " joined call " + joined.id() + " of limit " + limit + " by its dedupe key");
+            return awaitJoined(joined.id(), maxWait);
+        }
+        Ticket ticket = new Ticket(joined.id(), limit, callClass, granted.get());
+        try {
+            settle(callerWork(() -> granter.tryGrantDue(limit)));
+        } catch (GatePausedException e) {
+            waiters.forget(joined.id());
+            throw e;
+        }
+        return await(ticket, maxWait);
+    }
+
+    /** A joiner waits for the shared call's grant; its permit says it joined: the first caller calls the vendor. */
+    private Permit awaitJoined(long callId, Duration maxWait) throws GateException {
+        long until = System.nanoTime() + maxWait.toNanos();
+        while (true) {
+            CompletableFuture<Void> changed = watchers.watch(callId);
+            CallRow row = callerWork(() -> calls.find(callId)).orElseThrow(
+                    () -> new CallEndedException("call " + callId + " is gone"));
+            if (row.grantedAt() != null) {
+                return new Permit(row.id(), row.limit(), row.callClass(), row.enqueuedAt(), row.grantedAt(), true);
+            }
+            if (row.state() != CallState.WAITING) {
+                throw new CallEndedException("the joined call " + callId + " ended without a grant: " + row.state());
+            }
+            waitFor(changed, until, "the joined call " + callId + " was not granted within " + maxWait, callId);
+        }
+    }
+
+    /** Waits for the vendor's answer to a call (a joiner's way to share the first caller's outcome). */
+    public dev.gate.client.Outcome awaitOutcome(long callId, Duration maxWait) throws GateException {
+        long until = System.nanoTime() + maxWait.toNanos();
+        while (true) {
+            CompletableFuture<Void> changed = watchers.watch(callId);
+            CallRow row = callerWork(() -> calls.find(callId)).orElseThrow(
+                    () -> new CallEndedException("call " + callId + " is gone"));
+            if (row.outcomeStatus() != null) {
+                return new dev.gate.client.Outcome(row.outcomeStatus(), row.outcomeRetryAfterSeconds() == null ? null
+                        : Duration.ofSeconds(row.outcomeRetryAfterSeconds()));
+            }
+            if (row.state() == CallState.CANCELLED || row.state() == CallState.EXPIRED) {
+                throw new CallEndedException("call " + callId + " ended without an outcome: " + row.state());
+            }
+            waitFor(changed, until, "no outcome for call " + callId + " within " + maxWait, callId);
+        }
+    }
+
+    /** Until the call changes (a notification, or the poll), at most until {@code untilNanos}. */
+    private static void waitFor(CompletableFuture<Void> changed, long untilNanos, String timeoutMessage, long callId)
+            throws GateException {
+        long left = untilNanos - System.nanoTime();
+        if (left <= 0) {
+            throw new GateTimeoutException(timeoutMessage, callId);
+        }
+        try {
+            changed.get(left, TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            throw new GateTimeoutException(timeoutMessage, callId);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException(e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CallEndedException("interrupted while waiting for call " + callId);
+        }
     }
 
     /**

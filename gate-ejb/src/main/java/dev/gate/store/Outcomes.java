@@ -74,6 +74,11 @@ public final class Outcomes {
                 }
             }
             coolDown(c, limit, callId, status, retryAfterSeconds);
+            // those who wait for this outcome (joiners) hear of it at commit, on any instance
+            try (PreparedStatement ps = c.prepareStatement("SELECT pg_notify('" + Granter.CHANNEL + "', ?)")) {
+                ps.setString(1, Long.toString(callId));
+                ps.execute();
+            }
             return Result.RECORDED;
         });
     }

@@ -92,6 +92,30 @@ class DedupeTest {
         assertTrue(!later.joined() && later.call().id() != id, "once the call is done, the key starts a new call");
     }
 
+    @Test
+    void aJavaCallerThatJoinsWaitsForTheFirstCallersOutcome() throws Exception {
+        String limit = "fetch-once-ejb";
+        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 1, 2000)", limit);
+        a.acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(5), "timer", null); // the next slot is 2 s away
+        CallOptions once = CallOptions.NONE.withDedupeKey("report-42");
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        Future<dev.gate.client.Permit> first = pool.submit(() -> a.acquireWith(limit, CallClass.MANUAL,
+                Duration.ofSeconds(10), "ops", once));
+        GateCopies.await("the first submission to join", Duration.ofSeconds(5),
+                () -> count("SELECT count(*) FROM gate_call WHERE dedupe_key = 'report-42'") == 1);
+        Future<dev.gate.client.Permit> second = pool.submit(() -> b.acquireWith(limit, CallClass.BACKFILL,
+                Duration.ofSeconds(10), "worker", once));
+        dev.gate.client.Permit p1 = first.get(15, TimeUnit.SECONDS);
+        dev.gate.client.Permit p2 = second.get(15, TimeUnit.SECONDS);
+        assertEquals(p1.callId(), p2.callId());
+        assertTrue(!p1.joined() && p2.joined(), "only the first calls the vendor");
+        Future<dev.gate.client.Outcome> shared = pool.submit(() -> b.awaitOutcome(p2.callId(), Duration.ofSeconds(10)));
+        a.complete(p1.callId(), 204);
+        assertEquals(204, shared.get(15, TimeUnit.SECONDS).status(), "the joiner sees the first caller's outcome");
+        pool.shutdown();
+        assertEquals(1, copies.count("SELECT count(*) FROM gate_send WHERE call_id = ?", p1.callId()));
+    }
+
     private CallRow ownerRow(long id) throws Exception {
         return a.calls().find(id).orElseThrow();
     }

@@ -3,6 +3,8 @@ package dev.gate.it;
 import dev.gate.client.CallClass;
 import dev.gate.client.Gate;
 import dev.gate.client.GateException;
+import dev.gate.client.GateLimits;
+import dev.gate.client.LimitSpec;
 import dev.gate.client.GateTimeoutException;
 import dev.gate.client.Permit;
 import dev.gate.client.UnknownLimitException;
@@ -29,6 +31,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -145,6 +148,28 @@ class GateBesideIT {
         GateException tooShort = assertThrows(GateException.class, () -> lookupGate().acquire("it-lease",
                 CallClass.FOLLOW_UP, Duration.ofSeconds(5), Duration.ofSeconds(1)));
         assertTrue(tooShort.getMessage().contains("lease"), tooShort.getMessage());
+    }
+
+    @Test
+    @OperateOnDeployment("beside")
+    void anOperatorDeclaresALimitWithItsOptionsThroughTheEjbApi() throws Exception {
+        GateLimits limits = (GateLimits) new InitialContext().lookup(GateLimits.JNDI_NAME);
+        LimitSpec spec = LimitSpec.of(10, Duration.ofSeconds(1)).withMinInterval(Duration.ofMillis(150))
+                .withMoreRules(List.of(new LimitSpec.Rule(100, Duration.ofMinutes(1))))
+                .withCoolDown(Duration.ofSeconds(3), List.of(Duration.ofMinutes(2), Duration.ofMinutes(5)), 4);
+        assertTrue(limits.put("it-ejb-options", spec));
+        assertEquals(1, SendLog.count("SELECT count(*) FROM gate_limit WHERE name = 'it-ejb-options' AND calls = 10"
+                + " AND window_ms = 1000 AND min_interval_ms = 150 AND retry_floor_ms = 3000 AND step_down_after = 4"
+                + " AND cooldown_ladder_ms = '{120000,300000}'"));
+        assertEquals(1, SendLog.count("SELECT count(*) FROM gate_limit_rule WHERE limit_name = 'it-ejb-options'"
+                + " AND calls = 100 AND window_ms = 60000"));
+        Gate gate = lookupGate();
+        Permit first = gate.acquire("it-ejb-options", CallClass.MANUAL, Duration.ofSeconds(5));
+        gate.complete(first, 429, Duration.ofSeconds(1));
+        assertEquals(1, SendLog.count("SELECT count(*) FROM gate_slot WHERE limit_name = 'it-ejb-options'"
+                + " AND paused_until > clock_timestamp() + interval '100 seconds'"),
+                "a 429 paused the limit for the ladder's first step of two minutes");
+        assertFalse(limits.put("it-ejb-options", LimitSpec.of(10, Duration.ofSeconds(1))), "changed, not created");
     }
 
     @Test

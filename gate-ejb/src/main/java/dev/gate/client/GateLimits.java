@@ -1,0 +1,15 @@
+package dev.gate.client;
+
+/**
+ * The operator's side of the gate, for deployments on the same server:
+ * {@code @EJB(lookup = GateLimits.JNDI_NAME) GateLimits limits;}. Over HTTP the same is {@code PUT /limits/{name}}.
+ */
+public interface GateLimits {
+
+    String JNDI_NAME = "java:global/gate/gate-ejb/GateLimitsBean!dev.gate.client.GateLimits";
+
+    /**
+     * Creates or changes a limit; true when it was created. A change takes effect at the next slot, never as a burst.
+     */
+    boolean put(String name, LimitSpec spec) throws GateException;
+}

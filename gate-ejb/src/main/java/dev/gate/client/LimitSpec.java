@@ -1,0 +1,100 @@
+package dev.gate.client;
+
+import java.io.Serializable;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * A limit as an operator declares it: its main rule ({@code calls} per {@code window}) and its options. Built from
+ * {@link #of(int, Duration)} and {@code with...}; defaults: no minimum spacing, no further rules, a Retry-After
+ * floor of 2 s, the cool-down ladder 2 s, 5 s, 15 s, 30 s, 60 s, stepped down after 10 successes.
+ */
+public final class LimitSpec implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    /** One more rule of the same vendor: {@code calls} per {@code window}. A plain class: it crosses by value. */
+    public static final class Rule implements Serializable {
+        private static final long serialVersionUID = 1L;
+        private final int calls;
+        private final Duration window;
+
+        public Rule(int calls, Duration window) {
+            this.calls = calls;
+            this.window = window;
+        }
+
+        public int calls() {
+            return calls;
+        }
+
+        public Duration window() {
+            return window;
+        }
+    }
+
+    private final int calls;
+    private final Duration window;
+    private final Duration minInterval;
+    private final List<Rule> moreRules;
+    private final Duration retryFloor;
+    private final List<Duration> coolDownLadder;
+    private final int stepDownAfter;
+
+    private LimitSpec(int calls, Duration window, Duration minInterval, List<Rule> moreRules, Duration retryFloor,
+                      List<Duration> coolDownLadder, int stepDownAfter) {
+        this.calls = calls;
+        this.window = window;
+        this.minInterval = minInterval;
+        this.moreRules = List.copyOf(moreRules);
+        this.retryFloor = retryFloor;
+        this.coolDownLadder = List.copyOf(coolDownLadder);
+        this.stepDownAfter = stepDownAfter;
+    }
+
+    public static LimitSpec of(int calls, Duration window) {
+        return new LimitSpec(calls, window, Duration.ZERO, List.of(), Duration.ofSeconds(2),
+                List.of(Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(15), Duration.ofSeconds(30),
+                        Duration.ofSeconds(60)), 10);
+    }
+
+    public LimitSpec withMinInterval(Duration spacing) {
+        return new LimitSpec(calls, window, spacing, moreRules, retryFloor, coolDownLadder, stepDownAfter);
+    }
+
+    public LimitSpec withMoreRules(List<Rule> rules) {
+        return new LimitSpec(calls, window, minInterval, rules, retryFloor, coolDownLadder, stepDownAfter);
+    }
+
+    public LimitSpec withCoolDown(Duration floor, List<Duration> ladder, int successesToStepDown) {
+        return new LimitSpec(calls, window, minInterval, moreRules, floor, ladder, successesToStepDown);
+    }
+
+    public int calls() {
+        return calls;
+    }
+
+    public Duration window() {
+        return window;
+    }
+
+    public Duration minInterval() {
+        return minInterval;
+    }
+
+    public List<Rule> moreRules() {
+        return moreRules;
+    }
+
+    public Duration retryFloor() {
+        return retryFloor;
+    }
+
+    public List<Duration> coolDownLadder() {
+        return coolDownLadder;
+    }
+
+    public int stepDownAfter() {
+        return stepDownAfter;
+    }
+}
