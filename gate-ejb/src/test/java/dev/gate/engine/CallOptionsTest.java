@@ -120,11 +120,8 @@ class CallOptionsTest {
         String limit = "missed-deadline";
         copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 2, 8000)", limit);
         // the window is full from the log, but the beat says go: the estimate cannot see it, the cap holds the call
-        copies.sql("""
-                INSERT INTO gate_send (limit_name, call_id, sent_at)
-                SELECT ?, -i, clock_timestamp() - interval '1 second' * i FROM generate_series(1, 2) i""", limit);
-        copies.sql("UPDATE gate_slot SET next_slot_at = clock_timestamp() - interval '1 hour' WHERE limit_name = ?",
-                limit);
+        copies.logSends(limit, 2, Duration.ofSeconds(2), Duration.ofSeconds(1));
+        copies.slotLongDue(limit);
         Ticket hurried = a.joinWith(limit, CallClass.INTERACTIVE, "web",
                 CallOptions.NONE.withDeadline(Duration.ofSeconds(2)));
         ExecutionException ended = assertThrows(ExecutionException.class,

@@ -56,12 +56,8 @@ class FullWindowTest {
         Duration window = Duration.ofSeconds(3);
         copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 3, ?)", limit, window.toMillis());
         // three sends already logged in the last window (another instance, or before a restart); the slot is long due
-        copies.sql("""
-                INSERT INTO gate_send (limit_name, call_id, sent_at)
-                SELECT ?, -i, clock_timestamp() - interval '2 seconds' + i * interval '500 ms'
-                FROM generate_series(0, 2) i""", limit);
-        copies.sql("UPDATE gate_slot SET next_slot_at = clock_timestamp() - interval '1 hour' WHERE limit_name = ?",
-                limit);
+        copies.logSends(limit, 3, Duration.ofSeconds(2), Duration.ofMillis(500));
+        copies.slotLongDue(limit);
         Instant oldest = copies.sends(limit).get(0);
 
         Permit permit = gate.acquire(limit, CallClass.INTERACTIVE, Duration.ofSeconds(10), "web", null);

@@ -117,6 +117,22 @@ final class GateCopies implements AutoCloseable {
         return out;
     }
 
+    /**
+     * Writes {@code count} sends into a limit's log as another instance (or a gate before a restart) would have,
+     * the first {@code firstAgo} before now and then every {@code apart}.
+     */
+    void logSends(String limit, int count, Duration firstAgo, Duration apart) throws SQLException {
+        sql("""
+                INSERT INTO gate_send (limit_name, call_id, sent_at)
+                SELECT ?, -i, clock_timestamp() - ? * interval '1 millisecond' + i * ? * interval '1 millisecond'
+                FROM generate_series(0, ? - 1) i""", limit, firstAgo.toMillis(), apart.toMillis(), count);
+    }
+
+    /** Makes the limit's slot long due, so that only the window caps can hold a call. */
+    void slotLongDue(String limit) throws SQLException {
+        sql("UPDATE gate_slot SET next_slot_at = clock_timestamp() - interval '1 hour' WHERE limit_name = ?", limit);
+    }
+
     /** The send log of one limit, in grant order. */
     List<Instant> sends(String limit) throws SQLException {
         List<Instant> out = new ArrayList<>();

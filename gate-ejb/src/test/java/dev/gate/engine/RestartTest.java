@@ -34,16 +34,14 @@ class RestartTest {
         Duration window = Duration.ofSeconds(3);
         copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 4, ?)", limit, window.toMillis());
         // let four sends go out close together, as after a burst of late slots: the window is now full
-        copies.sql("UPDATE gate_slot SET next_slot_at = clock_timestamp() - interval '1 hour' WHERE limit_name = ?",
-                limit);
+        copies.slotLongDue(limit);
         Engine before = copies.start("before-restart");
         List<Permit> used = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
             used.add(before.acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(10), "timer", null));
         }
         before.stop();
-        copies.sql("UPDATE gate_slot SET next_slot_at = clock_timestamp() - interval '1 hour' WHERE limit_name = ?",
-                limit); // even a slot row that says "go" must not open the window
+        copies.slotLongDue(limit); // even a slot row that says "go" must not open the window
 
         Engine after = copies.start("after-restart");
         Permit next = after.acquire(limit, CallClass.INTERACTIVE, Duration.ofSeconds(10), "web", null);

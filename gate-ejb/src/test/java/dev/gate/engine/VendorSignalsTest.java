@@ -105,12 +105,8 @@ class VendorSignalsTest {
         String logged = "two-rules-logged";
         a.putLimit(logged, Pace.of(4, 1_000), new LimitOptions(Duration.ZERO, List.of(Pace.of(6, 3_000)),
                 LimitOptions.DEFAULTS.coolDown()));
-        copies.sql("""
-                INSERT INTO gate_send (limit_name, call_id, sent_at)
-                SELECT ?, -i, clock_timestamp() - interval '2500 ms' + i * interval '400 ms'
-                FROM generate_series(0, 5) i""", logged);
-        copies.sql("UPDATE gate_slot SET next_slot_at = clock_timestamp() - interval '1 hour' WHERE limit_name = ?",
-                logged);
+        copies.logSends(logged, 6, Duration.ofMillis(2500), Duration.ofMillis(400));
+        copies.slotLongDue(logged);
         Instant oldest = copies.sends(logged).get(0);
         Permit p = b.acquire(logged, CallClass.INTERACTIVE, Duration.ofSeconds(10), "web", null);
         assertTrue(!p.grantedAt().isBefore(oldest.plusSeconds(3)), "the 3 s rule held the call "
