@@ -2,6 +2,7 @@ package dev.gate.ejb;
 
 import dev.gate.client.GatePausedException;
 import dev.gate.store.Account;
+import dev.gate.store.AccountEntity;
 import dev.gate.store.AccountTable;
 import dev.gate.store.Tx;
 import jakarta.annotation.PostConstruct;
@@ -12,11 +13,17 @@ import jakarta.ejb.DependsOn;
 import jakarta.ejb.Singleton;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.PersistenceContext;
+import jakarta.persistence.PersistenceException;
 
 import javax.sql.DataSource;
 import java.util.Optional;
 
-/** The HTTP accounts (hashes made by the web tier's PBKDF2), for the identity store and the operator endpoint. */
+/**
+ * The HTTP accounts (hashes made by the web tier's PBKDF2), for the identity store and the operator endpoint: plain
+ * persistence through JPA, but for the start-up accounts that two servers may create at once (explicit SQL).
+ */
 @Singleton
 @DependsOn("Schema")
 @ConcurrencyManagement(ConcurrencyManagementType.BEAN)
@@ -33,19 +40,41 @@ public class Accounts {
         table = new AccountTable(new Tx(dataSource));
     }
 
+    @PersistenceContext(unitName = "gate")
+    EntityManager em;
+
+    /** The account of that name (the identity store's lookup, on every uncached request). */
     public Optional<Account> find(String name) throws GatePausedException {
-        return table.find(name);
+        try {
+            return Optional.ofNullable(em.find(AccountEntity.class, name)).map(AccountEntity::account);
+        } catch (PersistenceException e) {
+            throw new GatePausedException("accounts could not be read: " + e.getMessage());
+        }
     }
 
-    public boolean put(Account account) throws GatePausedException {
-        return table.put(account);
+    /** Creates or replaces an account (an operator's PUT); true when created. */
+    @TransactionAttribute(TransactionAttributeType.REQUIRED)
+    public boolean put(Account account) {
+        AccountEntity existing = em.find(AccountEntity.class, account.name());
+        if (existing == null) {
+            em.persist(new AccountEntity(account));
+            return true;
+        }
+        existing.change(account);
+        return false;
     }
 
     public boolean addIfAbsent(Account account) throws GatePausedException {
         return table.addIfAbsent(account);
     }
 
-    public boolean delete(String name) throws GatePausedException {
-        return table.delete(name);
+    @TransactionAttribute(TransactionAttributeType.REQUIRED)
+    public boolean delete(String name) {
+        AccountEntity existing = em.find(AccountEntity.class, name);
+        if (existing == null) {
+            return false;
+        }
+        em.remove(existing);
+        return true;
     }
 }

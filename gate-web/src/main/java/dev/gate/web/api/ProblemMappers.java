@@ -80,6 +80,21 @@ public final class ProblemMappers {
         }
     }
 
+    /** A container-managed step (JPA) that failed because the database is gone is "paused" too, not a bug. */
+    @Provider
+    public static class Container implements ExceptionMapper<jakarta.ejb.EJBException> {
+        @Override
+        public Response toResponse(jakarta.ejb.EJBException e) {
+            for (Throwable t = e; t != null; t = t.getCause()) {
+                if (t instanceof java.sql.SQLException sql && (sql.getSQLState() == null
+                        || sql.getSQLState().startsWith("08")) || t instanceof java.net.ConnectException) {
+                    return new Paused().toResponse(new GatePausedException(t.getMessage()));
+                }
+            }
+            return new Unexpected().toResponse(e);
+        }
+    }
+
     /** Nothing a client sends may make the gate answer with a stack trace; this is logged as a bug. */
     @Provider
     public static class Unexpected implements ExceptionMapper<RuntimeException> {

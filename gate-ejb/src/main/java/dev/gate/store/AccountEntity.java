@@ -1,0 +1,71 @@
+package dev.gate.store;
+
+import jakarta.persistence.Column;
+import jakarta.persistence.Entity;
+import jakarta.persistence.Id;
+import jakarta.persistence.PrePersist;
+import jakarta.persistence.PreUpdate;
+import jakarta.persistence.Table;
+
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.Set;
+
+/**
+ * An HTTP account row, for plain persistence (JPA): looked up by name, created, changed, deleted. Creating the
+ * development accounts at start-up, where two servers may race, stays explicit SQL ({@link AccountTable}).
+ */
+@Entity
+@Table(name = "gate_account")
+public class AccountEntity {
+
+    @Id
+    @Column(name = "name", length = 64)
+    private String name;
+
+    @Column(name = "password_hash", nullable = false, length = 512)
+    private String passwordHash;
+
+    @Column(name = "roles", nullable = false, length = 200)
+    private String roles;
+
+    @Column(name = "created_at", nullable = false, updatable = false)
+    private Instant createdAt;
+
+    @Column(name = "updated_at", nullable = false)
+    private Instant updatedAt;
+
+    protected AccountEntity() {
+        // for JPA
+    }
+
+    public AccountEntity(Account account) {
+        this.name = account.name();
+        change(account);
+    }
+
+    public void change(Account account) {
+        this.passwordHash = account.passwordHash();
+        this.roles = String.join(",", account.roles());
+    }
+
+    public Account account() {
+        return new Account(name, passwordHash, new LinkedHashSet<>(Arrays.asList(roles.split(","))));
+    }
+
+    public Set<String> roles() {
+        return account().roles();
+    }
+
+    @PrePersist
+    void created() {
+        createdAt = Instant.now();
+        updatedAt = createdAt;
+    }
+
+    @PreUpdate
+    void updated() {
+        updatedAt = Instant.now();
+    }
+}
