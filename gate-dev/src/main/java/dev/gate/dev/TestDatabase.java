@@ -171,8 +171,4 @@ public final class TestDatabase {
     public int port() {
         return port;
     }
-
-    public boolean isEmbedded() {
-        return embedded != null;
-    }
 }

@@ -10,7 +10,6 @@ import jakarta.persistence.Table;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
-import java.util.Set;
 
 /**
  * An HTTP account row, for plain persistence (JPA): looked up by name, created, changed, deleted. Creating the
@@ -52,10 +51,6 @@ public class AccountEntity {
 
     public Account account() {
         return new Account(name, passwordHash, new LinkedHashSet<>(Arrays.asList(roles.split(","))));
-    }
-
-    public Set<String> roles() {
-        return account().roles();
     }
 
     @PrePersist
