@@ -1,6 +1,7 @@
 package dev.gate.engine;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.gate.dev.TcpProxy;
 import dev.gate.client.CallClass;
 import dev.gate.client.GatePausedException;
 import dev.gate.client.Permit;

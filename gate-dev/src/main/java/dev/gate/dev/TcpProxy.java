@@ -1,4 +1,4 @@
-package dev.gate.engine;
+package dev.gate.dev;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -15,7 +15,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * refused, as when the server goes down or the network drops; {@link #restore()} lets connections through again on
  * the same port. Only the copies connected through it lose the database; the server itself stays up for others.
  */
-final class TcpProxy implements AutoCloseable {
+public final class TcpProxy implements AutoCloseable {
 
     private final String targetHost;
     private final int targetPort;
@@ -24,7 +24,7 @@ final class TcpProxy implements AutoCloseable {
     private volatile boolean frozen;
     private final int port;
 
-    TcpProxy(String targetHost, int targetPort) throws IOException {
+    public TcpProxy(String targetHost, int targetPort) throws IOException {
         this.targetHost = targetHost;
         this.targetPort = targetPort;
         this.listening = bind(0);
@@ -32,11 +32,11 @@ final class TcpProxy implements AutoCloseable {
         accept(listening);
     }
 
-    int port() {
+    public int port() {
         return port;
     }
 
-    synchronized void cut() throws IOException {
+    public synchronized void cut() throws IOException {
         listening.close();
         for (Socket s : open) {
             s.close();
@@ -44,18 +44,18 @@ final class TcpProxy implements AutoCloseable {
         open.clear();
     }
 
-    synchronized void restore() throws IOException {
+    public synchronized void restore() throws IOException {
         listening = bind(port);
         accept(listening);
     }
 
     /** A silent network cut: connections stay open, new ones are accepted, but no byte gets through. */
-    void freeze() {
+    public void freeze() {
         frozen = true;
     }
 
     /** Ends a silent cut; connections held meanwhile are dropped, as a real network would have timed them out. */
-    synchronized void thaw() throws IOException {
+    public synchronized void thaw() throws IOException {
         for (Socket s : open) {
             s.close();
         }
