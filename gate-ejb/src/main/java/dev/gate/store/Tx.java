@@ -27,7 +27,7 @@ public final class Tx {
      * Longest wait for the database's answer to any statement of the gate's (they are all short). Past it the
      * database counts as unavailable: a silent network cut must not hold a caller or the loop for long.
      */
-    public static final int NETWORK_TIMEOUT_MS = 750;
+    public static final int NETWORK_TIMEOUT_MS = 600;
 
     private static final Executor DIRECT = Runnable::run;
 
