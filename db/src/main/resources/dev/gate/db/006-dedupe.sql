@@ -3,7 +3,6 @@
 --changeset gate:006-dedupe
 --comment: fetch once: while a call with a limit's dedupe key waits or is granted, a new submission joins it.
 ALTER TABLE gate_call ADD COLUMN dedupe_key varchar(200);
-ALTER TABLE gate_call ADD COLUMN joiners integer NOT NULL DEFAULT 0;
 -- at most one live call per limit and key, even under concurrent submissions
 CREATE UNIQUE INDEX gate_call_dedupe ON gate_call (limit_name, dedupe_key)
     WHERE dedupe_key IS NOT NULL AND state IN ('WAITING', 'GRANTED');
@@ -17,4 +16,4 @@ CREATE TABLE gate_call_joiner (
 CREATE INDEX gate_call_joiner_call ON gate_call_joiner (call_id, program);
 -- sends saved by joining, per limit, for operators
 ALTER TABLE gate_slot ADD COLUMN saved_sends bigint NOT NULL DEFAULT 0;
---rollback ALTER TABLE gate_slot DROP COLUMN saved_sends; DROP TABLE gate_call_joiner; DROP INDEX gate_call_dedupe; ALTER TABLE gate_call DROP COLUMN joiners, DROP COLUMN dedupe_key;
+--rollback ALTER TABLE gate_slot DROP COLUMN saved_sends; DROP TABLE gate_call_joiner; DROP INDEX gate_call_dedupe; ALTER TABLE gate_call DROP COLUMN dedupe_key;

@@ -398,6 +398,11 @@ public final class Engine {
         return callerWork(view::limits);
     }
 
+    /** One limit's live numbers; empty when there is no such limit. */
+    public Optional<dev.gate.store.LimitStatus> status(String limit) throws GatePausedException {
+        return callerWork(() -> view.limit(limit));
+    }
+
     public LimitTable limits() {
         return limits;
     }

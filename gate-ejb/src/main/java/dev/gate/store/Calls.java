@@ -40,8 +40,7 @@ public final class Calls {
             FOR UPDATE""";
 
     private static final String ADD_JOINER = """
-            WITH j AS (INSERT INTO gate_call_joiner (call_id, program) VALUES (?, ?)),
-                 c AS (UPDATE gate_call SET joiners = joiners + 1 WHERE id = ?)
+            WITH j AS (INSERT INTO gate_call_joiner (call_id, program) VALUES (?, ?))
             UPDATE gate_slot SET saved_sends = saved_sends + 1 WHERE limit_name = ?""";
 
     private static final String LIMIT_EXISTS = "SELECT 1 FROM gate_limit WHERE name = ?";
@@ -71,7 +70,8 @@ public final class Calls {
 
     private static final String COLUMNS = """
             id, limit_name, call_class, program, owner, state, enqueued_at, lease_expires_at, granted_at,
-            outcome_status, outcome_retry_after_s, joiners""";
+            outcome_status, outcome_retry_after_s,
+            (SELECT count(*) FROM gate_call_joiner j WHERE j.call_id = gate_call.id) AS joiners""";
 
     private static final String FIND = "SELECT " + COLUMNS + " FROM gate_call WHERE id = ?";
 
@@ -138,8 +138,7 @@ public final class Calls {
                     try (PreparedStatement ps = c.prepareStatement(ADD_JOINER)) {
                         ps.setLong(1, live.get());
                         ps.setString(2, program);
-                        ps.setLong(3, live.get());
-                        ps.setString(4, limit);
+                        ps.setString(3, limit);
                         ps.executeUpdate();
                     }
                     return Optional.of(new Joined(live.get(), true));

@@ -40,8 +40,10 @@ public final class Granter {
 
     private static final String EXISTS = "SELECT 1 FROM gate_limit WHERE name = ?";
 
-    /** Channel of grant notifications; the payload is the granted call ids, comma-separated. */
-    public static final String CHANNEL = "gate_grant";
+    /**
+     * Channel of call notifications: the ids (comma-separated) of calls that were just granted or got their outcome.
+     */
+    public static final String CHANNEL = "gate_call";
 
     private static final String NOTIFY = "SELECT pg_notify('" + CHANNEL + "', ?)";
 

@@ -23,12 +23,13 @@ public final class LineView {
                     WHERE x.limit_name = l.name
                       AND x.sent_at > clock_timestamp() - l.window_ms * interval '1 millisecond') AS used
             FROM gate_limit l JOIN gate_slot s ON s.limit_name = l.name
+            WHERE ?::varchar IS NULL OR l.name = ?
             ORDER BY l.name""";
 
     private static final String WAITING = """
             SELECT limit_name, call_class, count(*) AS waiting,
                    (extract(epoch FROM clock_timestamp() - min(enqueued_at)) * 1000)::bigint AS oldest_ms
-            FROM gate_call WHERE state = 'WAITING'
+            FROM gate_call WHERE state = 'WAITING' AND (?::varchar IS NULL OR limit_name = ?)
             GROUP BY limit_name, call_class""";
 
     private final Tx tx;
@@ -38,13 +39,18 @@ public final class LineView {
     }
 
     public List<LimitStatus> limits() throws GatePausedException {
-        return tx.run(LineView::read);
+        return tx.run(c -> read(c, null));
     }
 
-    private static List<LimitStatus> read(Connection c) throws SQLException {
+    /** One limit's numbers; empty when there is no such limit. */
+    public java.util.Optional<LimitStatus> limit(String name) throws GatePausedException {
+        return tx.run(c -> read(c, name).stream().findFirst());
+    }
+
+    private static List<LimitStatus> read(Connection c, String only) throws SQLException {
         Map<String, Map<CallClass, Long>> waiting = new HashMap<>();
         Map<String, Map<CallClass, Long>> oldest = new HashMap<>();
-        try (PreparedStatement ps = c.prepareStatement(WAITING); ResultSet rs = ps.executeQuery()) {
+        try (PreparedStatement ps = only(c.prepareStatement(WAITING), only); ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 String limit = rs.getString("limit_name");
                 CallClass cls = CallClass.ofRank(rs.getInt("call_class"));
@@ -53,7 +59,7 @@ public final class LineView {
             }
         }
         List<LimitStatus> out = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement(LIMITS); ResultSet rs = ps.executeQuery()) {
+        try (PreparedStatement ps = only(c.prepareStatement(LIMITS), only); ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 String name = rs.getString("name");
                 out.add(new LimitStatus(name, rs.getInt("calls"), rs.getLong("window_ms"), rs.getLong("used"),
@@ -63,5 +69,11 @@ public final class LineView {
             }
         }
         return out;
+    }
+
+    private static PreparedStatement only(PreparedStatement ps, String name) throws SQLException {
+        ps.setString(1, name);
+        ps.setString(2, name);
+        return ps;
     }
 }

@@ -84,7 +84,7 @@ class DedupeTest {
             assertEquals(200, seen.outcomeStatus());
         }
         assertEquals(1, copies.count("SELECT count(*) FROM gate_send WHERE limit_name = ? AND call_id = ?", limit, id));
-        LimitStatus status = a.status().stream().filter(l -> l.getName().equals(limit)).findFirst().orElseThrow();
+        LimitStatus status = a.status(limit).orElseThrow();
         assertEquals(9, status.getSavedSends(), "the sends saved are counted and shown");
 
         Engine.JoinedCall later = a.joinFor("program-0", limit, CallClass.SCHEDULED, CallOptions.NONE,

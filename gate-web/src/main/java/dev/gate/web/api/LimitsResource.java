@@ -171,8 +171,7 @@ public class LimitsResource {
     }
 
     private JsonObject find(String name) throws GateException {
-        return slotLoop.engine().status().stream().filter(l -> l.getName().equals(name)).findFirst()
-                .map(Views::limit)
+        return slotLoop.engine().status(name).map(Views::limit)
                 .orElseThrow(() -> ProblemException.notFound("limit: no limit named '" + name + "'"));
     }
 
