@@ -135,7 +135,7 @@ class HttpApiIT {
 
     @Test
     void theWorkerFloodsBackfillAndWebsInteractiveCallIsGrantedAtTheNextSlot() {
-        Api.put("ops", "/limits/http-shared", "{\"calls\":4,\"windowSeconds\":1}");
+        Api.put("ops", "/limits/http-shared", "{\"calls\":2,\"windowSeconds\":1}");
         List<Long> backfill = new ArrayList<>();
         for (int i = 0; i < 15; i++) {
             backfill.add(Api.post("worker", "/limits/http-shared/calls", "{\"class\":\"BACKFILL\"}").json()
@@ -146,24 +146,21 @@ class HttpApiIT {
         assertEquals("GRANTED", interactive.getString("state"));
         Instant joined = Instant.parse(interactive.getString("enqueuedAt"));
         Instant granted = Instant.parse(interactive.getString("grantedAt"));
+        int waitingWhenWebJoined = 0;
         int grantedInBetween = 0;
-        int stillBehind = 0;
         for (long id : backfill) {
             JsonObject c = Api.get("worker", "/calls/" + id).json();
-            if (!c.isNull("grantedAt")) {
-                Instant g = Instant.parse(c.getString("grantedAt"));
-                if (!g.isBefore(joined) && g.isBefore(granted)) {
+            Instant g = c.isNull("grantedAt") ? null : Instant.parse(c.getString("grantedAt"));
+            if (g == null || !g.isBefore(joined)) {
+                waitingWhenWebJoined++;
+                if (g != null && g.isBefore(granted)) {
                     grantedInBetween++;
                 }
-                if (g.isAfter(granted)) {
-                    stillBehind++;
-                }
-            } else {
-                stillBehind++;
             }
         }
-        assertTrue(grantedInBetween <= 1, grantedInBetween + " BACKFILL calls went between web's join and grant");
-        assertTrue(stillBehind >= 8, "web's call passed the queued BACKFILL calls: " + stillBehind);
+        assertTrue(waitingWhenWebJoined >= 2, "the worker's flood was queued: " + waitingWhenWebJoined);
+        assertTrue(grantedInBetween <= 1, grantedInBetween + " of the " + waitingWhenWebJoined
+                + " waiting BACKFILL calls went between web's join and its grant; at most the slot in progress may");
         for (long id : backfill) {
             Api.delete("worker", "/calls/" + id);
         }
