@@ -32,7 +32,7 @@ class SchemaTest {
 
         try (Connection c = server.connect("gate_schema_test")) {
             update(c);
-            assertEquals(Set.of("gate_limit", "gate_slot", "gate_call", "gate_send", "gate_account", "gate_limit_rule", "gate_call_joiner", "databasechangelog",
+            assertEquals(Set.of("gate_limit", "gate_slot", "gate_call", "gate_send", "gate_account", "gate_limit_rule", "gate_call_joiner", "gate_saved", "databasechangelog",
                     "databasechangeloglock"), tables(c));
             int applied = count(c, "SELECT count(*) FROM databasechangelog");
             assertTrue(applied >= 6, "changesets recorded: " + applied);

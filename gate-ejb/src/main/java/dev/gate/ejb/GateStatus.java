@@ -1,6 +1,6 @@
 package dev.gate.ejb;
 
-import dev.gate.client.GatePausedException;
+import dev.gate.client.GateException;
 import dev.gate.store.LimitStatus;
 import jakarta.ejb.EJB;
 import jakarta.ejb.Stateless;
@@ -17,7 +17,7 @@ public class GateStatus {
     @EJB
     SlotLoop slotLoop;
 
-    public List<LimitStatus> limits() throws GatePausedException {
+    public List<LimitStatus> limits() throws GateException {
         return slotLoop.engine().status();
     }
 }

@@ -6,6 +6,7 @@ import dev.gate.engine.EngineSettings;
 import dev.gate.engine.InstanceName;
 import dev.gate.line.LimitDeclarations;
 import dev.gate.line.Pace;
+import dev.gate.line.Span;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;
@@ -57,8 +58,12 @@ public class SlotLoop {
         int poolSize = config.getOptionalValue("gate.db.pool.max", Integer.class).orElse(20);
         int callers = config.getOptionalValue("gate.callers.max-in-flight", Integer.class)
                 .orElse(EngineSettings.DEFAULT_CALLER_CONCURRENCY);
+        // finished calls are kept this long (GATE_RETENTION, e.g. 7d, 12h, P30D); the send log only as its windows need
+        java.time.Duration retention = config.getOptionalValue("gate.retention", String.class).map(Span::parse)
+                .orElse(EngineSettings.DEFAULT_RETENTION);
+        EngineSettings settings = EngineSettings.defaults().withCallerConcurrency(callers);
         engine = new Engine(InstanceName.next(), dataSource, "GateDS (" + GateDataSource.JNDI + ")", poolSize,
-                scheduler, threads, EngineSettings.defaults().withCallerConcurrency(callers));
+                scheduler, threads, settings.withRetention(retention, settings.pruneEvery()));
         declareLimits();
         engine.start();
         LOG.info(() -> "gate ready: status page " + baseUrl() + "/gate/ , API " + baseUrl() + "/gate/api/v1/limits");

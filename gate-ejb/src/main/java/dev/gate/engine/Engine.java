@@ -4,6 +4,7 @@ import dev.gate.client.CallClass;
 import dev.gate.client.CallEndedException;
 import dev.gate.client.CallOptions;
 import dev.gate.client.DeadlineException;
+import dev.gate.client.GateBusyException;
 import dev.gate.client.GateException;
 import dev.gate.client.GatePausedException;
 import dev.gate.client.GateTimeoutException;
@@ -20,6 +21,8 @@ import dev.gate.store.Leases;
 import dev.gate.store.LimitTable;
 import dev.gate.store.LineView;
 import dev.gate.store.Outcomes;
+import dev.gate.store.Retention;
+import dev.gate.store.StoreBusy;
 import dev.gate.store.Tx;
 import dev.gate.wait.Waiters;
 import dev.gate.wait.Watchers;
@@ -62,6 +65,7 @@ public final class Engine {
     private final LimitTable limits;
     private final Outcomes outcomes;
     private final dev.gate.store.Estimates estimates;
+    private final Retention retention;
     private final Waiters waiters = new Waiters();
     private final Watchers watchers = new Watchers();
     private final SlotTimer timer;
@@ -72,6 +76,18 @@ public final class Engine {
     private final List<ScheduledFuture<?>> periodic = new ArrayList<>();
     private long lastHeartbeatNanos;
     private long lastPollNanos;
+    private long lastPruneNanos;
+    private boolean pruneBacklog;
+
+    /** How soon the loop looks again at a limit whose lock another transaction held, or whose grant was busy. */
+    static final Duration BUSY_RETRY = Duration.ofMillis(10);
+
+    /** Most tries of one caller step when the database is busy, before the caller hears "busy". */
+    static final int BUSY_TRIES = 3;
+
+    /** Retention's batch size and its share of one housekeeping tick, so it never delays a heartbeat for long. */
+    static final int PRUNE_BATCH = 2_000;
+    static final Duration PRUNE_BUDGET = Duration.ofMillis(100);
 
     /**
      * @param poolName the pool's name, for the refusal message
@@ -93,15 +109,16 @@ public final class Engine {
         this.limits = new LimitTable(tx);
         this.outcomes = new Outcomes(tx);
         this.estimates = new dev.gate.store.Estimates(tx);
+        this.retention = new Retention(tx);
         this.timer = new SlotTimer(scheduler, this::pass);
-        this.listener = new GrantListener(dataSource, threads, this::notified, this::unavailable);
+        this.listener = new GrantListener(dataSource, owner, threads, this::notified, this::unavailable);
         this.health = new Health(paused -> waiters.endAll(paused));
         this.callerTurns = new Semaphore(settings.callerConcurrency(), true);
     }
 
     public void start() {
-        lastHeartbeatNanos = lastPollNanos = System.nanoTime();
-        listener.start();
+        lastHeartbeatNanos = lastPollNanos = lastPruneNanos = System.nanoTime();
+        listener.start(Duration.ofSeconds(1));
         periodic.add(scheduler.scheduleWithFixedDelay(this::housekeeping, settings.retry().toMillis(),
                 settings.retry().toMillis(), TimeUnit.MILLISECONDS));
         timer.armIn(Duration.ZERO);
@@ -116,7 +133,7 @@ public final class Engine {
                 LOG.info(() -> "call " + c.callId() + " limit=" + c.limit() + " class=" + c.callClass()
                         + " cancelled: its gate instance is stopping");
             }
-        } catch (GatePausedException e) {
+        } catch (GatePausedException | StoreBusy e) {
             LOG.warning("could not take this instance's waiting calls out of the line (" + e.getMessage()
                     + "); their leases will run out");
         }
@@ -137,28 +154,16 @@ public final class Engine {
         return await(join(limit, callClass, program, lease), maxWait);
     }
 
-    /** As above, with the call's options (lease, deadline, concurrency key). */
+    /** As above, with the call's options (lease, deadline, concurrency key, dedupe key). */
     public Permit acquireWith(String limit, CallClass callClass, Duration maxWait, String program,
                               CallOptions options) throws GateException {
-        if (options.dedupeKey() == null) {
-            return await(joinWith(limit, callClass, program, options), maxWait);
+        Entry entry = enter(limit, callClass, program, owner, options, options.dedupeKey(), true);
+        if (entry.joined().joinedExisting()) {
+            LOG.fine(() -> program + " joined call " + entry.id() + " of limit " + limit + " by its dedupe key");
+            return awaitJoined(entry.id(), maxWait);
         }
-        Duration leaseTime = checked(limit, callClass, options.lease());
-        AtomicReference<CompletableFuture<Grant>> granted = new AtomicReference<>();
-        Calls.Joined joined = joined(limit, options, () -> calls.join(limit, callClass, program, owner, leaseTime,
-                options.deadline(), options.concurrencyKey(), options.dedupeKey(),
-                callId -> granted.set(waiters.register(callId))));
-        if (joined.joinedExisting()) {
-            LOG.fine(() -> program + " joined call " + joined.id() + " of limit " + limit + " by its dedupe key");
-            return awaitJoined(joined.id(), maxWait);
-        }
-        Ticket ticket = new Ticket(joined.id(), limit, callClass, granted.get());
-        try {
-            settle(callerWork(() -> granter.tryGrantDue(limit)));
-        } catch (GatePausedException e) {
-            waiters.forget(joined.id());
-            throw e;
-        }
+        Ticket ticket = new Ticket(entry.id(), limit, callClass, entry.granted());
+        fastPath(limit, ticket.callId());
         return await(ticket, maxWait);
     }
 
@@ -190,7 +195,8 @@ public final class Engine {
                 return new dev.gate.client.Outcome(row.outcomeStatus(), row.outcomeRetryAfterSeconds() == null ? null
                         : Duration.ofSeconds(row.outcomeRetryAfterSeconds()));
             }
-            if (row.state() == CallState.CANCELLED || row.state() == CallState.EXPIRED) {
+            if (row.state() == CallState.CANCELLED || row.state() == CallState.EXPIRED
+                    || row.state() == CallState.ABANDONED) {
                 throw new CallEndedException("call " + callId + " ended without an outcome: " + row.state());
             }
             waitFor(changed, until, "no outcome for call " + callId + " within " + maxWait, callId);
@@ -224,23 +230,12 @@ public final class Engine {
         return joinWith(limit, callClass, program, CallOptions.NONE.withLease(lease));
     }
 
-    /** As {@link #join(String, CallClass, String, Duration)}, with the call's options. */
+    /** As {@link #join(String, CallClass, String, Duration)}, with the call's options (a dedupe key is not used). */
     public Ticket joinWith(String limit, CallClass callClass, String program, CallOptions options)
             throws GateException {
-        Duration leaseTime = checked(limit, callClass, options.lease());
-        // the waiter is registered before the call's row commits, so no grant can come before it
-        AtomicReference<CompletableFuture<Grant>> granted = new AtomicReference<>();
-        long id = joined(limit, options, () -> calls.join(limit, callClass, program, owner, leaseTime,
-                options.deadline(), options.concurrencyKey(), null, callId -> granted.set(waiters.register(callId))))
-                .id();
-        Ticket ticket = new Ticket(id, limit, callClass, granted.get());
-        LOG.fine(() -> "call " + id + " limit=" + limit + " class=" + callClass + " joined the line");
-        try {
-            settle(callerWork(() -> granter.tryGrantDue(limit)));
-        } catch (GatePausedException e) {
-            waiters.forget(id); // no waiter: the orphan sweep takes the call out once the database answers
-            throw e;
-        }
+        Entry entry = enter(limit, callClass, program, owner, options, null, true);
+        Ticket ticket = new Ticket(entry.id(), limit, callClass, entry.granted());
+        fastPath(limit, ticket.callId());
         return ticket;
     }
 
@@ -259,7 +254,7 @@ public final class Engine {
 
     /** The owner of a program's calls: the program renews their leases itself (over HTTP), not an instance. */
     public static String programOwner(String program) {
-        return "program:" + program;
+        return dev.gate.store.InstanceLock.PROGRAM_OWNER_PREFIX + program;
     }
 
     /**
@@ -268,49 +263,113 @@ public final class Engine {
      */
     public JoinedCall joinFor(String program, String limit, CallClass callClass, CallOptions options,
                               String dedupeKey) throws GateException {
-        Duration leaseTime = checked(limit, callClass, options.lease());
-        String owner = programOwner(program);
-        Calls.Joined joined = joined(limit, options, () -> calls.join(limit, callClass, program, owner, leaseTime,
-                options.deadline(), options.concurrencyKey(), dedupeKey, callId -> { }));
-        long id = joined.id();
-        if (joined.joinedExisting()) {
+        Entry entry = enter(limit, callClass, program, programOwner(program), options, dedupeKey, false);
+        long id = entry.id();
+        if (entry.joined().joinedExisting()) {
             LOG.fine(() -> program + " joined call " + id + " of limit " + limit + " by its dedupe key: a send saved");
         } else {
-            LOG.fine(() -> "call " + id + " limit=" + limit + " class=" + callClass + " joined the line for "
-                    + program);
-            settle(callerWork(() -> granter.tryGrantDue(limit)));
+            fastPath(limit, id);
         }
-        return new JoinedCall(callerWork(() -> calls.find(id)).orElseThrow(), joined.joinedExisting());
+        return new JoinedCall(callerWork(() -> calls.find(id)).orElseThrow(), entry.joined().joinedExisting());
     }
 
     /** A program's submission: its call, and whether it joined a live call of the same dedupe key. */
     public record JoinedCall(CallRow call, boolean joined) {
     }
 
-    private Calls.Joined joined(String limit, CallOptions options, DbWork<Optional<Calls.Joined>> join)
-            throws GateException {
+    /** A submission's place in the line, and (for a caller waiting here) the future of its grant. */
+    private record Entry(Calls.Joined joined, CompletableFuture<Grant> granted) {
+        long id() {
+            return joined.id();
+        }
+    }
+
+    /**
+     * The one way into the line. With {@code waiter}, a waiter is registered before the call's row commits, so no
+     * grant can come before it; if the join fails after that, the waiter goes and the call (if its row committed
+     * after all) is ended by the orphan sweep.
+     */
+    private Entry enter(String limit, CallClass callClass, String program, String callOwner, CallOptions options,
+                        String dedupeKey, boolean waiter) throws GateException {
+        Duration leaseTime = checked(limit, callClass, options.lease());
+        AtomicReference<Long> registered = new AtomicReference<>();
+        AtomicReference<CompletableFuture<Grant>> granted = new AtomicReference<>();
         try {
-            return callerWork(join).orElseThrow(() -> new UnknownLimitException(limit));
+            Calls.Joined joined = callerWork(() -> calls.join(limit, callClass, program, callOwner, leaseTime,
+                    options.deadline(), options.concurrencyKey(), dedupeKey, callId -> {
+                        if (waiter) {
+                            Long before = registered.getAndSet(callId);
+                            if (before != null) {
+                                waiters.forget(before); // an earlier try that rolled back
+                            }
+                            granted.set(waiters.register(callId));
+                        }
+                    })).orElseThrow(() -> new UnknownLimitException(limit));
+            if (!joined.joinedExisting()) {
+                LOG.fine(() -> "call " + joined.id() + " limit=" + limit + " class=" + callClass
+                        + " joined the line for " + program);
+            }
+            return new Entry(joined, joined.joinedExisting() ? null : granted.get());
         } catch (Calls.DeadlineMiss miss) {
             Duration wait = Duration.between(miss.estimate().now(), miss.estimate().grantAt());
             LOG.info(() -> "a call on limit " + limit + " was refused: its deadline of " + options.deadline()
                     + " is shorter than the estimated wait of " + wait);
             throw new DeadlineException(limit, options.deadline(), miss.estimate().grantAt(), wait);
+        } catch (GateException | RuntimeException e) {
+            Long id = registered.get();
+            if (id != null) {
+                waiters.forget(id);
+            }
+            throw e;
         }
     }
 
+    /**
+     * The caller's own grant transaction, right after its join. If it fails, the caller hears of it only after its
+     * call has left the line: nothing stays in the line renewed for a caller who was told "no". If the call was
+     * granted meanwhile (by another instance's loop), the caller takes that grant as usual.
+     */
+    private void fastPath(String limit, long callId) throws GateException {
+        GateException failure;
+        try {
+            settle(callerWork(() -> granter.grantDue(limit), 1));
+            return;
+        } catch (GateException e) {
+            failure = e;
+        } catch (RuntimeException e) {
+            LOG.log(Level.SEVERE, "the fast path of call " + callId + " limit=" + limit + " failed", e);
+            failure = new GateException("the gate failed to grant call " + callId + ": " + e.getMessage(), e);
+        }
+        try {
+            if (!calls.cancel(callId)) {
+                return; // granted (or ended) meanwhile: its waiter, or its program, learns of it as usual
+            }
+            waiters.drop(callId);
+            watchers.settled(List.of(callId));
+            LOG.info("call " + callId + " limit=" + limit + " cancelled: its grant attempt failed ("
+                    + failure.getMessage() + ")");
+        } catch (GatePausedException | RuntimeException e) {
+            // the database cannot take the cancel now: the orphan sweep ends the call once it can
+            waiters.orphaned(callId);
+            if (!(failure instanceof GatePausedException) && e instanceof GatePausedException paused) {
+                unavailable(paused);
+            }
+        }
+        throw failure;
+    }
+
     /** Position and estimated grant time of a waiting call; empty when it is not waiting. */
-    public Optional<dev.gate.store.Estimate> estimate(long callId) throws GatePausedException {
+    public Optional<dev.gate.store.Estimate> estimate(long callId) throws GateException {
         return callerWork(() -> estimates.of(callId));
     }
 
     /** A program's own call; another program's call is as good as absent. */
-    public Optional<CallRow> callOf(String program, long id) throws GatePausedException {
+    public Optional<CallRow> callOf(String program, long id) throws GateException {
         return callerWork(() -> calls.findOwned(id, programOwner(program)));
     }
 
     /** A call its program owns, or joined by a dedupe key: the joiners see it and its outcome. */
-    public Optional<CallRow> visibleCall(String program, long id) throws GatePausedException {
+    public Optional<CallRow> visibleCall(String program, long id) throws GateException {
         return callerWork(() -> calls.findVisible(id, programOwner(program), program));
     }
 
@@ -319,16 +378,17 @@ public final class Engine {
         return watchers.watch(callId);
     }
 
-    public boolean renew(String program, long id) throws GatePausedException {
+    /** Renews a program's waiting or granted call's lease. */
+    public boolean renew(String program, long id) throws GateException {
         return callerWork(() -> calls.renew(id, programOwner(program)));
     }
 
     /** A program's heartbeat: one statement renews all of its waiting calls. */
-    public int renewAll(String program) throws GatePausedException {
+    public int renewAll(String program) throws GateException {
         return callerWork(() -> calls.renewAll(programOwner(program)));
     }
 
-    public boolean cancel(String program, long id) throws GatePausedException {
+    public boolean cancel(String program, long id) throws GateException {
         boolean cancelled = callerWork(() -> calls.cancelOwned(id, programOwner(program)));
         if (cancelled) {
             watchers.settled(List.of(id));
@@ -338,9 +398,8 @@ public final class Engine {
         return cancelled;
     }
 
-    /** Stores how the vendor answered a program's granted call; it becomes DONE. */
-    public boolean outcome(String program, long id, int status, Integer retryAfterSeconds)
-            throws GatePausedException {
+    /** Stores how the vendor answered a program's granted (or abandoned) call; it becomes DONE. */
+    public boolean outcome(String program, long id, int status, Integer retryAfterSeconds) throws GateException {
         boolean recorded = callerWork(() -> outcomes.record(id, programOwner(program), status, retryAfterSeconds))
                 == Outcomes.Result.RECORDED;
         if (recorded) {
@@ -359,14 +418,27 @@ public final class Engine {
             if (e.getCause() instanceof GateException ge) {
                 throw ge;
             }
-            throw new IllegalStateException(e.getCause());
+            leave(ticket.callId(), "its wait failed: " + e.getCause());
+            throw new GateException("waiting for call " + ticket.callId() + " failed: " + e.getCause(), e.getCause());
         } catch (InterruptedException e) {
+            // the interrupt is cleared while the call leaves the line, then set again for the caller to see
+            leave(ticket.callId(), "the waiting thread was interrupted");
             Thread.currentThread().interrupt();
-            callerWork(() -> calls.cancel(ticket.callId()));
             throw new CallEndedException("call " + ticket.callId()
                     + " was cancelled: the waiting thread was interrupted");
         } finally {
             waiters.forget(ticket.callId());
+        }
+    }
+
+    /** Its waiter is gone: the call leaves the line, or its grant (nobody will take it) is ended. */
+    private void leave(long callId, String why) {
+        try {
+            callerWork(() -> calls.leave(callId)).ifPresent(state -> LOG.info(() -> "call " + callId + " "
+                    + state.name().toLowerCase(java.util.Locale.ROOT) + ": " + why));
+            waiters.drop(callId);
+        } catch (GateException | RuntimeException e) {
+            waiters.orphaned(callId); // ended by the orphan sweep once the database answers
         }
     }
 
@@ -377,7 +449,8 @@ public final class Engine {
 
     /**
      * Reports the vendor's answer for a granted call; it becomes DONE. A rate-limit signal (429, or 503 with
-     * Retry-After) pauses the whole limit (see {@link dev.gate.line.CoolDownLadder}).
+     * Retry-After) pauses the whole limit (see {@link dev.gate.line.CoolDownLadder}). A call whose grant lease ran
+     * out first (ABANDONED) still takes its outcome.
      */
     public void complete(long callId, int vendorStatus, Integer retryAfterSeconds) throws GateException {
         if (callerWork(() -> outcomes.record(callId, null, vendorStatus, retryAfterSeconds))
@@ -387,19 +460,16 @@ public final class Engine {
             throw new GateException("call " + callId + " cannot be completed: it is " + state + ", not GRANTED");
         }
         LOG.fine(() -> "call " + callId + " done: vendor answered " + vendorStatus);
-    }
-
-    public String owner() {
-        return owner;
+        timer.armIn(Duration.ZERO);
     }
 
     /** Every limit's live numbers, as an operator sees them (caller work: turned away while paused). */
-    public List<dev.gate.store.LimitStatus> status() throws GatePausedException {
+    public List<dev.gate.store.LimitStatus> status() throws GateException {
         return callerWork(view::limits);
     }
 
     /** One limit's live numbers; empty when there is no such limit. */
-    public Optional<dev.gate.store.LimitStatus> status(String limit) throws GatePausedException {
+    public Optional<dev.gate.store.LimitStatus> status(String limit) throws GateException {
         return callerWork(() -> view.limit(limit));
     }
 
@@ -409,9 +479,18 @@ public final class Engine {
 
     /** Creates or changes a limit (an operator's PUT); true when created. */
     public boolean putLimit(String name, dev.gate.line.Pace pace, dev.gate.line.LimitOptions options)
-            throws GatePausedException {
+            throws GateException {
         LimitName.require(name);
         return callerWork(() -> limits.put(name, pace, options));
+    }
+
+    /** Removes a limit with no live calls, and its history (an operator's DELETE). */
+    public LimitTable.Removal removeLimit(String name) throws GateException {
+        LimitTable.Removal removal = callerWork(() -> limits.remove(name));
+        if (removal.removed()) {
+            LOG.info(() -> "limit " + name + " removed");
+        }
+        return removal;
     }
 
     public Calls calls() {
@@ -423,8 +502,17 @@ public final class Engine {
         return health.isPaused();
     }
 
-    /** A caller's database work: turned away at once while paused, and never more of it at once than allowed. */
-    private <T> T callerWork(DbWork<T> work) throws GatePausedException {
+    /** A caller's database work, tried again (a few times) while the database is busy. */
+    private <T> T callerWork(DbWork<T> work) throws GateException {
+        return callerWork(work, BUSY_TRIES);
+    }
+
+    /**
+     * A caller's database work: turned away at once while paused, and never more of it at once than allowed. A busy
+     * database (a lock held too long elsewhere) is tried again up to {@code tries} times, then the caller hears
+     * "busy"; it never pauses calls.
+     */
+    private <T> T callerWork(DbWork<T> work, int tries) throws GateException {
         health.requireUp();
         boolean turn;
         try {
@@ -438,7 +526,15 @@ public final class Engine {
                     + settings.callerWait().toMillis() + " ms");
         }
         try {
-            return work.run();
+            for (int attempt = 1; ; attempt++) {
+                try {
+                    return work.run();
+                } catch (StoreBusy e) {
+                    if (attempt >= tries) {
+                        throw new GateBusyException(e.getMessage());
+                    }
+                }
+            }
         } catch (GatePausedException e) {
             unavailable(e);
             throw e;
@@ -458,12 +554,14 @@ public final class Engine {
 
     private Permit giveUp(Ticket ticket, Duration maxWait) throws GateException {
         if (callerWork(() -> calls.cancel(ticket.callId()))) {
+            waiters.drop(ticket.callId());
             LOG.info(() -> "call " + ticket.callId() + " limit=" + ticket.limit() + " class=" + ticket.callClass()
                     + " cancelled: not granted within " + maxWait);
             throw new GateTimeoutException(ticket.limit(), ticket.callId(), maxWait);
         }
         Optional<CallRow> row = callerWork(() -> calls.find(ticket.callId()));
         if (row.isPresent() && row.get().state() == CallState.GRANTED) {
+            waiters.granted(row.get().grant()); // the grant won the race: the caller takes it, nobody abandons it
             return permit(row.get().grant());
         }
         throw new CallEndedException("call " + ticket.callId() + " left the line without a grant: "
@@ -474,15 +572,26 @@ public final class Engine {
         return new Permit(g.callId(), g.limit(), g.callClass(), g.enqueuedAt(), g.grantedAt());
     }
 
-    /** The slot loop's pass: every limit with waiting calls, each in its own grant transaction. */
+    /**
+     * The slot loop's pass (never two at once: {@link SlotTimer}): every limit with waiting calls, each in its own
+     * grant transaction. A limit whose lock another transaction holds, or whose grant met a busy lock, is looked at
+     * again shortly; only a lost database pauses calls.
+     */
     private void pass() {
         Duration sleep = settings.idlePoll();
         try {
             resumed();
             for (String limit : granter.limitsWithWaitingCalls()) {
-                GrantPass p = granter.grantDue(limit);
-                deliver(p);
-                Duration due = p.dueIn().orElse(sleep);
+                Duration due;
+                try {
+                    GrantPass p = granter.grantDue(limit);
+                    deliver(p);
+                    due = p.skipped() ? BUSY_RETRY : p.dueIn().orElse(sleep);
+                } catch (StoreBusy e) {
+                    LOG.fine(() -> "limit " + limit + " busy (" + e.getMessage() + "); looking again in "
+                            + BUSY_RETRY.toMillis() + " ms");
+                    due = BUSY_RETRY;
+                }
                 if (due.compareTo(sleep) < 0) {
                     sleep = due;
                 }
@@ -491,6 +600,8 @@ public final class Engine {
         } catch (GatePausedException e) {
             unavailable(e);
             sleep = settings.retry();
+        } catch (StoreBusy e) {
+            sleep = BUSY_RETRY;
         } catch (RuntimeException e) {
             LOG.log(Level.SEVERE, "slot loop pass failed; retrying in " + settings.retry().toMillis() + " ms", e);
             sleep = settings.retry();
@@ -500,7 +611,7 @@ public final class Engine {
 
     private void settle(GrantPass p) {
         deliver(p);
-        p.dueIn().ifPresent(timer::armIn);
+        p.dueIn().ifPresent(due -> timer.armIn(p.skipped() ? BUSY_RETRY : due));
     }
 
     private void deliver(GrantPass p) {
@@ -511,14 +622,17 @@ public final class Engine {
             LOG.fine(() -> "call " + g.callId() + " limit=" + g.limit() + " class=" + g.callClass() + " granted at "
                     + g.grantedAt());
             if (g.owner().equals(owner)) {
+                // no waiter left (it was told "paused", or gave up): the orphan sweep ends the grant
                 waiters.granted(g);
             }
         }
     }
 
     /**
-     * Runs often (every {@code retry}); does each job when it is due: the health probe while paused, the waiter poll
-     * every {@code waiterPoll}, the lease heartbeat every {@code heartbeat}.
+     * Runs often (every {@code retry}); does each job when it is due: the health probe while paused, the lease
+     * heartbeat every {@code heartbeat} (always before leases are cleared, so a live waiter's lease never runs out
+     * in the same tick), the waiter poll and lease clearing every {@code waiterPoll}, retention every
+     * {@code pruneEvery}.
      */
     private void housekeeping() {
         long now = System.nanoTime();
@@ -526,6 +640,10 @@ public final class Engine {
             if (health.isPaused()) {
                 tx.probe();
                 resumed();
+            }
+            if (now - lastHeartbeatNanos >= settings.heartbeat().toNanos()) {
+                lastHeartbeatNanos = now;
+                heartbeat();
             }
             if (now - lastPollNanos >= settings.waiterPoll().toNanos()) {
                 lastPollNanos = now;
@@ -536,20 +654,46 @@ public final class Engine {
                     watchers.settled(calls.settled(watched).stream().map(CallRow::id).toList());
                 }
             }
-            if (now - lastHeartbeatNanos >= settings.heartbeat().toNanos()) {
-                lastHeartbeatNanos = now;
-                heartbeat();
+            if (pruneBacklog || now - lastPruneNanos >= settings.pruneEvery().toNanos()) {
+                lastPruneNanos = now;
+                prune();
             }
         } catch (GatePausedException e) {
             unavailable(e);
+        } catch (StoreBusy e) {
+            LOG.fine(() -> "gate housekeeping busy (" + e.getMessage() + "); again at the next tick");
         } catch (RuntimeException e) {
             LOG.log(Level.SEVERE, "gate housekeeping failed", e);
         }
     }
 
     /**
-     * After an outage: calls whose waiters were told "paused" leave the line before anything is granted again, so
-     * nothing is granted to nobody.
+     * Deletes what retention no longer keeps, a batch at a time, for at most {@link #PRUNE_BUDGET} per tick; what is
+     * left is taken at the next ticks.
+     */
+    private void prune() throws GatePausedException {
+        long until = System.nanoTime() + PRUNE_BUDGET.toNanos();
+        int sends = 0;
+        int finished = 0;
+        boolean more = true;
+        while (more && System.nanoTime() < until) {
+            int s = retention.pruneSends(PRUNE_BATCH);
+            int c = retention.pruneCalls(settings.retention(), PRUNE_BATCH);
+            sends += s;
+            finished += c;
+            more = s == PRUNE_BATCH || c == PRUNE_BATCH;
+        }
+        pruneBacklog = more;
+        if (sends + finished > 0) {
+            int s = sends;
+            int c = finished;
+            LOG.fine(() -> "retention deleted " + s + " sends and " + c + " finished calls");
+        }
+    }
+
+    /**
+     * After an outage: calls whose waiters were told "paused" leave the line (or, granted meanwhile, end) before
+     * anything is granted again, so nothing is granted to nobody.
      */
     private void resumed() throws GatePausedException {
         if (health.isPaused()) {
@@ -564,10 +708,17 @@ public final class Engine {
         sweepOrphans();
     }
 
-    /** Lapsed leases and passed deadlines: the calls end as EXPIRED (never granted) and their waiters are told. */
+    /**
+     * Lapsed leases and passed deadlines: waiting calls end as EXPIRED (never granted) and their waiters are told;
+     * grants whose lease ran out without an outcome end as ABANDONED (their keys are free again).
+     */
     private void expire() throws GatePausedException {
         expired(leases.expireLapsed(), "its lease ran out");
         expired(leases.expirePastDeadline(), "its deadline passed");
+        for (Leases.Cleared c : leases.abandonLapsed()) {
+            LOG.info(() -> "call " + c.callId() + " limit=" + c.limit() + " class=" + c.callClass()
+                    + " abandoned: granted, but no outcome came within its lease (owner " + c.owner() + ")");
+        }
     }
 
     private void expired(List<Leases.Cleared> cleared, String why) {
@@ -581,15 +732,16 @@ public final class Engine {
     }
 
     private void sweepOrphans() throws GatePausedException {
-        Set<Long> abandoned = waiters.abandoned();
-        if (abandoned.isEmpty()) {
+        Set<Long> orphans = waiters.abandoned();
+        if (orphans.isEmpty()) {
             return;
         }
-        for (Leases.Cleared c : leases.cancelOrphans(owner, abandoned)) {
+        for (Leases.Cleared c : leases.endOrphans(orphans)) {
             LOG.info(() -> "call " + c.callId() + " limit=" + c.limit() + " class=" + c.callClass()
-                    + " cancelled: its waiter is gone");
+                    + (c.state().equals("CANCELLED") ? " cancelled: its caller was told it was not granted"
+                    : " abandoned: granted, but its caller was gone (told it was not granted)"));
         }
-        waiters.swept(abandoned);
+        waiters.swept(orphans);
     }
 
     private void notified(List<Long> grantedIds) {
@@ -610,7 +762,7 @@ public final class Engine {
                 if (row.state() == CallState.WAITING) {
                     continue;
                 }
-                if (row.grantedAt() != null) {
+                if (row.state() == CallState.GRANTED) {
                     waiters.granted(row.grant());
                 } else {
                     waiters.ended(row.id(), new CallEndedException("call " + row.id() + " left the line without a "

@@ -2,6 +2,7 @@ package dev.gate.engine;
 
 import dev.gate.client.GatePausedException;
 import dev.gate.store.Granter;
+import dev.gate.store.InstanceLock;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 
@@ -18,6 +19,8 @@ import java.util.logging.Logger;
 /**
  * LISTENs for grants made by any gate instance, on one dedicated connection, so that a waiter learns of its grant
  * promptly even when another instance's loop made it. The waiter poll is the safety net while this reconnects.
+ * The same connection holds this instance's {@link InstanceLock}: while it is held, granters know that this
+ * instance's callers are there to take their grants.
  */
 final class GrantListener implements Runnable {
 
@@ -25,14 +28,17 @@ final class GrantListener implements Runnable {
     private static final int WAIT_MS = 500;
 
     private final DataSource dataSource;
+    private final String owner;
+    private final java.util.concurrent.CountDownLatch ready = new java.util.concurrent.CountDownLatch(1);
     private final Consumer<List<Long>> onGranted;
     private final Consumer<GatePausedException> onLost;
     private final Thread thread;
     private volatile boolean stopped;
 
-    GrantListener(DataSource dataSource, ThreadFactory threads, Consumer<List<Long>> onGranted,
+    GrantListener(DataSource dataSource, String owner, ThreadFactory threads, Consumer<List<Long>> onGranted,
                   Consumer<GatePausedException> onLost) {
         this.dataSource = dataSource;
+        this.owner = owner;
         this.onGranted = onGranted;
         this.onLost = onLost;
         this.thread = threads.newThread(this);
@@ -40,8 +46,14 @@ final class GrantListener implements Runnable {
         this.thread.setDaemon(true);
     }
 
-    void start() {
+    /** Starts listening; waits (at most {@code wait}) until the instance's lock is held, so first calls need no wait. */
+    void start(java.time.Duration wait) {
         thread.start();
+        try {
+            ready.await(wait.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     void stop() {
@@ -58,16 +70,31 @@ final class GrantListener implements Runnable {
         boolean warned = false;
         while (!stopped) {
             try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+                c.setAutoCommit(true);
                 s.execute("LISTEN " + Granter.CHANNEL);
                 PGConnection pg = c.unwrap(PGConnection.class);
                 if (warned) {
                     LOG.info("grant listener reconnected");
                     warned = false;
                 }
-                while (!stopped) {
-                    PGNotification[] batch = pg.getNotifications(WAIT_MS);
-                    if (batch != null && batch.length > 0) {
-                        onGranted.accept(ids(batch));
+                boolean locked = false;
+                try {
+                    while (!stopped) {
+                        if (!locked) {
+                            // an older session of ours may hold it until the server notices that session is gone
+                            locked = InstanceLock.take(c, owner);
+                            if (locked) {
+                                ready.countDown();
+                            }
+                        }
+                        PGNotification[] batch = pg.getNotifications(WAIT_MS);
+                        if (batch != null && batch.length > 0) {
+                            onGranted.accept(ids(batch));
+                        }
+                    }
+                } finally {
+                    if (locked) {
+                        InstanceLock.release(c, owner); // a clean stop: the pooled connection lives on
                     }
                 }
             } catch (SQLException | RuntimeException e) {

@@ -6,8 +6,10 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * When the slot loop runs next: at most one pass is armed, and arming for an earlier time replaces a later one.
- * The delay is computed by the caller from database time ("due at" minus "database now").
+ * When the slot loop runs next, one pass at a time: at most one pass is armed, arming for an earlier time replaces a
+ * later one, and arming while a pass runs only notes the earliest time asked for (the "run again" bit), which is
+ * armed when the pass ends. So passes never overlap, and the loop never uses more than its one connection. The delay
+ * is computed by the caller from database time ("due at" minus "database now").
  */
 final class SlotTimer {
 
@@ -15,6 +17,9 @@ final class SlotTimer {
     private final Runnable pass;
     private ScheduledFuture<?> armed;
     private long armedAtNanos;
+    private boolean running;
+    private boolean again;
+    private long againAtNanos;
     private boolean stopped;
 
     SlotTimer(ScheduledExecutorService scheduler, Runnable pass) {
@@ -27,24 +32,49 @@ final class SlotTimer {
         // whole milliseconds, rounded up: waking early only costs a pass that finds nothing due
         long delayMs = Math.max(0, (delay.toNanos() + 999_999) / 1_000_000);
         long at = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delayMs);
-        if (stopped || (armed != null && armedAtNanos - at <= 0)) {
+        if (stopped) {
+            return;
+        }
+        if (running) {
+            if (!again || againAtNanos - at > 0) {
+                again = true;
+                againAtNanos = at;
+            }
+            return;
+        }
+        schedule(at);
+    }
+
+    private void schedule(long at) {
+        if (armed != null && armedAtNanos - at <= 0) {
             return;
         }
         if (armed != null) {
             armed.cancel(false);
         }
-        armed = scheduler.schedule(this::fire, delayMs, TimeUnit.MILLISECONDS);
+        armed = scheduler.schedule(this::fire, Math.max(0, at - System.nanoTime()), TimeUnit.NANOSECONDS);
         armedAtNanos = at;
     }
 
     private void fire() {
         synchronized (this) {
             armed = null;
-            if (stopped) {
+            if (stopped || running) {
                 return;
             }
+            running = true;
         }
-        pass.run();
+        try {
+            pass.run();
+        } finally {
+            synchronized (this) {
+                running = false;
+                if (again && !stopped) {
+                    again = false;
+                    schedule(againAtNanos);
+                }
+            }
+        }
     }
 
     synchronized void stop() {

@@ -1,6 +1,5 @@
 package dev.gate.line;
 
-import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -36,19 +35,8 @@ public final class LimitDeclarations {
             if (limits.containsKey(name)) {
                 throw new IllegalArgumentException("limit '" + name + "' is declared twice");
             }
-            limits.put(name, new Pace(Integer.parseInt(m.group(2)), window(Long.parseLong(m.group(3)), m.group(4))));
+            limits.put(name, new Pace(Integer.parseInt(m.group(2)), Span.of(Long.parseLong(m.group(3)), m.group(4))));
         }
         return limits;
-    }
-
-    private static Duration window(long amount, String unit) {
-        return switch (unit) {
-            case "ms" -> Duration.ofMillis(amount);
-            case "s" -> Duration.ofSeconds(amount);
-            case "m" -> Duration.ofMinutes(amount);
-            case "h" -> Duration.ofHours(amount);
-            case "d" -> Duration.ofDays(amount);
-            default -> throw new IllegalArgumentException("unknown window unit " + unit);
-        };
     }
 }

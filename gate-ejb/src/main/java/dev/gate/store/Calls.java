@@ -13,7 +13,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.function.LongConsumer;
 
 /**
@@ -34,14 +33,18 @@ public final class Calls {
             DO NOTHING
             RETURNING id, deadline_at""";
 
+    // FOR SHARE: the call cannot finish while it is being joined (a grant may still move it to GRANTED: the lock
+    // waits for it and reads the row again). The joiner never touches the slot row: the granter locks the slot row,
+    // then call rows, and a joiner holding a call row while waiting for the slot row would close a cycle.
     private static final String LIVE_WITH_KEY = """
             SELECT id FROM gate_call
             WHERE limit_name = ? AND dedupe_key = ? AND state IN ('WAITING', 'GRANTED')
-            FOR UPDATE""";
+            FOR SHARE""";
 
     private static final String ADD_JOINER = """
             WITH j AS (INSERT INTO gate_call_joiner (call_id, program) VALUES (?, ?))
-            UPDATE gate_slot SET saved_sends = saved_sends + 1 WHERE limit_name = ?""";
+            INSERT INTO gate_saved (limit_name, saved_sends) VALUES (?, 1)
+            ON CONFLICT (limit_name) DO UPDATE SET saved_sends = gate_saved.saved_sends + 1""";
 
     private static final String LIMIT_EXISTS = "SELECT 1 FROM gate_limit WHERE name = ?";
 
@@ -68,6 +71,14 @@ public final class Calls {
             UPDATE gate_call SET state = 'CANCELLED', done_at = clock_timestamp()
             WHERE id = ? AND state = 'WAITING'""";
 
+    // The caller is gone (interrupted, failed): a waiting call leaves the line, and a grant it can no longer take
+    // ends as ABANDONED, so that nothing stays granted to nobody and its keys are free.
+    private static final String LEAVE = """
+            UPDATE gate_call SET state = CASE state WHEN 'WAITING' THEN 'CANCELLED' ELSE 'ABANDONED' END,
+                                 done_at = clock_timestamp()
+            WHERE id = ? AND state IN ('WAITING', 'GRANTED')
+            RETURNING state""";
+
     private static final String COLUMNS = """
             id, limit_name, call_class, program, owner, state, enqueued_at, lease_expires_at, granted_at,
             outcome_status, outcome_retry_after_s,
@@ -89,9 +100,10 @@ public final class Calls {
             UPDATE gate_call SET state = 'CANCELLED', done_at = clock_timestamp()
             WHERE id = ? AND owner = ? AND state = 'WAITING'""";
 
+    // A granted call's lease may be renewed too: a long vendor call keeps its keys until its outcome.
     private static final String RENEW_ONE = """
             UPDATE gate_call SET lease_expires_at = clock_timestamp() + lease_ms * interval '1 millisecond'
-            WHERE id = ? AND owner = ? AND state = 'WAITING'""";
+            WHERE id = ? AND owner = ? AND state IN ('WAITING', 'GRANTED')""";
 
     private static final String RENEW_ALL = """
             UPDATE gate_call SET lease_expires_at = clock_timestamp() + lease_ms * interval '1 millisecond'
@@ -106,16 +118,8 @@ public final class Calls {
     /**
      * Adds a WAITING call to the end of its class in the line; empty when there is no such limit.
      * {@code beforeCommit} sees the new id while the row is still invisible to every other transaction, so a waiter
-     * registered there can never miss its grant.
-     */
-    public OptionalLong join(String limit, CallClass callClass, String program, String owner, Duration lease,
-                             LongConsumer beforeCommit) throws GatePausedException {
-        return join(limit, callClass, program, owner, lease, null, null, null, beforeCommit)
-                .map(j -> OptionalLong.of(j.id())).orElse(OptionalLong.empty());
-    }
-
-    /**
-     * As above, with a deadline (checked against the estimate before the row commits: a call that cannot make it
+     * registered there can never miss its grant. With a deadline (checked against the estimate before the row
+     * commits: a call that cannot make it
      * throws {@link DeadlineMiss} and nothing joins), a concurrency key and a dedupe key; any may be null. With a
      * dedupe key and a live call of that key, the submission joins that call instead (one send saved).
      */
@@ -209,6 +213,18 @@ public final class Calls {
         return update(CANCEL, id) == 1;
     }
 
+    /** Its caller is gone: WAITING to CANCELLED, GRANTED to ABANDONED; the state it ended in, empty if it had ended. */
+    public Optional<CallState> leave(long id) throws GatePausedException {
+        return tx.run(c -> {
+            try (PreparedStatement ps = c.prepareStatement(LEAVE)) {
+                ps.setLong(1, id);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() ? Optional.of(CallState.valueOf(rs.getString(1))) : Optional.empty();
+                }
+            }
+        });
+    }
+
     public Optional<CallRow> find(long id) throws GatePausedException {
         return tx.run(c -> {
             try (PreparedStatement ps = c.prepareStatement(FIND)) {
@@ -252,7 +268,7 @@ public final class Calls {
         return ownedUpdate(CANCEL_OWNED, id, owner) == 1;
     }
 
-    /** Renews one waiting call's lease, for the owner only. */
+    /** Renews one waiting or granted call's lease, for the owner only. */
     public boolean renew(long id, String owner) throws GatePausedException {
         return ownedUpdate(RENEW_ONE, id, owner) == 1;
     }

@@ -28,15 +28,17 @@ public final class Granter {
     /** Upper bound of grants in one transaction, so one busy limit cannot hold its lock for long. */
     static final int MAX_GRANTS_PER_PASS = 64;
 
+    // SKIP LOCKED: nobody queues on a limit's lock. If another transaction holds it, that one is granting (or moving
+    // the cool-down) right now, and this pass comes back shortly instead of waiting behind it.
     private static final String LOCK_SLOT = """
-            SELECT s.next_slot_at, s.paused_until, l.calls, l.window_ms, l.min_interval_ms,
+            SELECT s.next_slot_at, s.paused_until, s.send_seq, l.calls, l.window_ms, l.min_interval_ms,
                    ARRAY(SELECT r.calls FROM gate_limit_rule r WHERE r.limit_name = l.name ORDER BY r.window_ms)
                        AS rule_calls,
                    ARRAY(SELECT r.window_ms FROM gate_limit_rule r WHERE r.limit_name = l.name ORDER BY r.window_ms)
                        AS rule_windows
             FROM gate_slot s JOIN gate_limit l ON l.name = s.limit_name
             WHERE s.limit_name = ?
-            FOR UPDATE OF s""";
+            FOR UPDATE OF s SKIP LOCKED""";
 
     private static final String EXISTS = "SELECT 1 FROM gate_limit WHERE name = ?";
 
@@ -47,16 +49,17 @@ public final class Granter {
 
     private static final String NOTIFY = "SELECT pg_notify('" + CHANNEL + "', ?)";
 
-    // "now" is read after the lock is held (a separate statement), so waiting for the lock cannot age it. One
-    // window probe per rule: the calls-th most recent send inside the rule's window, if there are that many.
+    // "now" is read after the lock is held (a separate statement), so waiting for the lock cannot age it. Sends are
+    // numbered per limit under this lock, so each probe is a point lookup on (limit_name, seq): the last send, and
+    // per rule the calls-th most recent send, which fills the rule's window if it lies inside it.
     private static String probeSql(int rules) {
         StringBuilder sql = new StringBuilder("""
                 WITH t AS (SELECT clock_timestamp() AS now)
                 SELECT t.now,
-                       (SELECT max(sent_at) FROM gate_send WHERE limit_name = ?) AS last_sent""");
+                       (SELECT sent_at FROM gate_send WHERE limit_name = ? AND seq = ?) AS last_sent""");
         for (int i = 0; i < rules; i++) {
-            sql.append(",\n       (SELECT sent_at FROM gate_send WHERE limit_name = ? AND sent_at > t.now - ? * "
-                    + "interval '1 microsecond' ORDER BY sent_at DESC OFFSET ? LIMIT 1) AS nth_").append(i);
+            sql.append(",\n       (SELECT sent_at FROM gate_send WHERE limit_name = ? AND seq = ? AND sent_at > t.now - ? * "
+                    + "interval '1 microsecond') AS nth_").append(i);
         }
         return sql.append("\nFROM t").toString();
     }
@@ -64,11 +67,13 @@ public final class Granter {
     // Head of the line: highest class, then arrival, then the identity sequence. Never granted: an expired lease, a
     // passed deadline, or a key another call holds granted and not yet done (that call goes around it, keeping its
     // place). A grant's lease starts anew: a key is free again when the call is done, cancelled, or its lease runs out.
+    // A call whose gate instance is dead (its process gone) is passed over: nobody is left to take its grant.
     private static final String GRANT_HEAD = """
             WITH head AS (
                 SELECT id FROM gate_call w
                 WHERE limit_name = ? AND state = 'WAITING' AND lease_expires_at > ?
                   AND (deadline_at IS NULL OR deadline_at > ?)
+                  AND """ + InstanceLock.OWNER_ALIVE + """
                   AND (concurrency_key IS NULL OR NOT EXISTS (
                         SELECT 1 FROM gate_call g
                         WHERE g.limit_name = w.limit_name AND g.concurrency_key = w.concurrency_key
@@ -82,11 +87,11 @@ public final class Granter {
                 FROM head WHERE c.id = head.id
                 RETURNING c.id, c.limit_name, c.call_class, c.owner, c.enqueued_at, c.granted_at),
             sent AS (
-                INSERT INTO gate_send (limit_name, call_id, sent_at, slot_at)
-                SELECT limit_name, id, granted_at, ? FROM granted)
+                INSERT INTO gate_send (limit_name, call_id, sent_at, slot_at, seq)
+                SELECT limit_name, id, granted_at, ?, ? FROM granted)
             SELECT id, call_class, owner, enqueued_at, granted_at FROM granted""";
 
-    private static final String MOVE_SLOT = "UPDATE gate_slot SET next_slot_at = ? WHERE limit_name = ?";
+    private static final String MOVE_SLOT = "UPDATE gate_slot SET next_slot_at = ?, send_seq = ? WHERE limit_name = ?";
 
     private static final String LIMITS_WITH_WAITING_CALLS = """
             SELECT l.name FROM gate_limit l
@@ -99,17 +104,13 @@ public final class Granter {
         this.tx = tx;
     }
 
-    /** Grants every call of {@code limit} that is due now, in one transaction; waits for the limit's lock. */
-    public GrantPass grantDue(String limit) throws GatePausedException {
-        return tx.run(c -> grantDue(c, limit, true));
-    }
-
     /**
-     * As {@link #grantDue(String)}, but if another transaction holds the limit's lock (it is granting right now),
-     * skip instead of queueing behind it: a caller's fast path must not wait on the loop.
+     * Grants every call of {@code limit} that is due now, in one transaction. If another transaction holds the
+     * limit's lock (it is granting right now), skips instead of queueing behind it: neither the loop nor a caller's
+     * fast path ever waits on another instance.
      */
-    public GrantPass tryGrantDue(String limit) throws GatePausedException {
-        return tx.run(c -> grantDue(c, limit, false));
+    public GrantPass grantDue(String limit) throws GatePausedException {
+        return tx.run(c -> grantDue(c, limit));
     }
 
     public List<String> limitsWithWaitingCalls() throws GatePausedException {
@@ -125,19 +126,21 @@ public final class Granter {
         });
     }
 
-    private static GrantPass grantDue(Connection c, String limit, boolean waitForLock) throws SQLException {
+    private static GrantPass grantDue(Connection c, String limit) throws SQLException {
         Instant slot;
         Instant pausedUntil;
         LimitRules limitRules;
-        try (PreparedStatement ps = c.prepareStatement(waitForLock ? LOCK_SLOT : LOCK_SLOT + " SKIP LOCKED")) {
+        long seq;
+        try (PreparedStatement ps = c.prepareStatement(LOCK_SLOT)) {
             ps.setString(1, limit);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
-                    return waitForLock || !exists(c, limit) ? new GrantPass(limit, List.of(), Instant.EPOCH,
-                            Optional.empty(), false) : GrantPass.skipped(limit);
+                    return !exists(c, limit) ? new GrantPass(limit, List.of(), Instant.EPOCH, Optional.empty(), false)
+                            : GrantPass.skipped(limit);
                 }
                 slot = Times.get(rs, "next_slot_at");
                 pausedUntil = Times.get(rs, "paused_until");
+                seq = rs.getLong("send_seq");
                 limitRules = rules(rs);
             }
         }
@@ -146,7 +149,7 @@ public final class Granter {
         Instant now;
         Optional<Instant> nextDue;
         while (true) {
-            Probe probe = probe(c, limit, limitRules);
+            Probe probe = probe(c, limit, limitRules, seq);
             now = probe.now();
             SlotDecision decision = SlotRule.decide(limitRules, now, slot, probe.nthSent(), probe.lastSent(),
                     pausedUntil);
@@ -158,18 +161,20 @@ public final class Granter {
                 nextDue = Optional.of(now);
                 break;
             }
-            Optional<Grant> grant = grantHead(c, limit, now, slot);
+            Optional<Grant> grant = grantHead(c, limit, now, slot, seq + 1);
             if (grant.isEmpty()) {
                 nextDue = Optional.empty();
                 break;
             }
             grants.add(grant.get());
+            seq++;
             slot = Beat.next(slot, now, limitRules.gap());
         }
         if (!slot.equals(startSlot)) {
             try (PreparedStatement ps = c.prepareStatement(MOVE_SLOT)) {
                 Times.set(ps, 1, slot);
-                ps.setString(2, limit);
+                ps.setLong(2, seq);
+                ps.setString(3, limit);
                 ps.executeUpdate();
             }
         }
@@ -214,15 +219,17 @@ public final class Granter {
     private record Probe(Instant now, Optional<Instant> lastSent, List<Optional<Instant>> nthSent) {
     }
 
-    private static Probe probe(Connection c, String limit, LimitRules limitRules) throws SQLException {
+    /** @param seq the number of the limit's latest send (0: none yet) */
+    private static Probe probe(Connection c, String limit, LimitRules limitRules, long seq) throws SQLException {
         List<Pace> rules = limitRules.rules();
         try (PreparedStatement ps = c.prepareStatement(probeSql(rules.size()))) {
             int p = 1;
             ps.setString(p++, limit);
+            ps.setLong(p++, seq);
             for (Pace pace : rules) {
                 ps.setString(p++, limit);
+                ps.setLong(p++, seq - (pace.calls() - 1));
                 ps.setLong(p++, pace.window().toNanos() / 1_000);
-                ps.setInt(p++, pace.calls() - 1);
             }
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
@@ -235,7 +242,7 @@ public final class Granter {
         }
     }
 
-    private static Optional<Grant> grantHead(Connection c, String limit, Instant now, Instant slot)
+    private static Optional<Grant> grantHead(Connection c, String limit, Instant now, Instant slot, long seq)
             throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(GRANT_HEAD)) {
             ps.setString(1, limit);
@@ -245,6 +252,7 @@ public final class Granter {
             Times.set(ps, 5, now);
             Times.set(ps, 6, now);
             Times.set(ps, 7, slot);
+            ps.setLong(8, seq);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
                     return Optional.empty();

@@ -23,27 +23,35 @@ public final class Leases {
     private static final String EXPIRE_LAPSED = """
             UPDATE gate_call SET state = 'EXPIRED', done_at = clock_timestamp()
             WHERE state = 'WAITING' AND lease_expires_at <= clock_timestamp()
-            RETURNING id, limit_name, call_class, owner""";
+            RETURNING id, limit_name, call_class, owner, state""";
 
     private static final String EXPIRE_PAST_DEADLINE = """
             UPDATE gate_call SET state = 'EXPIRED', done_at = clock_timestamp()
             WHERE state = 'WAITING' AND deadline_at IS NOT NULL AND deadline_at <= clock_timestamp()
-            RETURNING id, limit_name, call_class, owner""";
+            RETURNING id, limit_name, call_class, owner, state""";
 
-    // Calls of this instance whose waiter left without a grant (woken by an outage, a failed fast path): they must
-    // not be granted to nobody.
-    private static final String CANCEL_ORPHANS = """
-            UPDATE gate_call SET state = 'CANCELLED', done_at = clock_timestamp()
-            WHERE owner = ? AND state = 'WAITING' AND id = ANY (?)
-            RETURNING id, limit_name, call_class, owner""";
+    // A grant whose lease ran out without an outcome (its program crashed, or was cut off): it ends, so that its
+    // dedupe and concurrency keys are free again. A late outcome still makes it DONE.
+    private static final String ABANDON_LAPSED = """
+            UPDATE gate_call SET state = 'ABANDONED', done_at = clock_timestamp()
+            WHERE state = 'GRANTED' AND lease_expires_at <= clock_timestamp()
+            RETURNING id, limit_name, call_class, owner, state""";
+
+    // Calls whose caller was told "not granted" (woken by an outage, a failed fast path, a program's failed join): a
+    // waiting one leaves the line, and one granted meanwhile (the grant committed, but nobody takes it) ends.
+    private static final String END_ORPHANS = """
+            UPDATE gate_call SET state = CASE state WHEN 'WAITING' THEN 'CANCELLED' ELSE 'ABANDONED' END,
+                                 done_at = clock_timestamp()
+            WHERE state IN ('WAITING', 'GRANTED') AND id = ANY (?)
+            RETURNING id, limit_name, call_class, owner, state""";
 
     private static final String CANCEL_OWNED = """
             UPDATE gate_call SET state = 'CANCELLED', done_at = clock_timestamp()
             WHERE owner = ? AND state = 'WAITING'
-            RETURNING id, limit_name, call_class, owner""";
+            RETURNING id, limit_name, call_class, owner, state""";
 
-    /** A call cleared from the line without a grant. */
-    public record Cleared(long callId, String limit, CallClass callClass, String owner) {
+    /** A call that was ended here: cleared from the line, or a grant nobody took. */
+    public record Cleared(long callId, String limit, CallClass callClass, String owner, String state) {
     }
 
     private final Tx tx;
@@ -73,17 +81,24 @@ public final class Leases {
         return clear(EXPIRE_LAPSED, null);
     }
 
+    /** Granted calls whose lease ran out without an outcome: ABANDONED. */
+    public List<Cleared> abandonLapsed() throws GatePausedException {
+        return clear(ABANDON_LAPSED, null);
+    }
+
     /** Waiting calls whose deadline passed: EXPIRED, never granted. */
     public List<Cleared> expirePastDeadline() throws GatePausedException {
         return clear(EXPIRE_PAST_DEADLINE, null);
     }
 
-    /** Takes out of the line those of these calls of this instance that still wait (their waiters left). */
-    public List<Cleared> cancelOrphans(String owner, Collection<Long> abandonedCallIds) throws GatePausedException {
+    /**
+     * Ends these calls, whose callers were told they were not granted: still waiting, they leave the line
+     * (CANCELLED); granted meanwhile, nobody takes the grant (ABANDONED).
+     */
+    public List<Cleared> endOrphans(Collection<Long> orphanCallIds) throws GatePausedException {
         return tx.run(c -> {
-            try (PreparedStatement ps = c.prepareStatement(CANCEL_ORPHANS)) {
-                ps.setString(1, owner);
-                ps.setArray(2, c.createArrayOf("bigint", abandonedCallIds.toArray()));
+            try (PreparedStatement ps = c.prepareStatement(END_ORPHANS)) {
+                ps.setArray(1, c.createArrayOf("bigint", orphanCallIds.toArray()));
                 return cleared(ps);
             }
         });
@@ -110,9 +125,10 @@ public final class Leases {
         try (ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 cleared.add(new Cleared(rs.getLong("id"), rs.getString("limit_name"),
-                        CallClass.ofRank(rs.getInt("call_class")), rs.getString("owner")));
+                        CallClass.ofRank(rs.getInt("call_class")), rs.getString("owner"), rs.getString("state")));
             }
         }
         return cleared;
     }
+
 }

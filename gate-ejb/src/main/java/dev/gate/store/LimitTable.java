@@ -31,6 +31,28 @@ public final class LimitTable {
 
     private static final String ADD_RULE = "INSERT INTO gate_limit_rule (limit_name, calls, window_ms) VALUES (?, ?, ?)";
 
+    // Removal, in small batches first (history that nothing reads), then the limit itself under its slot lock.
+    private static final String DROP_FINISHED_CALLS = """
+            DELETE FROM gate_call WHERE id IN (
+                SELECT id FROM gate_call WHERE limit_name = ? AND state NOT IN ('WAITING', 'GRANTED') LIMIT ?)""";
+
+    private static final String DROP_SENDS = """
+            DELETE FROM gate_send WHERE id IN (SELECT id FROM gate_send WHERE limit_name = ? LIMIT ?)""";
+
+    private static final String LOCK_SLOT = "SELECT 1 FROM gate_slot WHERE limit_name = ? FOR UPDATE";
+
+    private static final String LIVE_CALLS = """
+            SELECT count(*) FROM gate_call WHERE limit_name = ? AND state IN ('WAITING', 'GRANTED')""";
+
+    // The slot row, the send log, the extra rules and the saved-sends count go with it (ON DELETE CASCADE).
+    private static final String DROP_LIMIT = "DELETE FROM gate_limit WHERE name = ?";
+
+    private static final int BATCH = 5_000;
+
+    /** What removing a limit did: removed, there was no such limit, or it still has live calls (how many). */
+    public record Removal(boolean removed, boolean found, long liveCalls) {
+    }
+
     private final Tx tx;
 
     public LimitTable(Tx tx) {
@@ -70,6 +92,67 @@ public final class LimitTable {
             }
             return created;
         });
+    }
+
+    /**
+     * Removes a limit that has no live (waiting or granted) calls, with its history. A call that joins meanwhile
+     * keeps it (the foreign key refuses the removal, and the answer counts the live calls again).
+     */
+    public Removal remove(String name) throws GatePausedException {
+        while (batch(DROP_FINISHED_CALLS, name) == BATCH || batch(DROP_SENDS, name) == BATCH) {
+            // history goes in batches of their own transactions, so none of them holds locks for long
+        }
+        try {
+            return tx.run(c -> {
+                try (PreparedStatement ps = c.prepareStatement(LOCK_SLOT)) {
+                    ps.setString(1, name);
+                    try (java.sql.ResultSet rs = ps.executeQuery()) {
+                        if (!rs.next()) {
+                            return new Removal(false, false, 0);
+                        }
+                    }
+                }
+                long live = liveCalls(c, name);
+                if (live > 0) {
+                    return new Removal(false, true, live);
+                }
+                try (PreparedStatement ps = c.prepareStatement(
+                        "DELETE FROM gate_call WHERE limit_name = ? AND state NOT IN ('WAITING', 'GRANTED')")) {
+                    ps.setString(1, name);
+                    ps.executeUpdate();
+                }
+                try (PreparedStatement ps = c.prepareStatement(DROP_LIMIT)) {
+                    ps.setString(1, name);
+                    ps.executeUpdate();
+                }
+                return new Removal(true, true, 0);
+            });
+        } catch (IllegalStateException e) {
+            if (e.getCause() instanceof java.sql.SQLException sql && "23503".equals(sql.getSQLState())) {
+                return new Removal(false, true, tx.run(c -> liveCalls(c, name)));
+            }
+            throw e;
+        }
+    }
+
+    private int batch(String sql, String name) throws GatePausedException {
+        return tx.run(c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
+                ps.setString(1, name);
+                ps.setInt(2, BATCH);
+                return ps.executeUpdate();
+            }
+        });
+    }
+
+    private static long liveCalls(java.sql.Connection c, String name) throws java.sql.SQLException {
+        try (PreparedStatement ps = c.prepareStatement(LIVE_CALLS)) {
+            ps.setString(1, name);
+            try (java.sql.ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
     }
 
     /** Adds the limit unless one of that name exists; true when it was added. */

@@ -17,12 +17,12 @@ import java.util.Map;
 public final class LineView {
 
     private static final String LIMITS = """
-            SELECT l.name, l.calls, l.window_ms, s.next_slot_at, s.saved_sends,
+            SELECT l.name, l.calls, l.window_ms, s.next_slot_at, coalesce(v.saved_sends, 0) AS saved_sends,
                    CASE WHEN s.paused_until > clock_timestamp() THEN s.paused_until END AS paused_until,
                    (SELECT count(*) FROM gate_send x
                     WHERE x.limit_name = l.name
                       AND x.sent_at > clock_timestamp() - l.window_ms * interval '1 millisecond') AS used
-            FROM gate_limit l JOIN gate_slot s ON s.limit_name = l.name
+            FROM gate_limit l JOIN gate_slot s ON s.limit_name = l.name LEFT JOIN gate_saved v ON v.limit_name = l.name
             WHERE ?::varchar IS NULL OR l.name = ?
             ORDER BY l.name""";
 

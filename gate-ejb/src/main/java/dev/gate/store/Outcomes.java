@@ -24,15 +24,28 @@ public final class Outcomes {
 
     private static final Logger LOG = Logger.getLogger(Outcomes.class.getName());
 
+    // A late outcome of an ABANDONED call (its lease ran out first) still counts: a 429 must not lose its cool-down.
     private static final String DONE = """
-            UPDATE gate_call SET state = 'DONE', done_at = clock_timestamp(), outcome_status = ?,
-                                 outcome_retry_after_s = ?
-            WHERE id = ? AND state = 'GRANTED' AND (?::varchar IS NULL OR owner = ?)
-            RETURNING limit_name""";
+            WITH done AS (
+                UPDATE gate_call SET state = 'DONE', done_at = clock_timestamp(), outcome_status = ?,
+                                     outcome_retry_after_s = ?
+                WHERE id = ? AND state IN ('GRANTED', 'ABANDONED') AND (?::varchar IS NULL OR owner = ?)
+                RETURNING id)
+            """ // those who wait for this outcome (joiners) hear of it at commit, on any instance
+            + "SELECT pg_notify('" + Granter.CHANNEL + "', id::text), clock_timestamp() AS now FROM done";
 
+    // Read without a lock first: most outcomes (a success with no cool-down running) change nothing on the slot row,
+    // so they never queue behind a grant pass.
+    private static final String COOLDOWN = """
+            SELECT c.limit_name, s.paused_until, s.cooldown_step, s.success_run, l.retry_floor_ms,
+                   l.cooldown_ladder_ms, l.step_down_after, clock_timestamp() AS now
+            FROM gate_call c JOIN gate_slot s ON s.limit_name = c.limit_name JOIN gate_limit l ON l.name = c.limit_name
+            WHERE c.id = ? AND c.state IN ('GRANTED', 'ABANDONED') AND (?::varchar IS NULL OR c.owner = ?)""";
+
+    // The slot row is locked before the call row (the one lock order: slot row, then call rows).
     private static final String LOCK_COOLDOWN = """
-            SELECT s.paused_until, s.cooldown_step, s.success_run, l.retry_floor_ms, l.cooldown_ladder_ms,
-                   l.step_down_after, clock_timestamp() AS now
+            SELECT NULL AS limit_name, s.paused_until, s.cooldown_step, s.success_run, l.retry_floor_ms,
+                   l.cooldown_ladder_ms, l.step_down_after, clock_timestamp() AS now
             FROM gate_slot s JOIN gate_limit l ON l.name = s.limit_name
             WHERE s.limit_name = ?
             FOR UPDATE OF s""";
@@ -55,63 +68,91 @@ public final class Outcomes {
     public Result record(long callId, String owner, int status, Integer retryAfterSeconds)
             throws GatePausedException {
         return tx.run(c -> {
-            String limit;
-            try (PreparedStatement ps = c.prepareStatement(DONE)) {
-                ps.setInt(1, status);
-                if (retryAfterSeconds == null) {
-                    ps.setNull(2, java.sql.Types.INTEGER);
-                } else {
-                    ps.setInt(2, retryAfterSeconds);
-                }
-                ps.setLong(3, callId);
-                ps.setString(4, owner);
-                ps.setString(5, owner);
-                try (ResultSet rs = ps.executeQuery()) {
-                    if (!rs.next()) {
-                        return Result.NOT_GRANTED;
-                    }
-                    limit = rs.getString(1);
-                }
+            Optional<Seen> seen = read(c, COOLDOWN, callId, owner, null);
+            if (seen.isEmpty()) {
+                return Result.NOT_GRANTED;
             }
-            coolDown(c, limit, callId, status, retryAfterSeconds);
-            // those who wait for this outcome (joiners) hear of it at commit, on any instance
-            try (PreparedStatement ps = c.prepareStatement("SELECT pg_notify('" + Granter.CHANNEL + "', ?)")) {
-                ps.setString(1, Long.toString(callId));
-                ps.execute();
+            String limit = seen.get().limit();
+            boolean signal = CoolDownLadder.isRateLimitSignal(status, retryAfterSeconds);
+            Seen locked = signal || seen.get().next(signal, retryAfterSeconds) != null
+                    ? read(c, LOCK_COOLDOWN, callId, owner, limit).orElseThrow() : null;
+            Instant doneAt = done(c, callId, owner, status, retryAfterSeconds);
+            if (doneAt == null) {
+                throw new SQLException("call " + callId + " left GRANTED while its outcome was recorded", "40001");
+            }
+            if (locked != null) {
+                // the pause runs from the outcome's own time
+                Seen at = new Seen(limit, locked.before(), locked.ladder(), doneAt);
+                CoolDown after = at.next(signal, retryAfterSeconds);
+                if (after != null) {
+                    move(c, limit, callId, status, retryAfterSeconds, at, after, signal);
+                }
             }
             return Result.RECORDED;
         });
     }
 
-    private static void coolDown(Connection c, String limit, long callId, int status, Integer retryAfterSeconds)
+    /** The slot's cool-down as read, and the ladder of its limit. */
+    private record Seen(String limit, CoolDown before, CoolDownLadder ladder, Instant now) {
+
+        /** The cool-down after this outcome; null when it does not change. */
+        CoolDown next(boolean signal, Integer retryAfterSeconds) {
+            CoolDown after = signal
+                    ? ladder.signalled(before, Optional.ofNullable(retryAfterSeconds).map(Duration::ofSeconds), now)
+                    : ladder.succeeded(before);
+            return after.equals(before) ? null : after;
+        }
+    }
+
+    private static Optional<Seen> read(Connection c, String sql, long callId, String owner, String lockedLimit)
             throws SQLException {
-        boolean signal = CoolDownLadder.isRateLimitSignal(status, retryAfterSeconds);
-        CoolDown before;
-        CoolDownLadder ladder;
-        Instant now;
-        try (PreparedStatement ps = c.prepareStatement(LOCK_COOLDOWN)) {
-            ps.setString(1, limit);
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            if (lockedLimit != null) {
+                ps.setString(1, lockedLimit);
+            } else {
+                ps.setLong(1, callId);
+                ps.setString(2, owner);
+                ps.setString(3, owner);
+            }
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
-                    return;
+                    return Optional.empty();
                 }
-                before = new CoolDown(rs.getInt("cooldown_step"), rs.getInt("success_run"),
-                        Times.get(rs, "paused_until"));
                 List<Duration> steps = new ArrayList<>();
                 for (Long ms : (Long[]) rs.getArray("cooldown_ladder_ms").getArray()) {
                     steps.add(Duration.ofMillis(ms));
                 }
-                ladder = new CoolDownLadder(steps, Duration.ofMillis(rs.getLong("retry_floor_ms")),
-                        rs.getInt("step_down_after"));
-                now = Times.get(rs, "now");
+                return Optional.of(new Seen(lockedLimit != null ? lockedLimit : rs.getString("limit_name"),
+                        new CoolDown(rs.getInt("cooldown_step"), rs.getInt("success_run"),
+                                Times.get(rs, "paused_until")),
+                        new CoolDownLadder(steps, Duration.ofMillis(rs.getLong("retry_floor_ms")),
+                                rs.getInt("step_down_after")),
+                        Times.get(rs, "now")));
             }
         }
-        CoolDown after = signal
-                ? ladder.signalled(before, Optional.ofNullable(retryAfterSeconds).map(Duration::ofSeconds), now)
-                : ladder.succeeded(before);
-        if (after.equals(before)) {
-            return;
+    }
+
+    /** The call becomes DONE; answers the database time of that, or null when it was not granted (any more). */
+    private static Instant done(Connection c, long callId, String owner, int status, Integer retryAfterSeconds)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(DONE)) {
+            ps.setInt(1, status);
+            if (retryAfterSeconds == null) {
+                ps.setNull(2, java.sql.Types.INTEGER);
+            } else {
+                ps.setInt(2, retryAfterSeconds);
+            }
+            ps.setLong(3, callId);
+            ps.setString(4, owner);
+            ps.setString(5, owner);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? Times.get(rs, "now") : null;
+            }
         }
+    }
+
+    private static void move(Connection c, String limit, long callId, int status, Integer retryAfterSeconds,
+                             Seen locked, CoolDown after, boolean signal) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(MOVE_COOLDOWN)) {
             if (after.pausedUntil() == null) {
                 ps.setNull(1, java.sql.Types.TIMESTAMP_WITH_TIMEZONE);
@@ -128,9 +169,9 @@ public final class Outcomes {
                     + after.step() + "): call " + callId + " was answered " + status
                     + (retryAfterSeconds == null ? " without Retry-After" : " with Retry-After " + retryAfterSeconds
                     + " s"));
-        } else if (after.step() < before.step()) {
+        } else if (after.step() < locked.before().step()) {
             LOG.info(() -> "limit " + limit + " cool-down stepped down to step " + after.step() + " after "
-                    + ladder.stepDownAfter() + " successes");
+                    + locked.ladder().stepDownAfter() + " successes");
         }
     }
 }

@@ -29,6 +29,20 @@ public final class Tx {
      */
     public static final int NETWORK_TIMEOUT_MS = 600;
 
+    /**
+     * Longest wait for a row lock. Well under the network timeout, so that a slow holder (another instance stalled
+     * mid-pass by GC or a slow fsync) reads as "busy, try again" ({@link StoreBusy}), never as an outage.
+     */
+    public static final int LOCK_TIMEOUT_MS = 200;
+
+    /** Longest run of one statement: the server cancels it (busy) before the network timeout calls it an outage. */
+    public static final int STATEMENT_TIMEOUT_MS = 500;
+
+    // One round trip at the start of every transaction: the isolation level is explicit, and the waits are bounded
+    // for this transaction only (SET LOCAL), so a pooled connection lent to anyone else keeps its own settings.
+    private static final String BEGIN = "SET TRANSACTION ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = '"
+            + LOCK_TIMEOUT_MS + "ms'; SET LOCAL statement_timeout = '" + STATEMENT_TIMEOUT_MS + "ms'";
+
     private static final Executor DIRECT = Runnable::run;
 
     private final DataSource dataSource;
@@ -37,12 +51,19 @@ public final class Tx {
         this.dataSource = dataSource;
     }
 
+    /**
+     * @throws GatePausedException the database is unavailable (or read-only): nobody can know what happened
+     * @throws StoreBusy           a lock or statement timed out, or a deadlock was broken; nothing was changed
+     */
     public <T> T run(Work<T> work) throws GatePausedException {
         try (Connection c = dataSource.getConnection()) {
             limitWait(c);
             boolean autoCommit = c.getAutoCommit();
             c.setAutoCommit(false);
             try {
+                try (java.sql.Statement s = c.createStatement()) {
+                    s.execute(BEGIN);
+                }
                 T result = work.run(c);
                 c.commit();
                 return result;
@@ -55,6 +76,9 @@ public final class Tx {
         } catch (SQLException e) {
             if (isUnavailable(e)) {
                 throw new GatePausedException(e.getMessage());
+            }
+            if (StoreBusy.is(e)) {
+                throw new StoreBusy(e);
             }
             throw new IllegalStateException("gate SQL failed: " + e.getMessage(), e);
         }
@@ -70,24 +94,32 @@ public final class Tx {
         }
     }
 
-    /** One round trip: does the database answer? */
+    /** One round trip: does the database answer, and may the gate write to it (not a standby, not read-only)? */
     public void probe() throws GatePausedException {
-        run(c -> {
-            try (java.sql.Statement s = c.createStatement()) {
-                s.execute("SELECT 1");
+        boolean writable = run(c -> {
+            try (java.sql.Statement s = c.createStatement(); java.sql.ResultSet rs = s.executeQuery(
+                    "SELECT NOT pg_is_in_recovery() AND current_setting('transaction_read_only') = 'off'")) {
+                rs.next();
+                return rs.getBoolean(1);
             }
-            return null;
         });
+        if (!writable) {
+            throw new GatePausedException("the database is read-only (a standby, or default_transaction_read_only)");
+        }
     }
 
-    /** Connection-level failures (class 08, pool exhaustion, I/O) mean "cannot know", never a guess. */
+    /**
+     * Connection-level failures (class 08, 57P shutdown, pool exhaustion, I/O) mean "cannot know", never a guess; a
+     * read-only database (25006: a standby after a switchover) cannot take a grant, so it is unavailable too.
+     */
     static boolean isUnavailable(SQLException e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof SQLTransientConnectionException || t instanceof SQLRecoverableException) {
                 return true;
             }
             if (t instanceof SQLException s && s.getSQLState() != null
-                    && (s.getSQLState().startsWith("08") || s.getSQLState().startsWith("57P"))) {
+                    && (s.getSQLState().startsWith("08") || s.getSQLState().startsWith("57P")
+                    || s.getSQLState().equals("25006"))) {
                 return true;
             }
             if (t instanceof java.io.IOException) {

@@ -9,11 +9,14 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
-/** The callers of this instance waiting for their calls, by call id. */
+/**
+ * The callers of this instance waiting for their calls, by call id; and the orphans: calls whose caller was told
+ * anything but a grant, which must leave the line (or, if granted meanwhile, end) and never be granted to nobody.
+ */
 public final class Waiters {
 
     private final Map<Long, CompletableFuture<Grant>> byCall = new ConcurrentHashMap<>();
-    // calls whose waiter left without a grant: if any is still WAITING, it must leave the line, not be granted
+    // calls whose caller was told "not granted": any still WAITING or GRANTED must end, not be granted to nobody
     private final Set<Long> abandoned = ConcurrentHashMap.newKeySet();
 
     /** Registers a waiter; call it before the call's row is committed so that no grant can come first. */
@@ -58,7 +61,18 @@ public final class Waiters {
         }
     }
 
-    /** Calls whose waiters left without a grant; some may still be WAITING in the line. */
+    /** The call has ended in the table (cancelled, left): its waiter goes, and nothing is left to sweep. */
+    public void drop(long callId) {
+        byCall.remove(callId);
+    }
+
+    /** The caller was told its call is not granted, but the call could not be ended now: the sweep ends it. */
+    public void orphaned(long callId) {
+        byCall.remove(callId);
+        abandoned.add(callId);
+    }
+
+    /** Calls whose callers were told they were not granted; some may still be WAITING or GRANTED in the table. */
     public Set<Long> abandoned() {
         return Set.copyOf(abandoned);
     }

@@ -104,6 +104,15 @@ final class GateCopies implements AutoCloseable {
         }
     }
 
+    /** The database clock, the gate's only clock. */
+    OffsetDateTime dbNow() throws SQLException {
+        try (Connection c = connect(); PreparedStatement ps = c.prepareStatement("SELECT now()");
+             ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getObject(1, OffsetDateTime.class);
+        }
+    }
+
     List<Long> ids(String sql, Object... args) throws SQLException {
         List<Long> out = new ArrayList<>();
         try (Connection c = connect(); PreparedStatement ps = c.prepareStatement(sql)) {
@@ -122,10 +131,29 @@ final class GateCopies implements AutoCloseable {
      * the first {@code firstAgo} before now and then every {@code apart}.
      */
     void logSends(String limit, int count, Duration firstAgo, Duration apart) throws SQLException {
+        // numbered after the limit's last send, as the granter numbers them
         sql("""
-                INSERT INTO gate_send (limit_name, call_id, sent_at)
-                SELECT ?, -i, clock_timestamp() - ? * interval '1 millisecond' + i * ? * interval '1 millisecond'
-                FROM generate_series(0, ? - 1) i""", limit, firstAgo.toMillis(), apart.toMillis(), count);
+                WITH n AS (SELECT send_seq FROM gate_slot WHERE limit_name = ?),
+                     logged AS (
+                         INSERT INTO gate_send (limit_name, call_id, sent_at, seq)
+                         SELECT ?, -i, clock_timestamp() - ? * interval '1 millisecond' + i * ? * interval '1 millisecond',
+                                n.send_seq + i + 1
+                         FROM n, generate_series(0, ? - 1) i)
+                UPDATE gate_slot SET send_seq = send_seq + ? WHERE limit_name = ?""",
+                limit, limit, firstAgo.toMillis(), apart.toMillis(), count, count, limit);
+    }
+
+    /** A call's state as the table has it. */
+    String state(long callId) {
+        try (Connection c = connect(); PreparedStatement ps = c.prepareStatement(
+                "SELECT state FROM gate_call WHERE id = ?")) {
+            ps.setLong(1, callId);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getString(1) : "gone";
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /** Makes the limit's slot long due, so that only the window caps can hold a call. */

@@ -135,6 +135,29 @@ class OutageTest {
                 thawAt.atOffset(java.time.ZoneOffset.UTC)), "nothing was granted during the cut");
     }
 
+    @Test
+    void aCallGrantedElsewhereWhileItsWaiterWasToldPausedEndsWhenTheGateResumes() throws Exception {
+        String limit = "handed";
+        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 1, 1500)", limit);
+        Engine direct = copies.start("direct"); // reaches the database without the proxy
+        gate.acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(5), "timer", null); // the window is now full
+        Ticket waiting = gate.join(limit, CallClass.SCHEDULED, "timer", null);
+
+        proxy.freeze(); // silent: the gate's sessions (and its instance lock) live on in the database
+        GateCopies.await("the waiter to be told 'paused'", Duration.ofSeconds(3), () -> waiting.granted().isDone());
+        ExecutionException told = assertThrows(ExecutionException.class, () -> waiting.granted().get());
+        assertTrue(told.getCause() instanceof GatePausedException, "told " + told.getCause());
+        // the other copy's loop grants the call when the window frees: nobody is left to take that grant
+        GateCopies.await("the other copy to grant it", Duration.ofSeconds(5),
+                () -> state(waiting.callId()).equals("GRANTED"));
+
+        proxy.thaw();
+        GateCopies.await("the gate to resume", Duration.ofSeconds(3), () -> !gate.paused());
+        GateCopies.await("the grant nobody takes to end (it is " + state(waiting.callId()) + ")",
+                Duration.ofSeconds(3), () -> state(waiting.callId()).equals("ABANDONED"));
+        assertTrue(!direct.paused());
+    }
+
     private String state(long id) {
         try (Connection c = copies.connect(); var ps = c.prepareStatement("SELECT state FROM gate_call WHERE id = ?")) {
             ps.setLong(1, id);

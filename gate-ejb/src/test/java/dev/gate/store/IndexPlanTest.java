@@ -49,9 +49,13 @@ class IndexPlanTest {
                            now() - (100000 - i) * interval '10 ms', 30000, now() + interval '30 s'
                     FROM generate_series(1, 100000) i""");
             s.execute("""
-                    INSERT INTO gate_send (limit_name, call_id, sent_at)
-                    SELECT 'vendor-' || (1 + i % 20), i, now() - (100000 - i) * interval '100 ms'
+                    INSERT INTO gate_send (limit_name, call_id, sent_at, seq)
+                    SELECT 'vendor-' || (1 + i % 20), i, now() - (100000 - i) * interval '100 ms', 1 + i / 20
                     FROM generate_series(1, 100000) i""");
+            s.execute("""
+                    UPDATE gate_slot t SET send_seq = (SELECT max(seq) FROM gate_send s WHERE s.limit_name = t.limit_name)""");
+            s.execute("""
+                    UPDATE gate_call SET done_at = enqueued_at + interval '1 s' WHERE state = 'DONE'""");
             s.execute("ANALYZE");
         }
     }
@@ -67,13 +71,29 @@ class IndexPlanTest {
     }
 
     @Test
-    void theWindowProbeIsAnIndexRangeScan() throws SQLException {
+    void theWindowProbeIsAPointLookupBySendNumber() throws SQLException {
         String plan = explain("""
                 SELECT sent_at FROM gate_send
-                WHERE limit_name = 'vendor-7' AND sent_at > now() - interval '60 s'
-                ORDER BY sent_at DESC OFFSET 599 LIMIT 1""");
-        assertTrue(plan.contains("gate_send_window"), plan);
+                WHERE limit_name = 'vendor-7' AND seq = 4400 AND sent_at > now() - interval '60 s'""");
+        assertTrue(plan.contains("gate_send_seq"), plan);
         assertFalse(plan.contains("Seq Scan"), plan);
+    }
+
+    @Test
+    void retentionWalksEachLimitsOldRowsByIndex() throws SQLException {
+        String sends = explain("""
+                SELECT s.id FROM gate_send s
+                WHERE s.limit_name = 'vendor-7' AND s.sent_at < now() - interval '9900 s'
+                ORDER BY s.sent_at LIMIT 2000""");
+        assertTrue(sends.contains("gate_send_window"), sends);
+        assertFalse(sends.contains("Seq Scan"), sends);
+        String calls = explain("""
+                SELECT c.id FROM gate_call c
+                WHERE c.limit_name = 'vendor-7' AND c.state NOT IN ('WAITING', 'GRANTED')
+                  AND c.done_at < now() - interval '990 s'
+                ORDER BY c.done_at LIMIT 2000""");
+        assertTrue(calls.contains("gate_call_finished"), calls);
+        assertFalse(calls.contains("Seq Scan"), calls);
     }
 
     @Test

@@ -167,6 +167,30 @@ class HttpApiIT {
     }
 
     @Test
+    void anOperatorRemovesALimitOnlyWhenNoCallIsLive() {
+        Api.put("ops", "/limits/http-retired", "{\"calls\":1,\"windowSeconds\":60}");
+        Api.Answer granted = Api.post("web", "/limits/http-retired/calls", "{\"class\":\"SCHEDULED\"}");
+        assertEquals(201, granted.status(), granted.body());
+        Api.Answer waiting = Api.post("web", "/limits/http-retired/calls", "{\"class\":\"SCHEDULED\"}");
+        long grantedId = granted.json().getJsonNumber("id").longValue();
+        long waitingId = waiting.json().getJsonNumber("id").longValue();
+
+        assertEquals(403, Api.delete("web", "/limits/http-retired").status(), "only an operator removes limits");
+        Api.Answer busy = Api.delete("ops", "/limits/http-retired");
+        assertEquals(409, busy.status(), busy.body());
+        assertTrue(busy.isProblem(), busy.contentType());
+        assertEquals(2, busy.json().getInt("liveCalls"), "one granted and one waiting call: " + busy.body());
+        assertEquals(200, Api.get("web", "/limits/http-retired").status(), "the limit is still there");
+
+        assertEquals(204, Api.delete("web", "/calls/" + waitingId).status());
+        assertEquals(204, Api.post("web", "/calls/" + grantedId + "/outcome", "{\"status\":200}").status());
+        assertEquals(204, Api.delete("ops", "/limits/http-retired").status(), "a limit with only history goes");
+        assertEquals(404, Api.get("web", "/limits/http-retired").status());
+        assertEquals(404, Api.delete("ops", "/limits/http-retired").status());
+        assertEquals(404, Api.get("web", "/calls/" + grantedId).status(), "its history went with it");
+    }
+
+    @Test
     void anOperatorManagesAccountsAndTheContractIsPublished() {
         assertEquals(201, Api.put("ops", "/accounts/it-service",
                 "{\"password\":\"s3cret-enough\",\"roles\":[\"caller\"]}").status());

@@ -67,14 +67,14 @@ public class CallsResource {
         return Response.noContent().build();
     }
 
-    /** Renews this waiting call's lease; answers the call. */
-    @Operation(summary = "Renew this waiting call's lease; answers the call")
+    /** Renews this waiting or granted call's lease (a granted call keeps its keys until its outcome); answers it. */
+    @Operation(summary = "Renew this waiting or granted call's lease; answers the call")
     @POST
     @Path("lease")
     public Response lease(@PathParam("id") String id) throws GateException {
         CallRow call = own(id);
         if (!slotLoop.engine().renew(program(), call.id())) {
-            throw conflict(own(id), "only a WAITING call holds a lease");
+            throw conflict(own(id), "only a WAITING or GRANTED call holds a lease");
         }
         return Response.ok(longPoll.json(own(id))).build();
     }

@@ -19,6 +19,7 @@ import jakarta.json.Json;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
+import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.PUT;
@@ -121,6 +122,28 @@ public class LimitsResource {
         String view = find(name).toString();
         return created ? Response.created(URI.create("limits/" + name)).entity(view).build()
                 : Response.ok(view).build();
+    }
+
+    /** Removes a limit with no live calls (204); 409 with the count of its live calls otherwise. */
+    @Operation(summary = "Remove a limit and its history (204); 409 while it has waiting or granted calls; 404 when there is none")
+    @DELETE
+    @Path("{name}")
+    @RolesAllowed("operator")
+    public Response remove(@PathParam("name") String name) throws GateException {
+        if (!LimitName.isValid(name)) {
+            throw ProblemException.notFound("limit: no limit named '" + name + "'");
+        }
+        dev.gate.store.LimitTable.Removal removal = slotLoop.engine().removeLimit(name);
+        if (!removal.found()) {
+            throw ProblemException.notFound("limit: no limit named '" + name + "'");
+        }
+        if (!removal.removed()) {
+            String body = Json.createObjectBuilder(Problem.of(409, "limit-in-use", "Limit has live calls",
+                    "limit: '" + name + "' has " + removal.liveCalls() + " waiting or granted calls; remove it when "
+                            + "they are done").json()).add("liveCalls", removal.liveCalls()).build().toString();
+            return Response.status(409).type(Problem.MEDIA_TYPE).entity(body).build();
+        }
+        return Response.noContent().build();
     }
 
     /** Joins the line; with {@code waitSeconds} the answer is held until the call is granted or the time passes. */

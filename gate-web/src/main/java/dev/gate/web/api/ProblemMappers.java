@@ -1,6 +1,8 @@
 package dev.gate.web.api;
 
 import dev.gate.client.DeadlineException;
+import dev.gate.client.GateBusyException;
+import dev.gate.client.GateException;
 import dev.gate.client.GatePausedException;
 import dev.gate.client.UnknownLimitException;
 import jakarta.json.stream.JsonParsingException;
@@ -35,6 +37,25 @@ public final class ProblemMappers {
         public Response toResponse(GatePausedException e) {
             return Response.fromResponse(Problem.of(503, "paused", "Calls are paused", e.getMessage()).response())
                     .header("Retry-After", "1").build();
+        }
+    }
+
+    /** The database answered but was busy (a lock held too long elsewhere): 503 "busy", try again; not a pause. */
+    @Provider
+    public static class Busy implements ExceptionMapper<GateBusyException> {
+        @Override
+        public Response toResponse(GateBusyException e) {
+            return Response.fromResponse(Problem.of(503, "busy", "Gate is busy", e.getMessage()).response())
+                    .header("Retry-After", "1").build();
+        }
+    }
+
+    /** A call that ended without a grant, or any other refusal of the gate's that has no mapper of its own. */
+    @Provider
+    public static class Refusal implements ExceptionMapper<GateException> {
+        @Override
+        public Response toResponse(GateException e) {
+            return Problem.of(409, "call-ended", "Call ended", e.getMessage()).response();
         }
     }
 

@@ -1,7 +1,7 @@
 package dev.gate.web.status;
 
 import dev.gate.client.CallClass;
-import dev.gate.client.GatePausedException;
+import dev.gate.client.GateException;
 import dev.gate.ejb.GateStatus;
 import dev.gate.store.LimitStatus;
 import jakarta.annotation.PostConstruct;
@@ -27,7 +27,7 @@ public class StatusPage {
     void load() {
         try {
             limits = status.limits();
-        } catch (GatePausedException e) {
+        } catch (GateException e) {
             problem = e.getMessage();
         }
     }
@@ -36,7 +36,7 @@ public class StatusPage {
         return limits;
     }
 
-    /** Set when the page could not be read: the database is unavailable. */
+    /** Set when the page could not be read: the database is unavailable (or busy). */
     public String getProblem() {
         return problem;
     }

@@ -1,0 +1,77 @@
+package dev.gate.store;
+
+import dev.gate.client.GatePausedException;
+
+import java.sql.PreparedStatement;
+import java.time.Duration;
+
+/**
+ * Keeps the tables small: sends older than every window of their limit (plus a margin) and finished calls older
+ * than the retention period are deleted, in small batches of their own transactions. Nothing here takes a limit's
+ * slot lock, and no send that a window count or the minimum spacing still reads is ever deleted.
+ */
+public final class Retention {
+
+    /** Kept beyond a limit's longest window or spacing, so a send is never deleted while anything may read it. */
+    public static final Duration SEND_MARGIN = Duration.ofMinutes(1);
+
+    // Per limit: its sends older than its longest rule window (or minimum spacing) plus the margin, oldest first.
+    // Index ranges on (limit_name, sent_at), so the cost follows the rows deleted, not the table. now() (the
+    // transaction's start, a stable value) rather than clock_timestamp(), so the bound is part of the index range.
+    private static final String PRUNE_SENDS = """
+            DELETE FROM gate_send WHERE id IN (
+                SELECT old.id
+                FROM gate_limit l
+                CROSS JOIN LATERAL (
+                    SELECT s.id FROM gate_send s
+                    WHERE s.limit_name = l.name
+                      AND s.sent_at < now() - (GREATEST(l.window_ms, l.min_interval_ms,
+                              (SELECT coalesce(max(r.window_ms), 0) FROM gate_limit_rule r WHERE r.limit_name = l.name))
+                          + ?) * interval '1 millisecond'
+                    ORDER BY s.sent_at
+                    LIMIT ?) old
+                LIMIT ?)""";
+
+    // Finished calls (their joiners go with them, by cascade) older than the retention period, oldest first.
+    private static final String PRUNE_CALLS = """
+            DELETE FROM gate_call WHERE id IN (
+                SELECT old.id
+                FROM gate_limit l
+                CROSS JOIN LATERAL (
+                    SELECT c.id FROM gate_call c
+                    WHERE c.limit_name = l.name AND c.state NOT IN ('WAITING', 'GRANTED')
+                      AND c.done_at < now() - ? * interval '1 millisecond'
+                    ORDER BY c.done_at
+                    LIMIT ?) old
+                LIMIT ?)""";
+
+    private final Tx tx;
+
+    public Retention(Tx tx) {
+        this.tx = tx;
+    }
+
+    /** Deletes at most {@code batch} sends that no window can count any more; answers how many. */
+    public int pruneSends(int batch) throws GatePausedException {
+        return tx.run(c -> {
+            try (PreparedStatement ps = c.prepareStatement(PRUNE_SENDS)) {
+                ps.setLong(1, SEND_MARGIN.toMillis());
+                ps.setInt(2, batch);
+                ps.setInt(3, batch);
+                return ps.executeUpdate();
+            }
+        });
+    }
+
+    /** Deletes at most {@code batch} calls that finished more than {@code age} ago; answers how many. */
+    public int pruneCalls(Duration age, int batch) throws GatePausedException {
+        return tx.run(c -> {
+            try (PreparedStatement ps = c.prepareStatement(PRUNE_CALLS)) {
+                ps.setLong(1, age.toMillis());
+                ps.setInt(2, batch);
+                ps.setInt(3, batch);
+                return ps.executeUpdate();
+            }
+        });
+    }
+}

@@ -1,0 +1,74 @@
+package dev.gate.engine;
+
+import dev.gate.client.CallClass;
+import dev.gate.client.CallOptions;
+import dev.gate.line.CallState;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Every granted call ends: a grant carries a lease, and a program that never reports (crashed, cut off) loses it.
+ * Its call becomes ABANDONED, which frees its dedupe and concurrency keys; a late outcome still counts.
+ */
+class AbandonedGrantTest {
+
+    private GateCopies copies;
+    private Engine gate;
+
+    @BeforeEach
+    void aCopy() throws Exception {
+        copies = new GateCopies("gate_abandoned_test");
+        gate = copies.start("abandon");
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        copies.close();
+    }
+
+    @Test
+    void aGrantWhoseOwnerNeverReportsFreesItsKeysAfterItsLease() throws Exception {
+        String limit = "crashy";
+        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 100, 1000)", limit);
+        Duration lease = Duration.ofSeconds(1);
+        CallOptions keyed = CallOptions.NONE.withLease(lease).withConcurrencyKey("account-7");
+        Engine.JoinedCall first = gate.joinFor("crashed", limit, CallClass.SCHEDULED, keyed, "report-7");
+        GateCopies.await("the first call's grant", Duration.ofSeconds(5),
+                () -> state(first.call().id()) == CallState.GRANTED);
+
+        // while its lease runs, the key is taken: a submission joins it, a keyed call waits
+        Engine.JoinedCall joiner = gate.joinFor("other", limit, CallClass.SCHEDULED, CallOptions.NONE, "report-7");
+        assertTrue(joiner.joined());
+        assertEquals(first.call().id(), joiner.call().id());
+        Engine.JoinedCall keyedWaiter = gate.joinFor("other", limit, CallClass.SCHEDULED,
+                CallOptions.NONE.withConcurrencyKey("account-7"), null);
+        assertEquals(CallState.WAITING, state(keyedWaiter.call().id()), "the concurrency key is held");
+
+        // its program never reports: after the lease the call is ABANDONED and both keys are free
+        GateCopies.await("the unreported grant to be abandoned", lease.plusSeconds(3),
+                () -> state(first.call().id()) == CallState.ABANDONED);
+        GateCopies.await("the keyed call to be granted", Duration.ofSeconds(3),
+                () -> state(keyedWaiter.call().id()) == CallState.GRANTED);
+        Engine.JoinedCall fresh = gate.joinFor("other", limit, CallClass.SCHEDULED, CallOptions.NONE, "report-7");
+        assertFalse(fresh.joined(), "a new submission with the key makes a new call");
+        assertNotEquals(first.call().id(), fresh.call().id());
+
+        // a late outcome still counts (a 429 must not lose its cool-down)
+        assertTrue(gate.outcome("crashed", first.call().id(), 429, 3));
+        assertEquals(CallState.DONE, state(first.call().id()));
+        assertEquals(1, copies.count("SELECT count(*) FROM gate_slot WHERE limit_name = ? "
+                + "AND paused_until > clock_timestamp() + interval '1 s'", limit), "the late 429 paused the limit");
+    }
+
+    private CallState state(long id) {
+        return CallState.valueOf(copies.state(id));
+    }
+}

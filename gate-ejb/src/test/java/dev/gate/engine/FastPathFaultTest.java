@@ -1,0 +1,127 @@
+package dev.gate.engine;
+
+import dev.gate.client.CallClass;
+import dev.gate.client.CallEndedException;
+import dev.gate.client.GateBusyException;
+import dev.gate.client.GateException;
+import dev.gate.client.GatePausedException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.time.Duration;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+/**
+ * A caller who hears "no" holds nothing: any failure of its grant attempt, or of its wait, takes its call out of the
+ * line before the caller is told, so nothing stays in the line renewed (and later granted to nobody).
+ */
+class FastPathFaultTest {
+
+    private GateCopies copies;
+
+    @BeforeEach
+    void database() throws Exception {
+        copies = new GateCopies("gate_fast_path_fault_test");
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        copies.close();
+    }
+
+    /** The grant's insert into the send log fails once with the given SQLSTATE (a sequence is not rolled back). */
+    private void failNextSendWith(String sqlState) throws Exception {
+        copies.sql("DROP TRIGGER IF EXISTS fault ON gate_send");
+        copies.sql("DROP SEQUENCE IF EXISTS fault_shots");
+        copies.sql("CREATE SEQUENCE fault_shots");
+        copies.sql("""
+                CREATE OR REPLACE FUNCTION fault() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    IF nextval('fault_shots') = 1 THEN
+                        RAISE EXCEPTION 'injected fault' USING ERRCODE = TG_ARGV[0];
+                    END IF;
+                    RETURN NEW;
+                END $$""");
+        copies.sql("CREATE TRIGGER fault BEFORE INSERT ON gate_send FOR EACH ROW EXECUTE FUNCTION fault('"
+                + sqlState + "')");
+    }
+
+    @ParameterizedTest(name = "SQLSTATE {0} on the fast path: {1}")
+    @CsvSource({
+            "40P01, busy",     // deadlock detected
+            "57014, busy",     // statement cancelled (statement_timeout)
+            "55P03, busy",     // lock not available (lock_timeout)
+            "25006, paused",   // read-only transaction: a standby after a switchover
+            "23514, failed",   // anything else: the gate's own bug, still no orphan
+    })
+    void aFailedFastPathCancelsTheCallBeforeTheCallerHears(String sqlState, String told) throws Exception {
+        String limit = "faulty-" + sqlState.toLowerCase();
+        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 10, 1000)", limit);
+        // only the caller's own grant attempt grants here: the copy's loop never runs
+        Engine gate = copies.start("fault-" + sqlState, GateCopies.FAST, new StalledLoopScheduler());
+        failNextSendWith(sqlState);
+
+        GateException e = assertThrows(GateException.class,
+                () -> gate.acquire(limit, CallClass.INTERACTIVE, Duration.ofSeconds(5), "web", null));
+        switch (told) {
+            case "busy" -> assertInstanceOf(GateBusyException.class, e);
+            case "paused" -> assertInstanceOf(GatePausedException.class, e);
+            default -> assertEquals(GateException.class, e.getClass(), e.toString());
+        }
+        assertEquals(0, copies.count("SELECT count(*) FROM gate_call WHERE limit_name = ? AND state <> 'CANCELLED'",
+                limit), "the line holds no orphan: the call was cancelled before the caller heard " + e);
+        assertEquals(1, copies.count("SELECT count(*) FROM gate_call WHERE limit_name = ?", limit));
+        assertEquals(0, copies.count("SELECT count(*) FROM gate_send WHERE limit_name = ?", limit));
+        if (told.equals("paused")) {
+            GateCopies.await("the copy to resume", Duration.ofSeconds(3), () -> !gate.paused());
+        }
+        // the next call goes through: the fault was one statement, not the gate
+        gate.acquire(limit, CallClass.INTERACTIVE, Duration.ofSeconds(5), "web", null);
+    }
+
+    @Test
+    void anInterruptedWaiterLeavesTheLineBeforeItHears() throws Exception {
+        String limit = "interrupted";
+        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 1, 60000)", limit);
+        Engine gate = copies.start("interrupted", GateCopies.FAST, new ScheduledThreadPoolExecutor(2));
+        gate.acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(5), "timer", null); // the window is now full
+        ExecutorService caller = Executors.newSingleThreadExecutor();
+        try {
+            Future<?> waiting = caller.submit(() -> {
+                try {
+                    gate.acquire(limit, CallClass.INTERACTIVE, Duration.ofSeconds(30), "web", null);
+                    return "granted";
+                } catch (CallEndedException ended) {
+                    // what the caller hears: by now its call must have left the line
+                    return copies.state(copies.ids("SELECT id FROM gate_call WHERE limit_name = ? "
+                            + "AND program = 'web'", limit).get(0)) + " " + Thread.currentThread().isInterrupted();
+                }
+            });
+            GateCopies.await("the call to wait", Duration.ofSeconds(5), () -> count(limit) == 1);
+            caller.shutdownNow(); // interrupts the waiting thread
+            assertEquals("CANCELLED true", waiting.get(5, TimeUnit.SECONDS),
+                    "cancelled before the caller heard, and the interrupt is kept for it");
+        } finally {
+            caller.shutdownNow();
+        }
+    }
+
+    private long count(String limit) {
+        try {
+            return copies.count("SELECT count(*) FROM gate_call WHERE limit_name = ? AND state = 'WAITING'", limit);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,117 @@
+package dev.gate.engine;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The tables stay small: after a day at 10 calls a second, the housekeeping deletes the sends no window can count
+ * any more and the calls past retention, in small batches, without ever taking the limit's slot lock; and the window
+ * counts read the same before and after.
+ */
+class RetentionTest {
+
+    private static final int DAY_AT_10_PER_SECOND = 864_000;
+
+    private GateCopies copies;
+
+    @BeforeEach
+    void database() throws Exception {
+        copies = new GateCopies("gate_retention_test");
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        copies.close();
+    }
+
+    @Test
+    void aDayOfSendsAndCallsIsPrunedToWhatTheWindowsAndRetentionKeep() throws Exception {
+        String limit = "daily";
+        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 600, 60000)", limit);
+        long t0 = System.nanoTime();
+        // one send and one finished call every 100 ms for the last 24 h, as the gate would have written them
+        copies.sql("""
+                INSERT INTO gate_send (limit_name, call_id, sent_at, slot_at, seq)
+                SELECT ?, i, now() - interval '1 day' + i * interval '100 ms',
+                       now() - interval '1 day' + i * interval '100 ms', i
+                FROM generate_series(1, ?) i""", limit, DAY_AT_10_PER_SECOND - 1);
+        copies.sql("UPDATE gate_slot SET send_seq = ? WHERE limit_name = ?", DAY_AT_10_PER_SECOND - 1, limit);
+        OffsetDateTime callsWrittenAt = copies.dbNow();
+        copies.sql("""
+                INSERT INTO gate_call (limit_name, call_class, program, owner, state, enqueued_at, lease_ms,
+                                       lease_expires_at, granted_at, done_at, outcome_status)
+                SELECT ?, 3, 'worker', 'program:worker', 'DONE', t, 30000, t, t, t, 200
+                FROM (SELECT ?::timestamptz - interval '1 day' + i * interval '100 ms' AS t
+                      FROM generate_series(1, ?) i) d""", limit, callsWrittenAt, DAY_AT_10_PER_SECOND - 1);
+        copies.sql("ANALYZE gate_send");
+        copies.sql("ANALYZE gate_call");
+        Duration written = Duration.ofNanos(System.nanoTime() - t0);
+
+        Instant windowFrom = Instant.now().minusSeconds(60);
+        long sendsBefore = copies.count("SELECT count(*) FROM gate_send");
+        long callsBefore = copies.count("SELECT count(*) FROM gate_call");
+        long inWindowBefore = inWindow(limit, windowFrom);
+
+        long prune0 = System.nanoTime();
+        copies.start("keeper", GateCopies.FAST.withRetention(Duration.ofHours(1), Duration.ofMillis(100)),
+                new ScheduledThreadPoolExecutor(2));
+        // meanwhile, another session takes the limit's slot lock again and again without waiting: had a prune
+        // transaction held it even once, NOWAIT would fail
+        int slotLocks = 0;
+        long until = System.nanoTime() + Duration.ofMinutes(3).toNanos();
+        try (Connection probe = copies.connect()) {
+            probe.setAutoCommit(false);
+            // kept: sends of the last window plus the margin (2 min at 10/s), calls of the last hour (36,000)
+            while (count("SELECT count(*) FROM gate_send") > 1_300 || count("SELECT count(*) FROM gate_call") > 36_100) {
+                assertTrue(System.nanoTime() < until, "the tables were not pruned within 3 minutes");
+                for (int i = 0; i < 20; i++) {
+                    try (PreparedStatement ps = probe.prepareStatement(
+                            "SELECT 1 FROM gate_slot WHERE limit_name = ? FOR UPDATE NOWAIT")) {
+                        ps.setString(1, limit);
+                        ps.executeQuery().close(); // 55P03 if anyone held it
+                    }
+                    probe.rollback();
+                    slotLocks++;
+                    Thread.sleep(25);
+                }
+            }
+        }
+        Duration pruned = Duration.ofNanos(System.nanoTime() - prune0);
+        long sendsAfter = copies.count("SELECT count(*) FROM gate_send");
+        long callsAfter = copies.count("SELECT count(*) FROM gate_call");
+        System.out.printf("retention: a day at 10/s written in %d ms; gate_send %,d -> %,d rows, gate_call %,d -> %,d "
+                        + "rows (retention 1 h) in %,d ms of pruning; the slot lock taken with NOWAIT %d times meanwhile%n",
+                written.toMillis(), sendsBefore, sendsAfter, callsBefore, callsAfter, pruned.toMillis(), slotLocks);
+
+        assertEquals(inWindowBefore, inWindow(limit, windowFrom), "no send a window counts was deleted");
+        assertTrue(inWindowBefore >= 300, "the last window holds sends: " + inWindowBefore);
+        // the last 59 minutes of calls as written (35,400) are all younger than the 1 h retention
+        assertTrue(copies.count("SELECT count(*) FROM gate_call WHERE done_at > ?::timestamptz - interval '59 min'",
+                callsWrittenAt) >= 35_000, "calls inside retention are kept");
+    }
+
+    private long inWindow(String limit, Instant from) throws Exception {
+        return copies.count("SELECT count(*) FROM gate_send WHERE limit_name = ? AND sent_at > ?", limit,
+                OffsetDateTime.ofInstant(from, ZoneOffset.UTC));
+    }
+
+    private long count(String sql) {
+        try {
+            return copies.count(sql);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
