@@ -60,4 +60,44 @@ class OutageIT {
         System.out.println("outage over HTTP: resumed " + resumedIn.toMillis() + " ms after the database came back");
         assertTrue(resumedIn.compareTo(Duration.ofSeconds(2)) < 0, "resumed after " + resumedIn);
     }
+
+    @Test
+    void aRightPasswordThatCannotBeCheckedIsPausedNotRefusedAndAWrongOneIsRefusedOnceItCanBe() throws Exception {
+        assertEquals(201, Api.put("ops", "/accounts/it-newcomer",
+                "{\"password\":\"newcomer-secret\",\"roles\":[\"caller\"]}").status());
+        Api.put("ops", "/limits/http-outage-auth", "{\"calls\":5,\"windowSeconds\":1}");
+
+        ItDatabase.proxy.cut();
+        try {
+            // never used before, so nothing remembered: its credentials cannot be checked without the database
+            Api.Answer paused = Api.post("it-newcomer:newcomer-secret", "/limits/http-outage-auth/calls",
+                    "{\"class\":\"MANUAL\"}");
+            assertEquals(503, paused.status(), paused.body());
+            assertTrue(paused.isProblem(), paused.contentType());
+            assertTrue(paused.raw().headers().firstValue("Retry-After").isPresent(), "Retry-After is sent");
+            assertEquals("Calls are paused", paused.json().getString("title"));
+            assertTrue(paused.json().getString("detail").startsWith("calls are paused"),
+                    paused.json().getString("detail"));
+        } finally {
+            ItDatabase.proxy.restore();
+        }
+        // once the database answers again, a wrong password is what it is
+        Api.Answer wrong = onceResumed(() -> Api.get("it-newcomer:not-the-secret", "/limits"));
+        assertEquals(401, wrong.status(), wrong.body());
+        assertTrue(wrong.isProblem(), wrong.contentType());
+        Api.Answer right = onceResumed(() -> Api.post("it-newcomer:newcomer-secret", "/limits/http-outage-auth/calls",
+                "{\"class\":\"MANUAL\"}"));
+        assertEquals(201, right.status(), right.body());
+    }
+
+    /** The first answer that is not "paused", asked again for up to 10 s while the gate resumes. */
+    private static Api.Answer onceResumed(java.util.function.Supplier<Api.Answer> ask) throws InterruptedException {
+        long t0 = System.nanoTime();
+        Api.Answer answer = ask.get();
+        while (answer.status() == 503 && System.nanoTime() - t0 < Duration.ofSeconds(10).toNanos()) {
+            Thread.sleep(100);
+            answer = ask.get();
+        }
+        return answer;
+    }
 }

@@ -4,12 +4,9 @@ import dev.gate.client.GatePausedException;
 import dev.gate.ejb.Accounts;
 import dev.gate.store.Account;
 import jakarta.ejb.EJB;
+import jakarta.ejb.EJBException;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.security.enterprise.authentication.mechanism.http.BasicAuthenticationMechanismDefinition;
-import jakarta.security.enterprise.credential.UsernamePasswordCredential;
-import jakarta.security.enterprise.identitystore.CredentialValidationResult;
-import jakarta.security.enterprise.identitystore.IdentityStore;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -19,17 +16,18 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 /**
- * Checks HTTP Basic credentials against the gate's accounts. A PBKDF2 check is deliberately slow, so a check that
- * passed is remembered for a minute (by a SHA-256 of the password, never the password); and while the database is
- * unavailable a remembered check still lets a known program in, to be told that calls are paused.
+ * Checks a name and password against the gate's accounts. A PBKDF2 check is deliberately slow, so a check that
+ * passed is remembered for a minute (by a SHA-256 of name and password, never the password). Within that minute it
+ * is trusted even while the database is unavailable; past it, or for a password not remembered, an unavailable
+ * database means the credentials cannot be checked: neither passed nor failed.
  */
-@BasicAuthenticationMechanismDefinition(realmName = "gate")
 @ApplicationScoped
-public class AccountStore implements IdentityStore {
+public class AccountStore {
 
-    private static final long REMEMBER_NANOS = TimeUnit.MINUTES.toNanos(1);
+    static final long REMEMBER_NANOS = TimeUnit.MINUTES.toNanos(1);
 
     @EJB
     Accounts accounts;
@@ -37,42 +35,55 @@ public class AccountStore implements IdentityStore {
     @Inject
     Passwords passwords;
 
-    private record Passed(Account account, String secretDigest, long atNanos) {
+    /** What a check of credentials found. */
+    public sealed interface Check {
+        /** The account exists and the password is its own. */
+        record Passed(Account account) implements Check {
+        }
+
+        /** No such account, or a wrong password: 401. */
+        record Failed() implements Check {
+        }
+
+        /** The accounts could not be read (the database is unavailable) and nothing fresh is remembered: 503. */
+        record Unchecked(String why) implements Check {
+        }
     }
 
-    private final Map<String, Passed> passed = new ConcurrentHashMap<>();
+    private record Remembered(Account account, String secretDigest, long atNanos) {
+    }
 
-    public CredentialValidationResult validate(UsernamePasswordCredential credential) {
-        String name = credential.getCaller();
-        String password = credential.getPasswordAsString();
+    private final Map<String, Remembered> remembered = new ConcurrentHashMap<>();
+
+    LongSupplier nanoTime = System::nanoTime;
+
+    public Check check(String name, String password) {
         String digest = sha256(name + "\u0000" + password);
-        Passed known = passed.get(name);
-        boolean fresh = known != null && System.nanoTime() - known.atNanos() < REMEMBER_NANOS;
-        if (fresh && known.secretDigest().equals(digest)) {
-            return valid(known.account());
+        Remembered known = remembered.get(name);
+        if (known != null && nanoTime.getAsLong() - known.atNanos() < REMEMBER_NANOS
+                && known.secretDigest().equals(digest)) {
+            return new Check.Passed(known.account());
         }
         Optional<Account> account;
         try {
             account = accounts.find(name);
         } catch (GatePausedException e) {
-            return known != null && known.secretDigest().equals(digest) ? valid(known.account())
-                    : CredentialValidationResult.NOT_VALIDATED_RESULT;
+            return new Check.Unchecked(e.getMessage());
+        } catch (EJBException e) {
+            // the container could not even start the lookup's transaction: the database is out of reach
+            return new Check.Unchecked("accounts could not be read: " + e.getMessage());
         }
         if (account.isEmpty() || !passwords.matches(password, account.get().passwordHash())) {
-            passed.remove(name);
-            return CredentialValidationResult.INVALID_RESULT;
+            remembered.remove(name);
+            return new Check.Failed();
         }
-        passed.put(name, new Passed(account.get(), digest, System.nanoTime()));
-        return valid(account.get());
+        remembered.put(name, new Remembered(account.get(), digest, nanoTime.getAsLong()));
+        return new Check.Passed(account.get());
     }
 
     /** An account changed: forget what was remembered of it. */
     public void forget(String name) {
-        passed.remove(name);
-    }
-
-    private static CredentialValidationResult valid(Account account) {
-        return new CredentialValidationResult(account.name(), account.roles());
+        remembered.remove(name);
     }
 
     private static String sha256(String text) {

@@ -1,0 +1,83 @@
+package dev.gate.web.security;
+
+import dev.gate.web.api.Problem;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.security.enterprise.AuthenticationStatus;
+import jakarta.security.enterprise.authentication.mechanism.http.HttpAuthenticationMechanism;
+import jakarta.security.enterprise.authentication.mechanism.http.HttpMessageContext;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.logging.Logger;
+
+/**
+ * HTTP Basic over {@link AccountStore}, with one answer the standard mechanism cannot give: credentials that cannot
+ * be checked because the database is unavailable get the same 503 "Calls are paused" (problem+json, Retry-After)
+ * that every call gets in an outage, not a 401 that would tell a program its right password is wrong.
+ */
+@ApplicationScoped
+public class BasicAuthentication implements HttpAuthenticationMechanism {
+
+    private static final Logger LOG = Logger.getLogger(BasicAuthentication.class.getName());
+    static final String CHALLENGE = "Basic realm=\"gate\", charset=\"UTF-8\"";
+
+    @Inject
+    AccountStore accounts;
+
+    @Override
+    public AuthenticationStatus validateRequest(HttpServletRequest request, HttpServletResponse response,
+                                                HttpMessageContext context) {
+        String[] credentials = credentials(request.getHeader("Authorization"));
+        if (credentials != null) {
+            AccountStore.Check check = accounts.check(credentials[0], credentials[1]);
+            if (check instanceof AccountStore.Check.Passed passed) {
+                return context.notifyContainerAboutLogin(passed.account().name(), passed.account().roles());
+            }
+            if (check instanceof AccountStore.Check.Unchecked unchecked && context.isProtected()) {
+                LOG.fine(() -> "credentials of '" + credentials[0] + "' could not be checked: " + unchecked.why());
+                return paused(response, unchecked.why());
+            }
+        }
+        if (context.isProtected()) {
+            response.setHeader("WWW-Authenticate", CHALLENGE);
+            return context.responseUnauthorized();
+        }
+        return context.doNothing();
+    }
+
+    /** The answer is written and committed here; SEND_CONTINUE tells the container it has been given. */
+    private static AuthenticationStatus paused(HttpServletResponse response, String why) {
+        try {
+            response.setStatus(503);
+            response.setHeader("Retry-After", "1");
+            response.setContentType(Problem.MEDIA_TYPE);
+            response.setCharacterEncoding("UTF-8");
+            response.getWriter().write(Problem.of(503, "paused", "Calls are paused",
+                    "calls are paused: credentials cannot be checked while the gate's database is unavailable ("
+                            + why + ")").json().toString());
+            response.flushBuffer();
+        } catch (IOException e) {
+            // the client is gone; nothing more to tell it
+        }
+        return AuthenticationStatus.SEND_CONTINUE;
+    }
+
+    /** {name, password} from an {@code Authorization: Basic} header, or null when there is none or it is malformed. */
+    static String[] credentials(String header) {
+        if (header == null || !header.regionMatches(true, 0, "Basic ", 0, 6)) {
+            return null;
+        }
+        String pair;
+        try {
+            pair = new String(Base64.getDecoder().decode(header.substring(6).trim()), StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+        int colon = pair.indexOf(':');
+        return colon < 0 ? null : new String[] {pair.substring(0, colon), pair.substring(colon + 1)};
+    }
+}
