@@ -53,20 +53,18 @@ public final class Retention {
 
     /** Deletes at most {@code batch} sends that no window can count any more; answers how many. */
     public int pruneSends(int batch) throws GatePausedException {
-        return tx.run(c -> {
-            try (PreparedStatement ps = c.prepareStatement(PRUNE_SENDS)) {
-                ps.setLong(1, SEND_MARGIN.toMillis());
-                ps.setInt(2, batch);
-                ps.setInt(3, batch);
-                return ps.executeUpdate();
-            }
-        });
+        return prune(PRUNE_SENDS, SEND_MARGIN, batch);
     }
 
     /** Deletes at most {@code batch} calls that finished more than {@code age} ago; answers how many. */
     public int pruneCalls(Duration age, int batch) throws GatePausedException {
+        return prune(PRUNE_CALLS, age, batch);
+    }
+
+    /** One batch: the query's age bound, then its per-limit and overall batch sizes. */
+    private int prune(String sql, Duration age, int batch) throws GatePausedException {
         return tx.run(c -> {
-            try (PreparedStatement ps = c.prepareStatement(PRUNE_CALLS)) {
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
                 ps.setLong(1, age.toMillis());
                 ps.setInt(2, batch);
                 ps.setInt(3, batch);

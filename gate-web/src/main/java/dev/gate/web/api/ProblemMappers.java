@@ -35,8 +35,7 @@ public final class ProblemMappers {
     public static class Paused implements ExceptionMapper<GatePausedException> {
         @Override
         public Response toResponse(GatePausedException e) {
-            return Response.fromResponse(Problem.of(503, "paused", "Calls are paused", e.getMessage()).response())
-                    .header("Retry-After", "1").build();
+            return retryLater(Problem.of(503, "paused", "Calls are paused", e.getMessage()));
         }
     }
 
@@ -45,8 +44,7 @@ public final class ProblemMappers {
     public static class Busy implements ExceptionMapper<GateBusyException> {
         @Override
         public Response toResponse(GateBusyException e) {
-            return Response.fromResponse(Problem.of(503, "busy", "Gate is busy", e.getMessage()).response())
-                    .header("Retry-After", "1").build();
+            return retryLater(Problem.of(503, "busy", "Gate is busy", e.getMessage()));
         }
     }
 
@@ -127,5 +125,10 @@ public final class ProblemMappers {
             LOG.log(Level.SEVERE, "unexpected error in the gate's API", e);
             return Problem.of(500, "internal", "Internal error", "the gate failed to answer; see its log").response();
         }
+    }
+
+    /** A 503 that the caller may simply ask again, a second later. */
+    static Response retryLater(Problem problem) {
+        return Response.fromResponse(problem.response()).header("Retry-After", "1").build();
     }
 }
