@@ -2,6 +2,7 @@ package dev.gate.bench;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.gate.client.CallClass;
+import dev.gate.client.CallOptions;
 import dev.gate.client.CallEndedException;
 import dev.gate.client.GateException;
 import dev.gate.client.Permit;
@@ -126,12 +127,12 @@ public final class LineBenchmark {
                               AtomicLong grants) {
         while (flooding.get()) {
             try {
-                Permit p = copy.acquire(LIMIT, cls, Duration.ofSeconds(120), "bench-" + cls, null);
+                Permit p = copy.callers().acquire(LIMIT, cls, Duration.ofSeconds(120), "bench-" + cls, CallOptions.NONE);
                 if (flooding.get()) {
                     waits.add(Duration.between(p.enqueuedAt(), p.grantedAt()).toNanos() / 1e6);
                     grants.incrementAndGet();
                 }
-                copy.complete(p.callId(), 200);
+                copy.callers().complete(p.callId(), 200);
             } catch (CallEndedException stopping) {
                 return;
             } catch (GateException e) {
@@ -149,9 +150,9 @@ public final class LineBenchmark {
         List<Double> latencies = new ArrayList<>();
         for (int i = 0; i < 250; i++) {
             long t0 = System.nanoTime();
-            Permit p = c.acquire("idle", CallClass.INTERACTIVE, Duration.ofSeconds(5), "bench", null);
+            Permit p = c.callers().acquire("idle", CallClass.INTERACTIVE, Duration.ofSeconds(5), "bench", CallOptions.NONE);
             long t1 = System.nanoTime();
-            c.complete(p.callId(), 200);
+            c.callers().complete(p.callId(), 200);
             if (i >= 50) { // after warm-up
                 latencies.add((t1 - t0) / 1e6);
             }

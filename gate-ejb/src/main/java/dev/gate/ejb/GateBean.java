@@ -1,5 +1,6 @@
 package dev.gate.ejb;
 
+import dev.gate.app.Line;
 import dev.gate.client.CallClass;
 import dev.gate.client.CallOptions;
 import dev.gate.client.Gate;
@@ -19,8 +20,7 @@ import jakarta.ejb.TransactionAttributeType;
 import java.time.Duration;
 
 /**
- * The {@link Gate} view over this server's gate instance. No transaction is held while a caller waits, and
- * bean-managed concurrency means waiting callers never queue on a bean lock or an instance pool.
+ * The remote {@link Gate} view: the caller's principal names its program; everything else is {@link Line}'s.
  */
 @Singleton
 @Remote(Gate.class)
@@ -29,7 +29,7 @@ import java.time.Duration;
 public class GateBean implements Gate {
 
     @EJB
-    SlotLoop slotLoop;
+    Line line;
 
     @Resource
     SessionContext context;
@@ -48,28 +48,22 @@ public class GateBean implements Gate {
     @Override
     public Permit acquire(String limit, CallClass callClass, Duration maxWait, CallOptions options)
             throws GateException {
-        try {
-            return slotLoop.engine().acquireWith(limit, callClass, maxWait, program(),
-                    options == null ? CallOptions.NONE : options);
-        } catch (IllegalArgumentException e) {
-            throw new GateException(e.getMessage());
-        }
+        return line.acquire(limit, callClass, maxWait, program(), options);
     }
 
     @Override
     public void complete(Permit permit, int vendorStatus) throws GateException {
-        slotLoop.engine().complete(permit.callId(), vendorStatus);
+        line.complete(permit.callId(), vendorStatus, null);
     }
 
     @Override
     public void complete(Permit permit, int vendorStatus, Duration retryAfter) throws GateException {
-        slotLoop.engine().complete(permit.callId(), vendorStatus,
-                retryAfter == null ? null : Math.toIntExact(Math.max(0, retryAfter.toSeconds())));
+        line.complete(permit.callId(), vendorStatus, retryAfter);
     }
 
     @Override
     public Outcome awaitOutcome(Permit permit, Duration maxWait) throws GateException {
-        return slotLoop.engine().awaitOutcome(permit.callId(), maxWait);
+        return line.awaitOutcome(permit.callId(), maxWait);
     }
 
     private String program() {

@@ -1,9 +1,9 @@
 package dev.gate.ejb;
 
 /** The datasource the provisioned server defines (gate-ear/src/main/wildfly/gate.cli). */
-final class GateDataSource {
+public final class GateDataSource {
 
-    static final String JNDI = "java:jboss/datasources/GateDS";
+    public static final String JNDI = "java:jboss/datasources/GateDS";
 
     private GateDataSource() {
     }

@@ -1,12 +1,9 @@
 package dev.gate.ejb;
 
+import dev.gate.app.LimitAdmin;
 import dev.gate.client.GateException;
 import dev.gate.client.GateLimits;
 import dev.gate.client.LimitSpec;
-import dev.gate.line.CoolDownLadder;
-import dev.gate.line.LimitName;
-import dev.gate.line.LimitOptions;
-import dev.gate.line.Pace;
 import jakarta.ejb.ConcurrencyManagement;
 import jakarta.ejb.ConcurrencyManagementType;
 import jakarta.ejb.EJB;
@@ -15,7 +12,7 @@ import jakarta.ejb.Singleton;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 
-/** The {@link GateLimits} view: an operator's limit declarations, checked by the same rules as over HTTP. */
+/** The remote {@link GateLimits} view: an operator's limit declarations, checked as over HTTP ({@link LimitAdmin}). */
 @Singleton
 @Remote(GateLimits.class)
 @ConcurrencyManagement(ConcurrencyManagementType.BEAN)
@@ -23,20 +20,10 @@ import jakarta.ejb.TransactionAttributeType;
 public class GateLimitsBean implements GateLimits {
 
     @EJB
-    SlotLoop slotLoop;
+    LimitAdmin limits;
 
     @Override
     public boolean put(String name, LimitSpec spec) throws GateException {
-        if (!LimitName.isValid(name)) {
-            throw new GateException("limit name must be 1-64 of [A-Za-z0-9._-]: '" + name + "'");
-        }
-        try {
-            LimitOptions options = new LimitOptions(spec.minInterval(),
-                    spec.moreRules().stream().map(r -> new Pace(r.calls(), r.window())).toList(),
-                    new CoolDownLadder(spec.coolDownLadder(), spec.retryFloor(), spec.stepDownAfter()));
-            return slotLoop.engine().putLimit(name, new Pace(spec.calls(), spec.window()), options);
-        } catch (IllegalArgumentException e) {
-            throw new GateException("limit '" + name + "': " + e.getMessage());
-        }
+        return limits.put(name, spec);
     }
 }

@@ -1,6 +1,6 @@
 package dev.gate.ejb;
 
-import dev.gate.client.GatePausedException;
+import dev.gate.client.GateException;
 import dev.gate.engine.Engine;
 import dev.gate.engine.EngineSettings;
 import dev.gate.engine.InstanceName;
@@ -88,7 +88,7 @@ public class SlotLoop {
                         ? "limit " + e.getKey() + " declared: " + e.getValue().calls() + " calls per "
                         + e.getValue().window()
                         : "limit " + e.getKey() + " already in the table; the table's values stay");
-            } catch (GatePausedException ex) {
+            } catch (GateException ex) {
                 throw new IllegalStateException("cannot declare limits: " + ex.getMessage(), ex);
             }
         }

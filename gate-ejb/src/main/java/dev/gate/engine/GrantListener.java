@@ -1,6 +1,5 @@
 package dev.gate.engine;
 
-import dev.gate.client.GatePausedException;
 import dev.gate.store.Granter;
 import dev.gate.store.InstanceLock;
 import org.postgresql.PGConnection;
@@ -31,12 +30,12 @@ final class GrantListener implements Runnable {
     private final String owner;
     private final java.util.concurrent.CountDownLatch ready = new java.util.concurrent.CountDownLatch(1);
     private final Consumer<List<Long>> onGranted;
-    private final Consumer<GatePausedException> onLost;
+    private final Consumer<String> onLost;
     private final Thread thread;
     private volatile boolean stopped;
 
     GrantListener(DataSource dataSource, String owner, ThreadFactory threads, Consumer<List<Long>> onGranted,
-                  Consumer<GatePausedException> onLost) {
+                  Consumer<String> onLost) {
         this.dataSource = dataSource;
         this.owner = owner;
         this.onGranted = onGranted;
@@ -99,8 +98,7 @@ final class GrantListener implements Runnable {
                 }
             } catch (SQLException | RuntimeException e) {
                 if (!stopped) {
-                    onLost.accept(new GatePausedException("the grant listener lost its connection: "
-                            + e.getMessage()));
+                    onLost.accept("the grant listener lost its connection: " + e.getMessage());
                     if (!warned) {
                         LOG.warning("grant listener lost its connection (" + e.getMessage()
                                 + "); waiters fall back to polling until it is back");

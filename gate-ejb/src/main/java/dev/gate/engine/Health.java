@@ -1,6 +1,7 @@
 package dev.gate.engine;
 
 import dev.gate.client.GatePausedException;
+import dev.gate.store.StoreUnavailable;
 
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -35,18 +36,24 @@ final class Health {
         }
     }
 
-    void failed(GatePausedException e) {
+    /** The store could not reach the database: calls pause; answers what a caller is told. */
+    GatePausedException failed(StoreUnavailable e) {
+        failed(e.getMessage());
+        return new GatePausedException(e.getMessage());
+    }
+
+    void failed(String why) {
         boolean paused;
         synchronized (this) {
             paused = cause == null;
             if (paused) {
-                cause = e.getMessage().replace(GatePausedException.MESSAGE, "").replaceAll("^ \\((.*)\\)$", "$1");
+                cause = why;
                 sinceNanos = System.nanoTime();
             }
         }
         if (paused) {
-            LOG.warning("calls are paused: the gate's database is unavailable: " + cause);
-            onPause.accept(e);
+            LOG.warning("calls are paused: the gate's database is unavailable: " + why);
+            onPause.accept(new GatePausedException(why));
         }
     }
 

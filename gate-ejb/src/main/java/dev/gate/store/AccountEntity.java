@@ -1,5 +1,6 @@
 package dev.gate.store;
 
+import dev.gate.account.Account;
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
 import jakarta.persistence.Id;

@@ -1,6 +1,7 @@
 package dev.gate.store;
 
-import dev.gate.client.GatePausedException;
+
+import dev.gate.account.Account;
 
 import java.sql.PreparedStatement;
 
@@ -20,7 +21,7 @@ public final class AccountTable {
     }
 
     /** Creates the account unless one of that name exists; true when it was created. */
-    public boolean addIfAbsent(Account account) throws GatePausedException {
+    public boolean addIfAbsent(Account account) throws StoreUnavailable {
         return tx.run(c -> {
             try (PreparedStatement ps = c.prepareStatement(ADD)) {
                 bind(ps, account);

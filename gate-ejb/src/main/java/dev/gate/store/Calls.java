@@ -1,7 +1,6 @@
 package dev.gate.store;
 
 import dev.gate.client.CallClass;
-import dev.gate.client.GatePausedException;
 import dev.gate.line.CallState;
 
 import java.sql.PreparedStatement;
@@ -125,7 +124,7 @@ public final class Calls {
      */
     public Optional<Joined> join(String limit, CallClass callClass, String program, String owner, Duration lease,
                                  Duration deadline, String concurrencyKey, String dedupeKey,
-                                 LongConsumer beforeCommit) throws GatePausedException {
+                                 LongConsumer beforeCommit) throws StoreUnavailable {
         return tx.run(c -> {
             for (int attempt = 0; attempt < 3; attempt++) {
                 Optional<Long> inserted = insert(c, limit, callClass, program, owner, lease, deadline,
@@ -209,12 +208,12 @@ public final class Calls {
     }
 
     /** WAITING to CANCELLED; false when the call was no longer waiting (granted, expired, ...). */
-    public boolean cancel(long id) throws GatePausedException {
+    public boolean cancel(long id) throws StoreUnavailable {
         return update(CANCEL, id) == 1;
     }
 
     /** Its caller is gone: WAITING to CANCELLED, GRANTED to ABANDONED; the state it ended in, empty if it had ended. */
-    public Optional<CallState> leave(long id) throws GatePausedException {
+    public Optional<CallState> leave(long id) throws StoreUnavailable {
         return tx.run(c -> {
             try (PreparedStatement ps = c.prepareStatement(LEAVE)) {
                 ps.setLong(1, id);
@@ -225,7 +224,7 @@ public final class Calls {
         });
     }
 
-    public Optional<CallRow> find(long id) throws GatePausedException {
+    public Optional<CallRow> find(long id) throws StoreUnavailable {
         return tx.run(c -> {
             try (PreparedStatement ps = c.prepareStatement(FIND)) {
                 ps.setLong(1, id);
@@ -237,7 +236,7 @@ public final class Calls {
     }
 
     /** The call, if {@code owner} owns it (another's call is as good as absent). */
-    public Optional<CallRow> findOwned(long id, String owner) throws GatePausedException {
+    public Optional<CallRow> findOwned(long id, String owner) throws StoreUnavailable {
         return tx.run(c -> {
             try (PreparedStatement ps = c.prepareStatement(FIND_OWNED)) {
                 ps.setLong(1, id);
@@ -250,7 +249,7 @@ public final class Calls {
     }
 
     /** The call, if {@code owner} owns it or {@code program} joined it. */
-    public Optional<CallRow> findVisible(long id, String owner, String program) throws GatePausedException {
+    public Optional<CallRow> findVisible(long id, String owner, String program) throws StoreUnavailable {
         return tx.run(c -> {
             try (PreparedStatement ps = c.prepareStatement(FIND_VISIBLE)) {
                 ps.setLong(1, id);
@@ -264,17 +263,17 @@ public final class Calls {
     }
 
     /** WAITING to CANCELLED, for the owner only; false when not waiting or not theirs. */
-    public boolean cancelOwned(long id, String owner) throws GatePausedException {
+    public boolean cancelOwned(long id, String owner) throws StoreUnavailable {
         return ownedUpdate(CANCEL_OWNED, id, owner) == 1;
     }
 
     /** Renews one waiting or granted call's lease, for the owner only. */
-    public boolean renew(long id, String owner) throws GatePausedException {
+    public boolean renew(long id, String owner) throws StoreUnavailable {
         return ownedUpdate(RENEW_ONE, id, owner) == 1;
     }
 
     /** Renews, in one statement, the leases of every waiting call of {@code owner}; answers how many. */
-    public int renewAll(String owner) throws GatePausedException {
+    public int renewAll(String owner) throws StoreUnavailable {
         return tx.run(c -> {
             try (PreparedStatement ps = c.prepareStatement(RENEW_ALL)) {
                 ps.setString(1, owner);
@@ -283,7 +282,7 @@ public final class Calls {
         });
     }
 
-    private int ownedUpdate(String sql, long id, String owner) throws GatePausedException {
+    private int ownedUpdate(String sql, long id, String owner) throws StoreUnavailable {
         return tx.run(c -> {
             try (PreparedStatement ps = c.prepareStatement(sql)) {
                 ps.setLong(1, id);
@@ -294,7 +293,7 @@ public final class Calls {
     }
 
     /** Of the given calls, those that have left WAITING (granted, or ended without a grant). */
-    public List<CallRow> settled(Collection<Long> ids) throws GatePausedException {
+    public List<CallRow> settled(Collection<Long> ids) throws StoreUnavailable {
         if (ids.isEmpty()) {
             return List.of();
         }
@@ -323,7 +322,7 @@ public final class Calls {
                 outcomeStatus, outcomeRetryAfter, rs.getInt("joiners"));
     }
 
-    private int update(String sql, long id) throws GatePausedException {
+    private int update(String sql, long id) throws StoreUnavailable {
         return tx.run(c -> {
             try (PreparedStatement ps = c.prepareStatement(sql)) {
                 ps.setLong(1, id);

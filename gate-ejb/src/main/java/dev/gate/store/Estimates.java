@@ -1,6 +1,5 @@
 package dev.gate.store;
 
-import dev.gate.client.GatePausedException;
 import dev.gate.line.LimitRules;
 import dev.gate.line.WaitEstimate;
 
@@ -34,7 +33,7 @@ public final class Estimates {
     }
 
     /** Empty when the call is not waiting. */
-    public Optional<Estimate> of(long callId) throws GatePausedException {
+    public Optional<Estimate> of(long callId) throws StoreUnavailable {
         return tx.run(c -> of(c, callId));
     }
 

@@ -1,7 +1,6 @@
 package dev.gate.store;
 
 import dev.gate.client.CallClass;
-import dev.gate.client.GatePausedException;
 import dev.gate.line.Beat;
 import dev.gate.line.LimitRules;
 import dev.gate.line.Pace;
@@ -109,11 +108,11 @@ public final class Granter {
      * limit's lock (it is granting right now), skips instead of queueing behind it: neither the loop nor a caller's
      * fast path ever waits on another instance.
      */
-    public GrantPass grantDue(String limit) throws GatePausedException {
+    public GrantPass grantDue(String limit) throws StoreUnavailable {
         return tx.run(c -> grantDue(c, limit));
     }
 
-    public List<String> limitsWithWaitingCalls() throws GatePausedException {
+    public List<String> limitsWithWaitingCalls() throws StoreUnavailable {
         return tx.run(c -> {
             List<String> names = new ArrayList<>();
             try (PreparedStatement ps = c.prepareStatement(LIMITS_WITH_WAITING_CALLS);

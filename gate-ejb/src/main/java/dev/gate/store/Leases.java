@@ -1,7 +1,6 @@
 package dev.gate.store;
 
 import dev.gate.client.CallClass;
-import dev.gate.client.GatePausedException;
 
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -64,7 +63,7 @@ public final class Leases {
      * Renews, in one statement, the leases of this instance's calls that still have a live waiter. A call whose
      * waiter gave up is not renewed, so it expires instead of being granted to nobody.
      */
-    public int renewOwned(String owner, Collection<Long> liveCallIds) throws GatePausedException {
+    public int renewOwned(String owner, Collection<Long> liveCallIds) throws StoreUnavailable {
         if (liveCallIds.isEmpty()) {
             return 0;
         }
@@ -77,17 +76,17 @@ public final class Leases {
         });
     }
 
-    public List<Cleared> expireLapsed() throws GatePausedException {
+    public List<Cleared> expireLapsed() throws StoreUnavailable {
         return clear(EXPIRE_LAPSED, null);
     }
 
     /** Granted calls whose lease ran out without an outcome: ABANDONED. */
-    public List<Cleared> abandonLapsed() throws GatePausedException {
+    public List<Cleared> abandonLapsed() throws StoreUnavailable {
         return clear(ABANDON_LAPSED, null);
     }
 
     /** Waiting calls whose deadline passed: EXPIRED, never granted. */
-    public List<Cleared> expirePastDeadline() throws GatePausedException {
+    public List<Cleared> expirePastDeadline() throws StoreUnavailable {
         return clear(EXPIRE_PAST_DEADLINE, null);
     }
 
@@ -95,7 +94,7 @@ public final class Leases {
      * Ends these calls, whose callers were told they were not granted: still waiting, they leave the line
      * (CANCELLED); granted meanwhile, nobody takes the grant (ABANDONED).
      */
-    public List<Cleared> endOrphans(Collection<Long> orphanCallIds) throws GatePausedException {
+    public List<Cleared> endOrphans(Collection<Long> orphanCallIds) throws StoreUnavailable {
         return tx.run(c -> {
             try (PreparedStatement ps = c.prepareStatement(END_ORPHANS)) {
                 ps.setArray(1, c.createArrayOf("bigint", orphanCallIds.toArray()));
@@ -105,11 +104,11 @@ public final class Leases {
     }
 
     /** Takes an instance's waiting calls out of the line (it is shutting down cleanly). */
-    public List<Cleared> cancelOwned(String owner) throws GatePausedException {
+    public List<Cleared> cancelOwned(String owner) throws StoreUnavailable {
         return clear(CANCEL_OWNED, owner);
     }
 
-    private List<Cleared> clear(String sql, String owner) throws GatePausedException {
+    private List<Cleared> clear(String sql, String owner) throws StoreUnavailable {
         return tx.run(c -> {
             try (PreparedStatement ps = c.prepareStatement(sql)) {
                 if (owner != null) {

@@ -1,6 +1,5 @@
 package dev.gate.store;
 
-import dev.gate.client.GatePausedException;
 import dev.gate.line.LimitOptions;
 import dev.gate.line.Pace;
 
@@ -60,7 +59,7 @@ public final class LimitTable {
     }
 
     /** Creates the limit or changes it in place, with all its options; true when it was created. */
-    public boolean put(String name, Pace pace, LimitOptions options) throws GatePausedException {
+    public boolean put(String name, Pace pace, LimitOptions options) throws StoreUnavailable {
         return tx.run(c -> {
             boolean created;
             try (PreparedStatement ps = c.prepareStatement(PUT)) {
@@ -98,7 +97,7 @@ public final class LimitTable {
      * Removes a limit that has no live (waiting or granted) calls, with its history. A call that joins meanwhile
      * keeps it (the foreign key refuses the removal, and the answer counts the live calls again).
      */
-    public Removal remove(String name) throws GatePausedException {
+    public Removal remove(String name) throws StoreUnavailable {
         while (batch(DROP_FINISHED_CALLS, name) == BATCH || batch(DROP_SENDS, name) == BATCH) {
             // history goes in batches of their own transactions, so none of them holds locks for long
         }
@@ -135,7 +134,7 @@ public final class LimitTable {
         }
     }
 
-    private int batch(String sql, String name) throws GatePausedException {
+    private int batch(String sql, String name) throws StoreUnavailable {
         return tx.run(c -> {
             try (PreparedStatement ps = c.prepareStatement(sql)) {
                 ps.setString(1, name);
@@ -156,7 +155,7 @@ public final class LimitTable {
     }
 
     /** Adds the limit unless one of that name exists; true when it was added. */
-    public boolean declare(String name, Pace pace) throws GatePausedException {
+    public boolean declare(String name, Pace pace) throws StoreUnavailable {
         return tx.run(c -> {
             try (PreparedStatement ps = c.prepareStatement(DECLARE)) {
                 ps.setString(1, name);

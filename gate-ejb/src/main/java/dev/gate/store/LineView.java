@@ -1,7 +1,7 @@
 package dev.gate.store;
 
 import dev.gate.client.CallClass;
-import dev.gate.client.GatePausedException;
+import dev.gate.client.LimitStatus;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -38,12 +38,12 @@ public final class LineView {
         this.tx = tx;
     }
 
-    public List<LimitStatus> limits() throws GatePausedException {
+    public List<LimitStatus> limits() throws StoreUnavailable {
         return tx.run(c -> read(c, null));
     }
 
     /** One limit's numbers; empty when there is no such limit. */
-    public java.util.Optional<LimitStatus> limit(String name) throws GatePausedException {
+    public java.util.Optional<LimitStatus> limit(String name) throws StoreUnavailable {
         return tx.run(c -> read(c, name).stream().findFirst());
     }
 

@@ -1,6 +1,5 @@
 package dev.gate.store;
 
-import dev.gate.client.GatePausedException;
 import dev.gate.line.CoolDown;
 import dev.gate.line.CoolDownLadder;
 
@@ -66,7 +65,7 @@ public final class Outcomes {
      * @param owner only this owner's call (a program over HTTP), or null for any (the instance's own EJB callers)
      */
     public Result record(long callId, String owner, int status, Integer retryAfterSeconds)
-            throws GatePausedException {
+            throws StoreUnavailable {
         return tx.run(c -> {
             Optional<Seen> seen = read(c, COOLDOWN, callId, owner, null);
             if (seen.isEmpty()) {

@@ -1,6 +1,5 @@
 package dev.gate.store;
 
-import dev.gate.client.GatePausedException;
 
 import java.sql.PreparedStatement;
 import java.time.Duration;
@@ -52,17 +51,17 @@ public final class Retention {
     }
 
     /** Deletes at most {@code batch} sends that no window can count any more; answers how many. */
-    public int pruneSends(int batch) throws GatePausedException {
+    public int pruneSends(int batch) throws StoreUnavailable {
         return prune(PRUNE_SENDS, SEND_MARGIN, batch);
     }
 
     /** Deletes at most {@code batch} calls that finished more than {@code age} ago; answers how many. */
-    public int pruneCalls(Duration age, int batch) throws GatePausedException {
+    public int pruneCalls(Duration age, int batch) throws StoreUnavailable {
         return prune(PRUNE_CALLS, age, batch);
     }
 
     /** One batch: the query's age bound, then its per-limit and overall batch sizes. */
-    private int prune(String sql, Duration age, int batch) throws GatePausedException {
+    private int prune(String sql, Duration age, int batch) throws StoreUnavailable {
         return tx.run(c -> {
             try (PreparedStatement ps = c.prepareStatement(sql)) {
                 ps.setLong(1, age.toMillis());

@@ -1,6 +1,5 @@
 package dev.gate.store;
 
-import dev.gate.client.GatePausedException;
 
 import javax.sql.DataSource;
 import java.util.concurrent.Executor;
@@ -52,10 +51,10 @@ public final class Tx {
     }
 
     /**
-     * @throws GatePausedException the database is unavailable (or read-only): nobody can know what happened
+     * @throws StoreUnavailable the database is unavailable (or read-only): nobody can know what happened
      * @throws StoreBusy           a lock or statement timed out, or a deadlock was broken; nothing was changed
      */
-    public <T> T run(Work<T> work) throws GatePausedException {
+    public <T> T run(Work<T> work) throws StoreUnavailable {
         try (Connection c = dataSource.getConnection()) {
             limitWait(c);
             boolean autoCommit = c.getAutoCommit();
@@ -75,7 +74,7 @@ public final class Tx {
             }
         } catch (SQLException e) {
             if (isUnavailable(e)) {
-                throw new GatePausedException(e.getMessage());
+                throw new StoreUnavailable(e);
             }
             if (StoreBusy.is(e)) {
                 throw new StoreBusy(e);
@@ -95,7 +94,7 @@ public final class Tx {
     }
 
     /** One round trip: does the database answer, and may the gate write to it (not a standby, not read-only)? */
-    public void probe() throws GatePausedException {
+    public void probe() throws StoreUnavailable {
         boolean writable = run(c -> {
             try (java.sql.Statement s = c.createStatement(); java.sql.ResultSet rs = s.executeQuery(
                     "SELECT NOT pg_is_in_recovery() AND current_setting('transaction_read_only') = 'off'")) {
@@ -104,7 +103,7 @@ public final class Tx {
             }
         });
         if (!writable) {
-            throw new GatePausedException("the database is read-only (a standby, or default_transaction_read_only)");
+            throw new StoreUnavailable("the database is read-only (a standby, or default_transaction_read_only)");
         }
     }
 

@@ -5,26 +5,38 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * Long-polls on calls that a program (not this instance) owns: each watch completes when the call leaves WAITING.
  * Several polls of one call share one future. A poll that gives up simply stops listening; the future goes when
- * the call settles.
+ * the call leaves WAITING. Futures complete on the executor given, never on the thread that brings the news (the
+ * slot loop, the grant listener, housekeeping): what a poll does next (read the call, render it) must not hold them.
  */
 public final class Watchers {
 
     private final Map<Long, CompletableFuture<Void>> byCall = new ConcurrentHashMap<>();
+    private final Executor completions;
+
+    public Watchers(Executor completions) {
+        this.completions = completions;
+    }
 
     public CompletableFuture<Void> watch(long callId) {
         return byCall.computeIfAbsent(callId, id -> new CompletableFuture<>());
     }
 
     /** These calls have left WAITING (granted, or ended). */
-    public void settled(Collection<Long> callIds) {
+    public void leftWaiting(Collection<Long> callIds) {
         for (Long id : callIds) {
             CompletableFuture<Void> f = byCall.remove(id);
             if (f != null) {
-                f.complete(null);
+                try {
+                    completions.execute(() -> f.complete(null));
+                } catch (RejectedExecutionException shutDown) {
+                    f.complete(null); // the instance is stopping: nothing else runs on this thread any more
+                }
             }
         }
     }

@@ -40,15 +40,15 @@ class AbandonedGrantTest {
         copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 100, 1000)", limit);
         Duration lease = Duration.ofSeconds(1);
         CallOptions keyed = CallOptions.NONE.withLease(lease).withConcurrencyKey("account-7");
-        Engine.JoinedCall first = gate.joinFor("crashed", limit, CallClass.SCHEDULED, keyed, "report-7");
+        ProgramCalls.Submitted first = gate.programs().submit("crashed", limit, CallClass.SCHEDULED, keyed, "report-7");
         GateCopies.await("the first call's grant", Duration.ofSeconds(5),
                 () -> state(first.call().id()) == CallState.GRANTED);
 
         // while its lease runs, the key is taken: a submission joins it, a keyed call waits
-        Engine.JoinedCall joiner = gate.joinFor("other", limit, CallClass.SCHEDULED, CallOptions.NONE, "report-7");
+        ProgramCalls.Submitted joiner = gate.programs().submit("other", limit, CallClass.SCHEDULED, CallOptions.NONE, "report-7");
         assertTrue(joiner.joined());
         assertEquals(first.call().id(), joiner.call().id());
-        Engine.JoinedCall keyedWaiter = gate.joinFor("other", limit, CallClass.SCHEDULED,
+        ProgramCalls.Submitted keyedWaiter = gate.programs().submit("other", limit, CallClass.SCHEDULED,
                 CallOptions.NONE.withConcurrencyKey("account-7"), null);
         assertEquals(CallState.WAITING, state(keyedWaiter.call().id()), "the concurrency key is held");
 
@@ -57,12 +57,12 @@ class AbandonedGrantTest {
                 () -> state(first.call().id()) == CallState.ABANDONED);
         GateCopies.await("the keyed call to be granted", Duration.ofSeconds(3),
                 () -> state(keyedWaiter.call().id()) == CallState.GRANTED);
-        Engine.JoinedCall fresh = gate.joinFor("other", limit, CallClass.SCHEDULED, CallOptions.NONE, "report-7");
+        ProgramCalls.Submitted fresh = gate.programs().submit("other", limit, CallClass.SCHEDULED, CallOptions.NONE, "report-7");
         assertFalse(fresh.joined(), "a new submission with the key makes a new call");
         assertNotEquals(first.call().id(), fresh.call().id());
 
         // a late outcome still counts (a 429 must not lose its cool-down)
-        assertTrue(gate.outcome("crashed", first.call().id(), 429, 3));
+        assertTrue(gate.programs().outcome("crashed", first.call().id(), 429, 3));
         assertEquals(CallState.DONE, state(first.call().id()));
         assertEquals(1, copies.count("SELECT count(*) FROM gate_slot WHERE limit_name = ? "
                 + "AND paused_until > clock_timestamp() + interval '1 s'", limit), "the late 429 paused the limit");

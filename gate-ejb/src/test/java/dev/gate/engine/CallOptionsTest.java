@@ -52,7 +52,7 @@ class CallOptionsTest {
         String[] keys = {"store-1", "store-1", "store-2", "store-1", "store-2"};
         List<Ticket> tickets = new ArrayList<>();
         for (int i = 0; i < keys.length; i++) {
-            tickets.add((i % 2 == 0 ? a : b).joinWith(limit, CallClass.SCHEDULED, "sync",
+            tickets.add((i % 2 == 0 ? a : b).callers().join(limit, CallClass.SCHEDULED, "sync",
                     CallOptions.NONE.withConcurrencyKey(keys[i])));
         }
         // each granted call "talks to the vendor" for 300 ms, then reports its outcome
@@ -62,9 +62,9 @@ class CallOptionsTest {
             Ticket t = tickets.get(i);
             vendorCalls.add(CompletableFuture.runAsync(() -> {
                 try {
-                    Permit p = copy.await(t, Duration.ofSeconds(20));
+                    Permit p = copy.callers().await(t, Duration.ofSeconds(20));
                     TimeUnit.MILLISECONDS.sleep(300);
-                    copy.complete(p.callId(), 200);
+                    copy.callers().complete(p.callId(), 200);
                 } catch (Exception e) {
                     throw new IllegalStateException(e);
                 }
@@ -95,8 +95,8 @@ class CallOptionsTest {
         String limit = "keyed-lease";
         copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 20, 1000)", limit);
         CallOptions key = CallOptions.NONE.withConcurrencyKey("source-9").withLease(Duration.ofSeconds(1));
-        Permit forgotten = a.acquireWith(limit, CallClass.MANUAL, Duration.ofSeconds(5), "ops", key);
-        Permit next = b.acquireWith(limit, CallClass.MANUAL, Duration.ofSeconds(10), "ops", key); // never completed
+        Permit forgotten = a.callers().acquire(limit, CallClass.MANUAL, Duration.ofSeconds(5), "ops", key);
+        Permit next = b.callers().acquire(limit, CallClass.MANUAL, Duration.ofSeconds(10), "ops", key); // never completed
         Duration apart = Duration.between(forgotten.grantedAt(), next.grantedAt());
         assertTrue(apart.compareTo(Duration.ofSeconds(1)) >= 0, "the key was held for the grant's lease: " + apart);
         assertTrue(apart.compareTo(Duration.ofSeconds(4)) < 0, "and freed when it ran out: " + apart);
@@ -106,9 +106,9 @@ class CallOptionsTest {
     void aDeadlineThatCannotBeMetIsRefusedAtOnceAndNothingJoins() throws Exception {
         String limit = "slow-deadline";
         copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 1, 10000)", limit);
-        a.acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(5), "timer", null);
+        a.callers().acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(5), "timer", CallOptions.NONE);
         long t0 = System.nanoTime();
-        DeadlineException refused = assertThrows(DeadlineException.class, () -> b.acquireWith(limit,
+        DeadlineException refused = assertThrows(DeadlineException.class, () -> b.callers().acquire(limit,
                 CallClass.INTERACTIVE, Duration.ofSeconds(30), "web", CallOptions.NONE.withDeadline(Duration.ofSeconds(2))));
         assertTrue(System.nanoTime() - t0 < Duration.ofSeconds(1).toNanos(), "refused at once");
         assertTrue(refused.estimatedWait().compareTo(Duration.ofSeconds(2)) > 0, refused.getMessage());
@@ -122,7 +122,7 @@ class CallOptionsTest {
         // the window is full from the log, but the beat says go: the estimate cannot see it, the cap holds the call
         copies.logSends(limit, 2, Duration.ofSeconds(2), Duration.ofSeconds(1));
         copies.slotLongDue(limit);
-        Ticket hurried = a.joinWith(limit, CallClass.INTERACTIVE, "web",
+        Ticket hurried = a.callers().join(limit, CallClass.INTERACTIVE, "web",
                 CallOptions.NONE.withDeadline(Duration.ofSeconds(2)));
         ExecutionException ended = assertThrows(ExecutionException.class,
                 () -> hurried.granted().get(10, TimeUnit.SECONDS));
@@ -132,7 +132,7 @@ class CallOptionsTest {
         GateCopies.await("the window to free", Duration.ofSeconds(10),
                 () -> count("SELECT count(*) FROM gate_send WHERE limit_name = '" + limit
                         + "' AND sent_at > clock_timestamp() - interval '8 seconds'") < 2);
-        a.acquire(limit, CallClass.BACKFILL, Duration.ofSeconds(10), "worker", null);
+        a.callers().acquire(limit, CallClass.BACKFILL, Duration.ofSeconds(10), "worker", CallOptions.NONE);
         assertEquals(0, copies.count("SELECT count(*) FROM gate_send WHERE call_id = ?", hurried.callId()),
                 "an expired call is never granted");
     }
@@ -141,17 +141,17 @@ class CallOptionsTest {
     void aWaitingCallKnowsItsPositionAndWhenToExpectItsGrant() throws Exception {
         String limit = "estimated";
         copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 1, 2000)", limit);
-        a.acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(5), "timer", null);
+        a.callers().acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(5), "timer", CallOptions.NONE);
         List<Ticket> waiting = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            waiting.add(b.join(limit, CallClass.SCHEDULED, "timer", null));
+            waiting.add(b.callers().join(limit, CallClass.SCHEDULED, "timer", CallOptions.NONE));
         }
-        Ticket urgent = a.join(limit, CallClass.INTERACTIVE, "web", null);
-        Estimate first = b.estimate(urgent.callId()).orElseThrow();
+        Ticket urgent = a.callers().join(limit, CallClass.INTERACTIVE, "web", CallOptions.NONE);
+        Estimate first = b.programs().estimate(urgent.callId()).orElseThrow();
         assertEquals(0, first.position(), "a higher class is ahead of everyone who waits");
         Instant previous = first.grantAt();
         for (int i = 0; i < waiting.size(); i++) {
-            Estimate e = b.estimate(waiting.get(i).callId()).orElseThrow();
+            Estimate e = b.programs().estimate(waiting.get(i).callId()).orElseThrow();
             assertEquals(i + 1, e.position());
             assertEquals(Duration.ofSeconds(2), Duration.between(previous, e.grantAt()), "one gap per call ahead");
             previous = e.grantAt();

@@ -158,9 +158,9 @@ public final class CopyProcess {
                               AtomicBoolean stopping, AtomicLong granted, AtomicLong errors) {
         while (!stopping.get()) {
             try {
-                Permit permit = engine.acquire(limit, callClass, Duration.ofSeconds(30), instance, lease);
+                Permit permit = engine.callers().acquire(limit, callClass, Duration.ofSeconds(30), instance, lease);
                 granted.incrementAndGet();
-                engine.complete(permit.callId(), 200);
+                engine.callers().complete(permit.callId(), 200);
             } catch (GateException e) {
                 if (stopping.get()) {
                     return;

@@ -3,7 +3,7 @@ package dev.gate.engine;
 import dev.gate.client.CallClass;
 import dev.gate.client.CallOptions;
 import dev.gate.store.CallRow;
-import dev.gate.store.LimitStatus;
+import dev.gate.client.LimitStatus;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -46,24 +46,24 @@ class DedupeTest {
     void tenConcurrentSubmissionsWithOneDedupeKeyProduceOneSend() throws Exception {
         String limit = "fetch-once";
         copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 1, 2000)", limit);
-        a.acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(5), "timer", null); // the next slot is 2 s away
+        a.callers().acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(5), "timer", CallOptions.NONE); // the next slot is 2 s away
         ExecutorService pool = Executors.newFixedThreadPool(10);
         CountDownLatch start = new CountDownLatch(1);
-        List<Future<Engine.JoinedCall>> submissions = new ArrayList<>();
+        List<Future<ProgramCalls.Submitted>> submissions = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
             Engine copy = i % 2 == 0 ? a : b;
             String program = "program-" + i;
-            Callable<Engine.JoinedCall> submit = () -> {
+            Callable<ProgramCalls.Submitted> submit = () -> {
                 start.await();
-                return copy.joinFor(program, limit, CallClass.SCHEDULED, CallOptions.NONE, "snapshot-2026-12-01");
+                return copy.programs().submit(program, limit, CallClass.SCHEDULED, CallOptions.NONE, "snapshot-2026-12-01");
             };
             submissions.add(pool.submit(submit));
         }
         start.countDown();
         Set<Long> ids = new HashSet<>();
         int joined = 0;
-        for (Future<Engine.JoinedCall> f : submissions) {
-            Engine.JoinedCall j = f.get(20, TimeUnit.SECONDS);
+        for (Future<ProgramCalls.Submitted> f : submissions) {
+            ProgramCalls.Submitted j = f.get(20, TimeUnit.SECONDS);
             ids.add(j.call().id());
             joined += j.joined() ? 1 : 0;
         }
@@ -75,19 +75,18 @@ class DedupeTest {
 
         GateCopies.await("the shared call's grant", Duration.ofSeconds(10),
                 () -> count("SELECT count(*) FROM gate_send WHERE call_id = " + id) == 1);
-        CallRow owner = ownerRow(id);
-        String program = owner.program();
-        assertTrue(a.outcome(program, id, 200, null) || b.outcome(program, id, 200, null));
+        String program = submitter(id);
+        assertTrue(a.programs().outcome(program, id, 200, null) || b.programs().outcome(program, id, 200, null));
         for (int i = 0; i < 10; i++) {
-            CallRow seen = (i % 2 == 0 ? a : b).visibleCall("program-" + i, id).orElseThrow();
+            CallRow seen = (i % 2 == 0 ? a : b).programs().visible("program-" + i, id).orElseThrow();
             assertEquals("DONE", seen.state().name(), "every joiner sees the outcome");
             assertEquals(200, seen.outcomeStatus());
         }
         assertEquals(1, copies.count("SELECT count(*) FROM gate_send WHERE limit_name = ? AND call_id = ?", limit, id));
-        LimitStatus status = a.status(limit).orElseThrow();
+        LimitStatus status = a.limits().status(limit).orElseThrow();
         assertEquals(9, status.getSavedSends(), "the sends saved are counted and shown");
 
-        Engine.JoinedCall later = a.joinFor("program-0", limit, CallClass.SCHEDULED, CallOptions.NONE,
+        ProgramCalls.Submitted later = a.programs().submit("program-0", limit, CallClass.SCHEDULED, CallOptions.NONE,
                 "snapshot-2026-12-01");
         assertTrue(!later.joined() && later.call().id() != id, "once the call is done, the key starts a new call");
     }
@@ -96,28 +95,34 @@ class DedupeTest {
     void aJavaCallerThatJoinsWaitsForTheFirstCallersOutcome() throws Exception {
         String limit = "fetch-once-ejb";
         copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 1, 2000)", limit);
-        a.acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(5), "timer", null); // the next slot is 2 s away
+        a.callers().acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(5), "timer", CallOptions.NONE); // the next slot is 2 s away
         CallOptions once = CallOptions.NONE.withDedupeKey("report-42");
         ExecutorService pool = Executors.newFixedThreadPool(2);
-        Future<dev.gate.client.Permit> first = pool.submit(() -> a.acquireWith(limit, CallClass.MANUAL,
+        Future<dev.gate.client.Permit> first = pool.submit(() -> a.callers().acquire(limit, CallClass.MANUAL,
                 Duration.ofSeconds(10), "ops", once));
         GateCopies.await("the first submission to join", Duration.ofSeconds(5),
                 () -> count("SELECT count(*) FROM gate_call WHERE dedupe_key = 'report-42'") == 1);
-        Future<dev.gate.client.Permit> second = pool.submit(() -> b.acquireWith(limit, CallClass.BACKFILL,
+        Future<dev.gate.client.Permit> second = pool.submit(() -> b.callers().acquire(limit, CallClass.BACKFILL,
                 Duration.ofSeconds(10), "worker", once));
         dev.gate.client.Permit p1 = first.get(15, TimeUnit.SECONDS);
         dev.gate.client.Permit p2 = second.get(15, TimeUnit.SECONDS);
         assertEquals(p1.callId(), p2.callId());
         assertTrue(!p1.joined() && p2.joined(), "only the first calls the vendor");
-        Future<dev.gate.client.Outcome> shared = pool.submit(() -> b.awaitOutcome(p2.callId(), Duration.ofSeconds(10)));
-        a.complete(p1.callId(), 204);
+        Future<dev.gate.client.Outcome> shared = pool.submit(() -> b.callers().awaitOutcome(p2.callId(), Duration.ofSeconds(10)));
+        a.callers().complete(p1.callId(), 204);
         assertEquals(204, shared.get(15, TimeUnit.SECONDS).status(), "the joiner sees the first caller's outcome");
         pool.shutdown();
         assertEquals(1, copies.count("SELECT count(*) FROM gate_send WHERE call_id = ?", p1.callId()));
     }
 
-    private CallRow ownerRow(long id) throws Exception {
-        return a.calls().find(id).orElseThrow();
+    /** The one of the ten programs whose call it is (the others joined it). */
+    private String submitter(long id) throws Exception {
+        for (int i = 0; i < 10; i++) {
+            if (a.programs().own("program-" + i, id).isPresent()) {
+                return "program-" + i;
+            }
+        }
+        throw new AssertionError("no program owns call " + id);
     }
 
     private long count(String sql) {

@@ -1,6 +1,7 @@
 package dev.gate.engine;
 
 import dev.gate.client.CallClass;
+import dev.gate.client.CallOptions;
 import dev.gate.client.CallEndedException;
 import dev.gate.client.GateBusyException;
 import dev.gate.client.GateException;
@@ -73,7 +74,7 @@ class FastPathFaultTest {
         failNextSendWith(sqlState);
 
         GateException e = assertThrows(GateException.class,
-                () -> gate.acquire(limit, CallClass.INTERACTIVE, Duration.ofSeconds(5), "web", null));
+                () -> gate.callers().acquire(limit, CallClass.INTERACTIVE, Duration.ofSeconds(5), "web", CallOptions.NONE));
         switch (told) {
             case "busy" -> assertInstanceOf(GateBusyException.class, e);
             case "paused" -> assertInstanceOf(GatePausedException.class, e);
@@ -87,7 +88,7 @@ class FastPathFaultTest {
             GateCopies.await("the copy to resume", Duration.ofSeconds(3), () -> !gate.paused());
         }
         // the next call goes through: the fault was one statement, not the gate
-        gate.acquire(limit, CallClass.INTERACTIVE, Duration.ofSeconds(5), "web", null);
+        gate.callers().acquire(limit, CallClass.INTERACTIVE, Duration.ofSeconds(5), "web", CallOptions.NONE);
     }
 
     @Test
@@ -95,12 +96,12 @@ class FastPathFaultTest {
         String limit = "interrupted";
         copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 1, 60000)", limit);
         Engine gate = copies.start("interrupted", GateCopies.FAST, new ScheduledThreadPoolExecutor(2));
-        gate.acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(5), "timer", null); // the window is now full
+        gate.callers().acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(5), "timer", CallOptions.NONE); // the window is now full
         ExecutorService caller = Executors.newSingleThreadExecutor();
         try {
             Future<?> waiting = caller.submit(() -> {
                 try {
-                    gate.acquire(limit, CallClass.INTERACTIVE, Duration.ofSeconds(30), "web", null);
+                    gate.callers().acquire(limit, CallClass.INTERACTIVE, Duration.ofSeconds(30), "web", CallOptions.NONE);
                     return "granted";
                 } catch (CallEndedException ended) {
                     // what the caller hears: by now its call must have left the line

@@ -1,6 +1,7 @@
 package dev.gate.engine;
 
 import dev.gate.client.CallClass;
+import dev.gate.client.CallOptions;
 import dev.gate.client.Permit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -37,11 +38,11 @@ class FullWindowTest {
         copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 5, ?)", limit, window.toMillis());
         List<Ticket> tickets = new ArrayList<>();
         for (int i = 0; i < 6; i++) {
-            tickets.add(gate.join(limit, CallClass.MANUAL, "ops", null));
+            tickets.add(gate.callers().join(limit, CallClass.MANUAL, "ops", CallOptions.NONE));
         }
         List<Permit> permits = new ArrayList<>();
         for (Ticket t : tickets) {
-            permits.add(gate.await(t, Duration.ofSeconds(10)));
+            permits.add(gate.callers().await(t, Duration.ofSeconds(10)));
         }
         Instant first = permits.get(0).grantedAt();
         Instant sixth = permits.get(5).grantedAt();
@@ -60,7 +61,7 @@ class FullWindowTest {
         copies.slotLongDue(limit);
         Instant oldest = copies.sends(limit).get(0);
 
-        Permit permit = gate.acquire(limit, CallClass.INTERACTIVE, Duration.ofSeconds(10), "web", null);
+        Permit permit = gate.callers().acquire(limit, CallClass.INTERACTIVE, Duration.ofSeconds(10), "web", CallOptions.NONE);
 
         assertTrue(!permit.grantedAt().isBefore(oldest.plus(window)),
                 "granted " + Duration.between(oldest, permit.grantedAt()) + " after the oldest logged send; the window is "

@@ -1,6 +1,7 @@
 package dev.gate.engine;
 
 import dev.gate.client.CallClass;
+import dev.gate.client.CallOptions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -36,9 +37,9 @@ class HeartbeatLeaseTest {
         copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 1, 60000)", limit);
         EngineSettings production = EngineSettings.defaults();
         Engine gate = copies.start("patient", production, new ScheduledThreadPoolExecutor(2));
-        gate.acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(5), "timer", null); // the window is full for 60 s
+        gate.callers().acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(5), "timer", CallOptions.NONE); // the window is full for 60 s
 
-        Ticket waiting = gate.join(limit, CallClass.INTERACTIVE, "web", production.minLease());
+        Ticket waiting = gate.callers().join(limit, CallClass.INTERACTIVE, "web", production.minLease());
         long until = System.nanoTime() + production.minLease().multipliedBy(3).toNanos();
         while (System.nanoTime() < until) {
             assertEquals("WAITING", copies.state(waiting.callId()), "a live waiter's call must not expire");

@@ -1,6 +1,7 @@
 package dev.gate.engine;
 
 import dev.gate.client.CallClass;
+import dev.gate.client.CallOptions;
 import dev.gate.client.Permit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -34,19 +35,19 @@ class LeaseTest {
         copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 1, 6000)", limit);
         Engine alive = copies.start("alive");
         Engine doomed = copies.start("doomed");
-        Permit first = alive.acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(5), "timer", null);
+        Permit first = alive.callers().acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(5), "timer", CallOptions.NONE);
 
         Duration lease = Duration.ofSeconds(1);
         List<Long> doomedCalls = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            doomedCalls.add(doomed.join(limit, CallClass.INTERACTIVE, "web", lease).callId());
+            doomedCalls.add(doomed.callers().join(limit, CallClass.INTERACTIVE, "web", lease).callId());
         }
-        Ticket survivor = alive.join(limit, CallClass.BACKFILL, "worker", lease);
+        Ticket survivor = alive.callers().join(limit, CallClass.BACKFILL, "worker", lease);
         doomed.halt(); // as if its process died: nobody renews its calls any more
 
         GateCopies.await("the dead copy's calls to expire", Duration.ofSeconds(10), () -> expired(doomedCalls) == 3);
 
-        Permit next = alive.await(survivor, Duration.ofSeconds(15));
+        Permit next = alive.callers().await(survivor, Duration.ofSeconds(15));
         assertTrue(!next.grantedAt().isBefore(first.grantedAt().plusSeconds(6)), "the slot came when the window freed");
         assertEquals(0, copies.count("SELECT count(*) FROM gate_send WHERE call_id = ANY (?)",
                 (Object) doomedCalls.toArray(new Long[0])), "an expired call is never granted");

@@ -3,6 +3,7 @@ package dev.gate.engine;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.gate.dev.TcpProxy;
 import dev.gate.client.CallClass;
+import dev.gate.client.CallOptions;
 import dev.gate.client.GatePausedException;
 import dev.gate.client.Permit;
 import org.junit.jupiter.api.AfterEach;
@@ -54,7 +55,7 @@ class OutageTest {
         copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 2, ?)", limit, window.toMillis());
         List<Ticket> tickets = new ArrayList<>();
         for (int i = 0; i < 6; i++) {
-            tickets.add(gate.join(limit, CallClass.SCHEDULED, "timer", null));
+            tickets.add(gate.callers().join(limit, CallClass.SCHEDULED, "timer", CallOptions.NONE));
         }
         GateCopies.await("a send, with calls still waiting", Duration.ofSeconds(5),
                 () -> tickets.get(0).granted().isDone() && !tickets.get(5).granted().isDone());
@@ -65,7 +66,7 @@ class OutageTest {
 
         long t0 = System.nanoTime();
         GatePausedException refused = assertThrows(GatePausedException.class,
-                () -> gate.acquire(limit, CallClass.INTERACTIVE, Duration.ofSeconds(5), "web", null));
+                () -> gate.callers().acquire(limit, CallClass.INTERACTIVE, Duration.ofSeconds(5), "web", CallOptions.NONE));
         Duration refusedIn = Duration.ofNanos(System.nanoTime() - t0);
         assertTrue(refused.getMessage().startsWith("calls are paused: the gate's database is unavailable"),
                 refused.getMessage());
@@ -81,7 +82,7 @@ class OutageTest {
         assertTrue(gate.paused());
         long t1 = System.nanoTime();
         assertThrows(GatePausedException.class,
-                () -> gate.acquire(limit, CallClass.INTERACTIVE, Duration.ofSeconds(5), "web", null));
+                () -> gate.callers().acquire(limit, CallClass.INTERACTIVE, Duration.ofSeconds(5), "web", CallOptions.NONE));
         assertTrue(System.nanoTime() - t1 < Duration.ofSeconds(1).toNanos(), "while paused, calls are turned away");
 
         Instant restoredAt = dbNow();
@@ -89,7 +90,7 @@ class OutageTest {
         long t2 = System.nanoTime();
         GateCopies.await("the gate to resume", Duration.ofSeconds(2), () -> !gate.paused());
         Duration resumedIn = Duration.ofNanos(System.nanoTime() - t2);
-        Permit after = gate.acquire(limit, CallClass.INTERACTIVE, Duration.ofSeconds(5), "web", null);
+        Permit after = gate.callers().acquire(limit, CallClass.INTERACTIVE, Duration.ofSeconds(5), "web", CallOptions.NONE);
         System.out.printf("outage: new call refused in %d ms, resumed %d ms after the database came back%n",
                 refusedIn.toMillis(), resumedIn.toMillis());
 
@@ -102,7 +103,7 @@ class OutageTest {
                     () -> state(t.callId()).equals("CANCELLED"));
         }
         for (int i = 0; i < 4; i++) {
-            gate.acquire(limit, CallClass.MANUAL, Duration.ofSeconds(10), "ops", null);
+            gate.callers().acquire(limit, CallClass.MANUAL, Duration.ofSeconds(10), "ops", CallOptions.NONE);
         }
         assertTrue(GateCopies.fullestWindow(copies.sends(limit), window) <= 2, "no burst of catch-up sends");
         assertTrue(!after.grantedAt().isBefore(cutAt), "granted after the outage");
@@ -112,14 +113,14 @@ class OutageTest {
     void aSilentNetworkCutIsNoticedWithinASecondAndNothingIsGranted() throws Exception {
         String limit = "silent";
         copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 2, 1000)", limit);
-        gate.complete(gate.acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(5), "timer", null).callId(), 200);
-        Ticket waiting = gate.join(limit, CallClass.SCHEDULED, "timer", null);
+        gate.callers().complete(gate.callers().acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(5), "timer", CallOptions.NONE).callId(), 200);
+        Ticket waiting = gate.callers().join(limit, CallClass.SCHEDULED, "timer", CallOptions.NONE);
 
         Instant cutAt = dbNow();
         proxy.freeze();
         long t0 = System.nanoTime();
         assertThrows(GatePausedException.class,
-                () -> gate.acquire(limit, CallClass.INTERACTIVE, Duration.ofSeconds(5), "web", null));
+                () -> gate.callers().acquire(limit, CallClass.INTERACTIVE, Duration.ofSeconds(5), "web", CallOptions.NONE));
         Duration refusedIn = Duration.ofNanos(System.nanoTime() - t0);
         GateCopies.await("the waiter to be told", Duration.ofSeconds(3), () -> waiting.granted().isDone());
         assertThrows(ExecutionException.class, () -> waiting.granted().get());
@@ -129,7 +130,7 @@ class OutageTest {
         Instant thawAt = dbNow();
         proxy.thaw();
         GateCopies.await("the gate to resume", Duration.ofSeconds(3), () -> !gate.paused());
-        gate.acquire(limit, CallClass.INTERACTIVE, Duration.ofSeconds(5), "web", null);
+        gate.callers().acquire(limit, CallClass.INTERACTIVE, Duration.ofSeconds(5), "web", CallOptions.NONE);
         assertEquals(0, copies.count("SELECT count(*) FROM gate_send WHERE limit_name = ? AND sent_at > ? "
                         + "AND sent_at < ?", limit, cutAt.atOffset(java.time.ZoneOffset.UTC),
                 thawAt.atOffset(java.time.ZoneOffset.UTC)), "nothing was granted during the cut");
@@ -140,8 +141,8 @@ class OutageTest {
         String limit = "handed";
         copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 1, 1500)", limit);
         Engine direct = copies.start("direct"); // reaches the database without the proxy
-        gate.acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(5), "timer", null); // the window is now full
-        Ticket waiting = gate.join(limit, CallClass.SCHEDULED, "timer", null);
+        gate.callers().acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(5), "timer", CallOptions.NONE); // the window is now full
+        Ticket waiting = gate.callers().join(limit, CallClass.SCHEDULED, "timer", CallOptions.NONE);
 
         proxy.freeze(); // silent: the gate's sessions (and its instance lock) live on in the database
         GateCopies.await("the waiter to be told 'paused'", Duration.ofSeconds(3), () -> waiting.granted().isDone());

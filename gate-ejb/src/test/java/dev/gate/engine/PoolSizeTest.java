@@ -2,6 +2,7 @@ package dev.gate.engine;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.gate.client.CallClass;
+import dev.gate.client.CallOptions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -46,6 +47,6 @@ class PoolSizeTest {
         HikariDataSource pool = copies.server().pool(copies.database(), PoolNeeds.connections(settings));
         Engine gate = copies.start("sized", settings, new ScheduledThreadPoolExecutor(2), pool);
         copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('sized', 10, 1000)");
-        gate.complete(gate.acquire("sized", CallClass.MANUAL, Duration.ofSeconds(5), "ops", null).callId(), 200);
+        gate.callers().complete(gate.callers().acquire("sized", CallClass.MANUAL, Duration.ofSeconds(5), "ops", CallOptions.NONE).callId(), 200);
     }
 }

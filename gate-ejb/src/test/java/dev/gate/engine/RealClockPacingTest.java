@@ -1,6 +1,7 @@
 package dev.gate.engine;
 
 import dev.gate.client.CallClass;
+import dev.gate.client.CallOptions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -46,10 +47,10 @@ class RealClockPacingTest {
                 limit);
         List<Ticket> tickets = new ArrayList<>();
         for (int i = 0; i < slots; i++) {
-            tickets.add(gate.join(limit, CallClass.SCHEDULED, "timer", null));
+            tickets.add(gate.callers().join(limit, CallClass.SCHEDULED, "timer", CallOptions.NONE));
         }
         for (Ticket t : tickets) {
-            gate.await(t, Duration.ofSeconds(60));
+            gate.callers().await(t, Duration.ofSeconds(60));
         }
 
         List<Instant> sends = copies.sends(limit);

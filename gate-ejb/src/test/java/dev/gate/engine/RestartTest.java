@@ -1,6 +1,7 @@
 package dev.gate.engine;
 
 import dev.gate.client.CallClass;
+import dev.gate.client.CallOptions;
 import dev.gate.client.Permit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -38,13 +39,13 @@ class RestartTest {
         Engine before = copies.start("before-restart");
         List<Permit> used = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
-            used.add(before.acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(10), "timer", null));
+            used.add(before.callers().acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(10), "timer", CallOptions.NONE));
         }
         before.stop();
         copies.slotLongDue(limit); // even a slot row that says "go" must not open the window
 
         Engine after = copies.start("after-restart");
-        Permit next = after.acquire(limit, CallClass.INTERACTIVE, Duration.ofSeconds(10), "web", null);
+        Permit next = after.callers().acquire(limit, CallClass.INTERACTIVE, Duration.ofSeconds(10), "web", CallOptions.NONE);
 
         Instant oldest = used.get(0).grantedAt();
         assertTrue(!next.grantedAt().isBefore(oldest.plus(window)), "the restarted gate sent "

@@ -1,6 +1,7 @@
 package dev.gate.engine;
 
 import dev.gate.client.CallClass;
+import dev.gate.client.CallOptions;
 import dev.gate.client.Permit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -101,7 +102,7 @@ class SlowLockTest {
             // joins alternate between the copies; each one's fast path and both loops meet the held row
             for (int i = 0; i < 8; i++) {
                 Engine copy = i % 2 == 0 ? a : b;
-                line.add(copy.join(limit, i < 2 ? CallClass.BACKFILL : CallClass.SCHEDULED, "p" + i, null));
+                line.add(copy.callers().join(limit, i < 2 ? CallClass.BACKFILL : CallClass.SCHEDULED, "p" + i, CallOptions.NONE));
             }
             long left = Duration.ofSeconds(2).toNanos() - (System.nanoTime() - heldFrom);
             TimeUnit.NANOSECONDS.sleep(Math.max(0, left)); // the lock is held for 2 s: the fault under test
@@ -113,7 +114,7 @@ class SlowLockTest {
         List<Permit> permits = new ArrayList<>();
         for (Ticket t : line) {
             Engine copy = line.indexOf(t) % 2 == 0 ? a : b;
-            permits.add(copy.await(t, Duration.ofSeconds(10)));
+            permits.add(copy.callers().await(t, Duration.ofSeconds(10)));
         }
         watch.interrupt();
         watch.join();

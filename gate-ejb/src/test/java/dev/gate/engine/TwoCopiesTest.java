@@ -1,6 +1,7 @@
 package dev.gate.engine;
 
 import dev.gate.client.CallClass;
+import dev.gate.client.CallOptions;
 import dev.gate.client.Permit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -39,12 +40,12 @@ class TwoCopiesTest {
         copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 10, 1000)", limit);
         List<Ticket> backfill = new ArrayList<>();
         for (int i = 0; i < 30; i++) {
-            backfill.add(a.join(limit, CallClass.BACKFILL, "worker", null));
+            backfill.add(a.callers().join(limit, CallClass.BACKFILL, "worker", CallOptions.NONE));
         }
         GateCopies.await("a few BACKFILL sends", Duration.ofSeconds(10), () -> sendsOf(limit) >= 3);
 
-        Ticket interactive = b.join(limit, CallClass.INTERACTIVE, "web", null);
-        Permit permit = b.await(interactive, Duration.ofSeconds(10));
+        Ticket interactive = b.callers().join(limit, CallClass.INTERACTIVE, "web", CallOptions.NONE);
+        Permit permit = b.callers().await(interactive, Duration.ofSeconds(10));
 
         long backfillInBetween = copies.count("""
                 SELECT count(*) FROM gate_send s JOIN gate_call c ON c.id = s.call_id
@@ -68,10 +69,10 @@ class TwoCopiesTest {
         List<Ticket> tickets = new ArrayList<>();
         for (int i = 0; i < 24; i++) {
             Engine copy = i % 2 == 0 ? a : b;
-            tickets.add(copy.join(limit, CallClass.SCHEDULED, "timer-" + (i % 2), null));
+            tickets.add(copy.callers().join(limit, CallClass.SCHEDULED, "timer-" + (i % 2), CallOptions.NONE));
         }
         for (int i = 0; i < tickets.size(); i++) {
-            (i % 2 == 0 ? a : b).await(tickets.get(i), Duration.ofSeconds(20));
+            (i % 2 == 0 ? a : b).callers().await(tickets.get(i), Duration.ofSeconds(20));
         }
         List<Long> arrival = copies.ids(
                 "SELECT id FROM gate_call WHERE limit_name = ? ORDER BY enqueued_at, id", limit);
@@ -90,10 +91,10 @@ class TwoCopiesTest {
                 Duration.ofSeconds(300), Duration.ofMillis(300), Duration.ofSeconds(30), Duration.ofSeconds(30),
                 Duration.ofMillis(100), 3, Duration.ofMillis(900));
         Engine c = copies.start("copy-c", deaf, new StalledLoopScheduler());
-        a.acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(5), "timer", null);
-        Ticket waiting = c.join(limit, CallClass.SCHEDULED, "timer", null); // the window is full for 2 s
+        a.callers().acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(5), "timer", CallOptions.NONE);
+        Ticket waiting = c.callers().join(limit, CallClass.SCHEDULED, "timer", CallOptions.NONE); // the window is full for 2 s
 
-        Permit permit = c.await(waiting, Duration.ofSeconds(10));
+        Permit permit = c.callers().await(waiting, Duration.ofSeconds(10));
         Instant told = Instant.now();
         Duration lag = Duration.between(permit.grantedAt(), told);
         assertTrue(lag.compareTo(Duration.ofSeconds(2)) < 0, "copy C heard of its grant " + lag + " after another"
@@ -105,10 +106,10 @@ class TwoCopiesTest {
         copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('busy', 1, 60000), ('quiet', 10, 1000)");
         List<Ticket> flood = new ArrayList<>();
         for (int i = 0; i < 50; i++) {
-            flood.add(a.join("busy", CallClass.INTERACTIVE, "web", null));
+            flood.add(a.callers().join("busy", CallClass.INTERACTIVE, "web", CallOptions.NONE));
         }
         for (int i = 0; i < 3; i++) {
-            Permit p = b.acquire("quiet", CallClass.BACKFILL, Duration.ofSeconds(5), "worker", null);
+            Permit p = b.callers().acquire("quiet", CallClass.BACKFILL, Duration.ofSeconds(5), "worker", CallOptions.NONE);
             Duration waited = Duration.between(p.enqueuedAt(), p.grantedAt());
             // behind the busy limit it would wait for a slot a minute away
             assertTrue(waited.compareTo(Duration.ofSeconds(5)) < 0, "a quiet limit's call waited " + waited);

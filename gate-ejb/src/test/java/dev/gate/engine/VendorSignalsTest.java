@@ -1,6 +1,7 @@
 package dev.gate.engine;
 
 import dev.gate.client.CallClass;
+import dev.gate.client.CallOptions;
 import dev.gate.client.Permit;
 import dev.gate.line.CoolDownLadder;
 import dev.gate.line.LimitOptions;
@@ -40,19 +41,19 @@ class VendorSignalsTest {
     @Test
     void a429WithRetryAfterStopsAllGrantsForThatLongAcrossBothCopies() throws Exception {
         String limit = "signalled";
-        a.putLimit(limit, Pace.of(10, 1_000), LimitOptions.DEFAULTS);
-        Permit first = a.acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(5), "timer", null);
-        a.complete(first.callId(), 429, 3);
+        a.limits().put(limit, Pace.of(10, 1_000), LimitOptions.DEFAULTS);
+        Permit first = a.callers().acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(5), "timer", CallOptions.NONE);
+        a.callers().complete(first.callId(), 429, 3);
         Instant signalled = doneAt(first.callId());
 
         List<Ticket> tickets = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            tickets.add(a.join(limit, CallClass.INTERACTIVE, "web", null));
-            tickets.add(b.join(limit, CallClass.BACKFILL, "worker", null));
+            tickets.add(a.callers().join(limit, CallClass.INTERACTIVE, "web", CallOptions.NONE));
+            tickets.add(b.callers().join(limit, CallClass.BACKFILL, "worker", CallOptions.NONE));
         }
         List<Permit> after = new ArrayList<>();
         for (int i = 0; i < tickets.size(); i++) {
-            after.add((i % 2 == 0 ? a : b).await(tickets.get(i), Duration.ofSeconds(15)));
+            after.add((i % 2 == 0 ? a : b).callers().await(tickets.get(i), Duration.ofSeconds(15)));
         }
         Instant pausedUntil = instant("SELECT paused_until FROM gate_slot WHERE limit_name = '" + limit + "'");
         assertTrue(!pausedUntil.isBefore(signalled.plusSeconds(3)), "paused for as long as the vendor asked");
@@ -68,7 +69,7 @@ class VendorSignalsTest {
         LimitOptions options = new LimitOptions(Duration.ZERO, List.of(),
                 new CoolDownLadder(List.of(Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(4)),
                         Duration.ofMillis(500), 2));
-        a.putLimit(limit, Pace.of(20, 1_000), options);
+        a.limits().put(limit, Pace.of(20, 1_000), options);
 
         assertEquals(1000, pauseAfter(signal(limit)), 150, "first signal: the ladder's first step");
         assertEquals(1, step(limit));
@@ -88,14 +89,14 @@ class VendorSignalsTest {
     void aSecondRuleIsNeverExceededAndHoldsACallTheBeatWouldLetGo() throws Exception {
         String limit = "two-rules";
         // 4 per second and 6 per 3 seconds: the beat follows the slower rule (500 ms)
-        a.putLimit(limit, Pace.of(4, 1_000), new LimitOptions(Duration.ZERO, List.of(Pace.of(6, 3_000)),
+        a.limits().put(limit, Pace.of(4, 1_000), new LimitOptions(Duration.ZERO, List.of(Pace.of(6, 3_000)),
                 LimitOptions.DEFAULTS.coolDown()));
         List<Ticket> tickets = new ArrayList<>();
         for (int i = 0; i < 14; i++) {
-            tickets.add((i % 2 == 0 ? a : b).join(limit, CallClass.SCHEDULED, "timer", null));
+            tickets.add((i % 2 == 0 ? a : b).callers().join(limit, CallClass.SCHEDULED, "timer", CallOptions.NONE));
         }
         for (int i = 0; i < tickets.size(); i++) {
-            (i % 2 == 0 ? a : b).await(tickets.get(i), Duration.ofSeconds(20));
+            (i % 2 == 0 ? a : b).callers().await(tickets.get(i), Duration.ofSeconds(20));
         }
         List<Instant> sends = copies.sends(limit);
         assertTrue(GateCopies.fullestWindow(sends, Duration.ofSeconds(1)) <= 4);
@@ -103,12 +104,12 @@ class VendorSignalsTest {
 
         // six sends already in the last 3 s (but only two in the last second), the slot long due
         String logged = "two-rules-logged";
-        a.putLimit(logged, Pace.of(4, 1_000), new LimitOptions(Duration.ZERO, List.of(Pace.of(6, 3_000)),
+        a.limits().put(logged, Pace.of(4, 1_000), new LimitOptions(Duration.ZERO, List.of(Pace.of(6, 3_000)),
                 LimitOptions.DEFAULTS.coolDown()));
         copies.logSends(logged, 6, Duration.ofMillis(2500), Duration.ofMillis(400));
         copies.slotLongDue(logged);
         Instant oldest = copies.sends(logged).get(0);
-        Permit p = b.acquire(logged, CallClass.INTERACTIVE, Duration.ofSeconds(10), "web", null);
+        Permit p = b.callers().acquire(logged, CallClass.INTERACTIVE, Duration.ofSeconds(10), "web", CallOptions.NONE);
         assertTrue(!p.grantedAt().isBefore(oldest.plusSeconds(3)), "the 3 s rule held the call "
                 + Duration.between(oldest, p.grantedAt()) + " after its oldest send");
     }
@@ -117,13 +118,13 @@ class VendorSignalsTest {
     void theMinimumSpacingSeparatesEverySend() throws Exception {
         String limit = "spaced";
         Duration spacing = Duration.ofMillis(150);
-        a.putLimit(limit, Pace.of(100, 1_000), new LimitOptions(spacing, List.of(), LimitOptions.DEFAULTS.coolDown()));
+        a.limits().put(limit, Pace.of(100, 1_000), new LimitOptions(spacing, List.of(), LimitOptions.DEFAULTS.coolDown()));
         List<Ticket> tickets = new ArrayList<>();
         for (int i = 0; i < 8; i++) {
-            tickets.add((i % 2 == 0 ? a : b).join(limit, CallClass.MANUAL, "ops", null));
+            tickets.add((i % 2 == 0 ? a : b).callers().join(limit, CallClass.MANUAL, "ops", CallOptions.NONE));
         }
         for (int i = 0; i < tickets.size(); i++) {
-            (i % 2 == 0 ? a : b).await(tickets.get(i), Duration.ofSeconds(10));
+            (i % 2 == 0 ? a : b).callers().await(tickets.get(i), Duration.ofSeconds(10));
         }
         List<Instant> sends = copies.sends(limit);
         for (int i = 1; i < sends.size(); i++) {
@@ -133,14 +134,14 @@ class VendorSignalsTest {
     }
 
     private long signal(String limit) throws Exception {
-        Permit p = a.acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(10), "timer", null);
-        a.complete(p.callId(), 429, null);
+        Permit p = a.callers().acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(10), "timer", CallOptions.NONE);
+        a.callers().complete(p.callId(), 429, null);
         return p.callId();
     }
 
     private void succeed(String limit) throws Exception {
-        Permit p = a.acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(10), "timer", null);
-        a.complete(p.callId(), 200, null);
+        Permit p = a.callers().acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(10), "timer", CallOptions.NONE);
+        a.callers().complete(p.callId(), 200, null);
     }
 
     /** How long the limit is paused after the call's outcome, in ms (database clock). */

@@ -1,9 +1,9 @@
 package dev.gate.web.api;
 
 import dev.gate.client.GateException;
-import dev.gate.ejb.Accounts;
+import dev.gate.app.Accounts;
 import dev.gate.line.LimitName;
-import dev.gate.store.Account;
+import dev.gate.account.Account;
 import dev.gate.web.security.AccountStore;
 import dev.gate.web.security.Passwords;
 import dev.gate.web.security.Roles;

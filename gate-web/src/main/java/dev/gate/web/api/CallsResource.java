@@ -1,8 +1,8 @@
 package dev.gate.web.api;
 
 import dev.gate.client.GateException;
-import dev.gate.ejb.SlotLoop;
-import dev.gate.store.CallRow;
+import dev.gate.app.CallView;
+import dev.gate.app.Programs;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ejb.EJB;
 import jakarta.enterprise.context.RequestScoped;
@@ -36,7 +36,7 @@ public class CallsResource {
     private static final Set<String> OUTCOME_FIELDS = Set.of("status", "retryAfterSeconds");
 
     @EJB
-    SlotLoop slotLoop;
+    Programs programs;
 
     @Inject
     LongPoll longPoll;
@@ -51,18 +51,18 @@ public class CallsResource {
                     @Suspended AsyncResponse response) throws GateException {
         int wait = Bodies.queryInteger(waitSeconds, "waitSeconds", 0, 60, 0);
         long callId = Bodies.id(id);
-        CallRow call = slotLoop.engine().visibleCall(program(), callId)
+        CallView call = programs.visible(program(), callId)
                 .orElseThrow(() -> ProblemException.notFound("call: no call " + id));
-        longPoll.answer(response, program(), call, wait, row -> Response.ok(longPoll.json(row)).build());
+        longPoll.answer(response, program(), call, wait, c -> Response.ok(Views.call(c).toString()).build());
     }
 
     /** Leaves the line (WAITING to CANCELLED). A granted call is not un-granted. */
     @Operation(summary = "Leave the line (WAITING to CANCELLED); 204; a granted call is not un-granted (409)")
     @DELETE
     public Response leave(@PathParam("id") String id) throws GateException {
-        CallRow call = own(id);
-        if (!slotLoop.engine().cancel(program(), call.id())) {
-            throw conflict(own(id), "only a WAITING call can leave the line");
+        long call = own(id);
+        if (!programs.cancel(program(), call)) {
+            throw conflict(call, "only a WAITING call can leave the line");
         }
         return Response.noContent().build();
     }
@@ -72,11 +72,11 @@ public class CallsResource {
     @POST
     @Path("lease")
     public Response lease(@PathParam("id") String id) throws GateException {
-        CallRow call = own(id);
-        if (!slotLoop.engine().renew(program(), call.id())) {
-            throw conflict(own(id), "only a WAITING or GRANTED call holds a lease");
+        long call = own(id);
+        if (!programs.renew(program(), call)) {
+            throw conflict(call, "only a WAITING or GRANTED call holds a lease");
         }
-        return Response.ok(longPoll.json(own(id))).build();
+        return Response.ok(Views.call(current(call)).toString()).build();
     }
 
     /** How the vendor answered the granted call; it becomes DONE. */
@@ -84,36 +84,40 @@ public class CallsResource {
     @POST
     @Path("outcome")
     public Response outcome(@PathParam("id") String id, InputStream body) throws GateException {
-        CallRow call = own(id);
+        long call = own(id);
         JsonObject fields = Bodies.object(body, OUTCOME_FIELDS);
         int status = Bodies.integer(fields, "status", 100, 599, null);
         Integer retryAfter = fields.containsKey("retryAfterSeconds") && !fields.isNull("retryAfterSeconds")
                 ? Bodies.integer(fields, "retryAfterSeconds", 0, 86_400, null) : null;
-        if (!slotLoop.engine().outcome(program(), call.id(), status, retryAfter)) {
-            throw conflict(own(id), "only a GRANTED call has an outcome to report");
+        if (!programs.outcome(program(), call, status, retryAfter)) {
+            throw conflict(call, "only a GRANTED call has an outcome to report");
         }
         return Response.noContent().build();
     }
 
     /** The program's own call; a call it only joined (by a dedupe key) it may watch, not act on. */
-    private CallRow own(String rawId) throws GateException {
+    private long own(String rawId) throws GateException {
         long id = Bodies.id(rawId);
-        var own = slotLoop.engine().callOf(program(), id);
-        if (own.isPresent()) {
-            return own.get();
-        }
-        if (slotLoop.engine().visibleCall(program(), id).isPresent()) {
-            throw new ProblemException(Problem.of(403, "joined-call", "Joined call",
+        switch (programs.find(program(), id)) {
+            case OWN -> {
+                return id;
+            }
+            case JOINED_ONLY -> throw new ProblemException(Problem.of(403, "joined-call", "Joined call",
                     "call: " + id + " was joined by its dedupe key; only the program that submitted it acts on it"));
+            default -> throw ProblemException.notFound("call: no call " + rawId);
         }
-        throw ProblemException.notFound("call: no call " + rawId);
+    }
+
+    private CallView current(long id) throws GateException {
+        return programs.visible(program(), id).orElseThrow(() -> ProblemException.notFound("call: no call " + id));
     }
 
     private String program() {
         return security.getUserPrincipal().getName();
     }
 
-    private static ProblemException conflict(CallRow call, String why) {
+    private ProblemException conflict(long id, String why) throws GateException {
+        CallView call = current(id);
         return new ProblemException(Problem.of(409, "wrong-state", "Call is " + call.state(),
                 "state: call " + call.id() + " is " + call.state() + "; " + why));
     }

@@ -1,16 +1,12 @@
 package dev.gate.web.api;
 
+import dev.gate.app.LimitAdmin;
+import dev.gate.app.Programs;
 import dev.gate.client.CallClass;
 import dev.gate.client.CallOptions;
 import dev.gate.client.GateException;
-import dev.gate.ejb.SlotLoop;
-import dev.gate.engine.Engine;
-import dev.gate.line.CoolDownLadder;
-import dev.gate.line.LimitName;
-import dev.gate.line.LimitOptions;
-import dev.gate.line.Pace;
-import dev.gate.store.CallRow;
-import dev.gate.store.LimitStatus;
+import dev.gate.client.LimitSpec;
+import dev.gate.client.LimitStatus;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ejb.EJB;
 import jakarta.enterprise.context.RequestScoped;
@@ -56,7 +52,10 @@ public class LimitsResource {
             "concurrencyKey", "dedupeKey");
 
     @EJB
-    SlotLoop slotLoop;
+    LimitAdmin limits;
+
+    @EJB
+    Programs programs;
 
     @Inject
     LongPoll longPoll;
@@ -69,7 +68,7 @@ public class LimitsResource {
     @RolesAllowed({"caller", "operator", "viewer"})
     public Response all() throws GateException {
         JsonArrayBuilder all = Json.createArrayBuilder();
-        for (LimitStatus l : slotLoop.engine().status()) {
+        for (LimitStatus l : limits.all()) {
             all.add(Views.limit(l));
         }
         return Response.ok(all.build().toString()).build();
@@ -89,36 +88,33 @@ public class LimitsResource {
     @Path("{name}")
     @RolesAllowed("operator")
     public Response put(@PathParam("name") String name, InputStream body) throws GateException {
-        if (!LimitName.isValid(name)) {
-            throw ProblemException.badRequest("name", "must be 1-64 of [A-Za-z0-9._-], was '" + name + "'");
-        }
         JsonObject fields = Bodies.object(body, LIMIT_FIELDS);
-        Pace pace = pace(fields, "");
-        LimitOptions defaults = LimitOptions.DEFAULTS;
+        LimitSpec spec = LimitSpec.of(Bodies.integer(fields, "calls", 1, 1_000_000, null),
+                Duration.ofSeconds(Bodies.integer(fields, "windowSeconds", 1, 7 * 24 * 3600, null)));
         int minIntervalMs = Bodies.integer(fields, "minIntervalMs", 0, 86_400_000, 0);
-        List<Pace> rules = new ArrayList<>();
+        List<LimitSpec.Rule> rules = new ArrayList<>();
         JsonArray more = Bodies.array(fields, "rules", 0, 10);
         for (int i = 0; i < more.size(); i++) {
             if (!(more.get(i) instanceof JsonObject rule)) {
                 throw ProblemException.badRequest("rules[" + i + "]", "must be an object {calls, windowSeconds}");
             }
             Bodies.onlyKnown(rule, RULE_FIELDS, "rules[" + i + "].");
-            rules.add(pace(rule, "rules[" + i + "]."));
+            rules.add(new LimitSpec.Rule(Bodies.integer(rule, "calls", 1, 1_000_000, null, "rules[" + i + "]."),
+                    Duration.ofSeconds(Bodies.integer(rule, "windowSeconds", 1, 7 * 24 * 3600, null,
+                            "rules[" + i + "]."))));
         }
-        int floor = Bodies.integer(fields, "retryFloorSeconds", 1, 86_400,
-                (int) defaults.coolDown().floor().toSeconds());
+        int floor = Bodies.integer(fields, "retryFloorSeconds", 1, 86_400, (int) spec.retryFloor().toSeconds());
         List<Duration> ladder = new ArrayList<>();
         JsonArray steps = Bodies.array(fields, "coolDownLadderSeconds", 1, 20);
         for (int i = 0; i < steps.size(); i++) {
             ladder.add(Duration.ofSeconds(Bodies.integer(steps, i, "coolDownLadderSeconds[" + i + "]", 1, 86_400)));
         }
         if (ladder.isEmpty()) {
-            ladder = defaults.coolDown().steps();
+            ladder = spec.coolDownLadder();
         }
-        int stepDownAfter = Bodies.integer(fields, "stepDownAfter", 1, 10_000, defaults.coolDown().stepDownAfter());
-        LimitOptions options = new LimitOptions(Duration.ofMillis(minIntervalMs), rules,
-                new CoolDownLadder(ladder, Duration.ofSeconds(floor), stepDownAfter));
-        boolean created = slotLoop.engine().putLimit(name, pace, options);
+        int stepDownAfter = Bodies.integer(fields, "stepDownAfter", 1, 10_000, spec.stepDownAfter());
+        boolean created = limits.put(name, spec.withMinInterval(Duration.ofMillis(minIntervalMs)).withMoreRules(rules)
+                .withCoolDown(Duration.ofSeconds(floor), ladder, stepDownAfter));
         String view = find(name).toString();
         return created ? Response.created(URI.create("limits/" + name)).entity(view).build()
                 : Response.ok(view).build();
@@ -130,10 +126,7 @@ public class LimitsResource {
     @Path("{name}")
     @RolesAllowed("operator")
     public Response remove(@PathParam("name") String name) throws GateException {
-        if (!LimitName.isValid(name)) {
-            throw ProblemException.notFound("limit: no limit named '" + name + "'");
-        }
-        dev.gate.store.LimitTable.Removal removal = slotLoop.engine().removeLimit(name);
+        LimitAdmin.Removal removal = limits.remove(name);
         if (!removal.found()) {
             throw ProblemException.notFound("limit: no limit named '" + name + "'");
         }
@@ -163,38 +156,33 @@ public class LimitsResource {
                     null)));
         }
         if (fields.containsKey("concurrencyKey") && !fields.isNull("concurrencyKey")) {
-            String key = Bodies.requiredString(fields, "concurrencyKey");
-            if (key.isEmpty() || key.length() > 200) {
-                throw ProblemException.badRequest("concurrencyKey", "must be 1 to 200 characters");
-            }
-            options = options.withConcurrencyKey(key);
-        }
-        if (!LimitName.isValid(name)) {
-            throw ProblemException.notFound("limit: no limit named '" + name + "'");
+            options = options.withConcurrencyKey(key(fields, "concurrencyKey"));
         }
         String dedupeKey = null;
         if (fields.containsKey("dedupeKey") && !fields.isNull("dedupeKey")) {
-            dedupeKey = Bodies.requiredString(fields, "dedupeKey");
-            if (dedupeKey.isEmpty() || dedupeKey.length() > 200) {
-                throw ProblemException.badRequest("dedupeKey", "must be 1 to 200 characters");
-            }
+            dedupeKey = key(fields, "dedupeKey");
         }
         String program = security.getUserPrincipal().getName();
-        Engine.JoinedCall joined = slotLoop.engine().joinFor(program, name, callClass, options, dedupeKey);
-        longPoll.answer(response, program, joined.call(), wait, row -> joined.joined()
-                ? Response.ok(longPoll.json(row, true)).location(URI.create("calls/" + row.id())).build()
-                : Response.created(URI.create("calls/" + row.id())).entity(longPoll.json(row, false)).build());
+        Programs.Submission s = programs.submit(program, name, callClass, options, dedupeKey);
+        longPoll.answer(response, program, s.call(), wait, c -> s.joined()
+                ? Response.ok(Views.submitted(c, true).toString()).location(URI.create("calls/" + c.id())).build()
+                : Response.created(URI.create("calls/" + c.id())).entity(Views.submitted(c, false).toString())
+                .build());
     }
 
-    private static Pace pace(JsonObject fields, String prefix) {
-        JsonObject named = fields;
-        int calls = Bodies.integer(named, "calls", 1, 1_000_000, null, prefix);
-        int windowSeconds = Bodies.integer(named, "windowSeconds", 1, 7 * 24 * 3600, null, prefix);
-        return new Pace(calls, Duration.ofSeconds(windowSeconds));
+    /** A key field, checked by the one rule for keys ({@link CallOptions}): a string of 1 to 200 characters. */
+    private static String key(JsonObject fields, String field) {
+        String key = Bodies.requiredString(fields, field);
+        try {
+            CallOptions.NONE.withDedupeKey(key);
+        } catch (IllegalArgumentException e) {
+            throw ProblemException.badRequest(field, "must be " + e.getMessage().replace("a key is ", ""));
+        }
+        return key;
     }
 
     private JsonObject find(String name) throws GateException {
-        return slotLoop.engine().status(name).map(Views::limit)
+        return limits.one(name).map(Views::limit)
                 .orElseThrow(() -> ProblemException.notFound("limit: no limit named '" + name + "'"));
     }
 

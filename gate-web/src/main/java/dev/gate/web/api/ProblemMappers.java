@@ -4,6 +4,7 @@ import dev.gate.client.DeadlineException;
 import dev.gate.client.GateBusyException;
 import dev.gate.client.GateException;
 import dev.gate.client.GatePausedException;
+import dev.gate.client.InvalidLimitException;
 import dev.gate.client.UnknownLimitException;
 import jakarta.json.stream.JsonParsingException;
 import jakarta.ws.rs.WebApplicationException;
@@ -45,6 +46,15 @@ public final class ProblemMappers {
         @Override
         public Response toResponse(GateBusyException e) {
             return retryLater(Problem.of(503, "busy", "Gate is busy", e.getMessage()));
+        }
+    }
+
+    /** A limit declaration the gate cannot take: 400, the detail naming the field. */
+    @Provider
+    public static class InvalidLimit implements ExceptionMapper<InvalidLimitException> {
+        @Override
+        public Response toResponse(InvalidLimitException e) {
+            return Problem.of(400, "invalid-request", "Invalid request", e.getMessage()).response();
         }
     }
 

@@ -1,7 +1,7 @@
 package dev.gate.web.api;
 
 import dev.gate.client.GateException;
-import dev.gate.ejb.SlotLoop;
+import dev.gate.app.Programs;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ejb.EJB;
 import jakarta.enterprise.context.RequestScoped;
@@ -22,7 +22,7 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
 public class ProgramsResource {
 
     @EJB
-    SlotLoop slotLoop;
+    Programs programs;
 
     @Context
     SecurityContext security;
@@ -33,7 +33,7 @@ public class ProgramsResource {
     @Path("lease")
     @RolesAllowed("caller")
     public Response lease() throws GateException {
-        int renewed = slotLoop.engine().renewAll(security.getUserPrincipal().getName());
+        int renewed = programs.renewAll(security.getUserPrincipal().getName());
         return Response.ok(Json.createObjectBuilder().add("renewed", renewed).build().toString()).build();
     }
 }

@@ -1,8 +1,8 @@
 package dev.gate.web.api;
 
+import dev.gate.app.CallView;
 import dev.gate.client.CallClass;
-import dev.gate.store.CallRow;
-import dev.gate.store.LimitStatus;
+import dev.gate.client.LimitStatus;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
@@ -17,12 +17,8 @@ final class Views {
     private Views() {
     }
 
-    static JsonObject call(CallRow c) {
-        return call(c, java.util.Optional.empty());
-    }
-
     /** A call; a waiting one also says how many calls are ahead of it and when it may expect its grant. */
-    static JsonObject call(CallRow c, java.util.Optional<dev.gate.store.Estimate> estimate) {
+    static JsonObject call(CallView c) {
         JsonObjectBuilder b = Json.createObjectBuilder()
                 .add("id", c.id())
                 .add("limit", c.limit())
@@ -44,14 +40,18 @@ final class Views {
             b.add("outcome", outcome);
         }
         b.add("joiners", c.joiners());
-        if (estimate.isPresent()) {
-            b.add("position", estimate.get().position());
-            time(b, "estimatedGrantAt", estimate.get().grantAt());
-        } else {
+        if (c.position() == null) {
             b.addNull("position");
-            b.addNull("estimatedGrantAt");
+        } else {
+            b.add("position", c.position());
         }
+        time(b, "estimatedGrantAt", c.estimatedGrantAt());
         return b.build();
+    }
+
+    /** A submission's answer: the call, and whether its dedupe key joined a live call. */
+    static JsonObject submitted(CallView c, boolean joined) {
+        return Json.createObjectBuilder(call(c)).add("joined", joined).build();
     }
 
     static JsonObject limit(LimitStatus l) {

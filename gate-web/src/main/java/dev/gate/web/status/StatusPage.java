@@ -1,9 +1,9 @@
 package dev.gate.web.status;
 
+import dev.gate.app.LimitAdmin;
 import dev.gate.client.CallClass;
 import dev.gate.client.GateException;
-import dev.gate.ejb.GateStatus;
-import dev.gate.store.LimitStatus;
+import dev.gate.client.LimitStatus;
 import jakarta.annotation.PostConstruct;
 import jakarta.ejb.EJB;
 import jakarta.enterprise.context.RequestScoped;
@@ -18,7 +18,7 @@ import java.util.List;
 public class StatusPage {
 
     @EJB
-    GateStatus status;
+    LimitAdmin admin;
 
     private List<LimitStatus> limits = List.of();
     private String problem;
@@ -26,7 +26,7 @@ public class StatusPage {
     @PostConstruct
     void load() {
         try {
-            limits = status.limits();
+            limits = admin.all();
         } catch (GateException e) {
             problem = e.getMessage();
         }

@@ -1,8 +1,8 @@
 package dev.gate.web.security;
 
 import dev.gate.client.GatePausedException;
-import dev.gate.ejb.Accounts;
-import dev.gate.store.Account;
+import dev.gate.app.Accounts;
+import dev.gate.account.Account;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 

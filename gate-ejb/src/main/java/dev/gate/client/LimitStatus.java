@@ -1,6 +1,4 @@
-package dev.gate.store;
-
-import dev.gate.client.CallClass;
+package dev.gate.client;
 
 import java.io.Serializable;
 import java.time.Instant;

@@ -1,4 +1,4 @@
-package dev.gate.store;
+package dev.gate.account;
 
 import java.io.Serializable;
 import java.util.Set;

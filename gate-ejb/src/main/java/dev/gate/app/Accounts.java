@@ -1,9 +1,11 @@
-package dev.gate.ejb;
+package dev.gate.app;
 
+import dev.gate.account.Account;
 import dev.gate.client.GatePausedException;
-import dev.gate.store.Account;
 import dev.gate.store.AccountEntity;
 import dev.gate.store.AccountTable;
+import dev.gate.ejb.GateDataSource;
+import dev.gate.store.StoreUnavailable;
 import dev.gate.store.Tx;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
@@ -64,8 +66,13 @@ public class Accounts {
         return false;
     }
 
+    /** Creates the account unless one of that name exists (start-up accounts; two servers may race). */
     public boolean addIfAbsent(Account account) throws GatePausedException {
-        return table.addIfAbsent(account);
+        try {
+            return table.addIfAbsent(account);
+        } catch (StoreUnavailable e) {
+            throw new GatePausedException("accounts could not be written: " + e.getMessage());
+        }
     }
 
     @TransactionAttribute(TransactionAttributeType.REQUIRED)

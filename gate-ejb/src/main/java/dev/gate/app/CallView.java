@@ -1,0 +1,19 @@
+package dev.gate.app;
+
+import dev.gate.client.CallClass;
+import dev.gate.line.CallState;
+
+import java.time.Instant;
+
+/**
+ * A call as its program sees it: where it is in its life, its lease, its outcome, how many submissions joined it by
+ * its dedupe key, and, while it waits, its position (calls ahead of it) and estimated grant time (else null).
+ */
+public record CallView(long id, String limit, CallClass callClass, String program, CallState state,
+                       Instant enqueuedAt, Instant grantedAt, Instant leaseExpiresAt, Integer outcomeStatus,
+                       Integer outcomeRetryAfterSeconds, long joiners, Long position, Instant estimatedGrantAt) {
+
+    public boolean waiting() {
+        return state == CallState.WAITING;
+    }
+}

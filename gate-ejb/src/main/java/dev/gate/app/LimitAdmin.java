@@ -1,0 +1,81 @@
+package dev.gate.app;
+
+import dev.gate.client.GateException;
+import dev.gate.client.InvalidLimitException;
+import dev.gate.client.LimitSpec;
+import dev.gate.client.LimitStatus;
+import dev.gate.ejb.SlotLoop;
+import dev.gate.engine.LimitControl;
+import dev.gate.line.CoolDownLadder;
+import dev.gate.line.LimitName;
+import dev.gate.line.LimitOptions;
+import dev.gate.line.Pace;
+import dev.gate.store.LimitTable;
+import jakarta.ejb.ConcurrencyManagement;
+import jakarta.ejb.ConcurrencyManagementType;
+import jakarta.ejb.EJB;
+import jakarta.ejb.LocalBean;
+import jakarta.ejb.Singleton;
+import jakarta.ejb.TransactionAttribute;
+import jakarta.ejb.TransactionAttributeType;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The limits: what operators see (each limit's rule, window use, next slot, waiting calls per class, cool-down) and
+ * what they change. A declaration ({@link LimitSpec}, the same over HTTP and the remote {@code GateLimits} view) is
+ * checked and turned into the line's rules here, once.
+ */
+@Singleton
+@LocalBean
+@ConcurrencyManagement(ConcurrencyManagementType.BEAN)
+@TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
+public class LimitAdmin {
+
+    @EJB
+    SlotLoop host;
+
+    /** What a removal found: removed, or not found, or kept because calls still wait or hold grants. */
+    public record Removal(boolean removed, boolean found, long liveCalls) {
+    }
+
+    public List<LimitStatus> all() throws GateException {
+        return limits().status();
+    }
+
+    public Optional<LimitStatus> one(String name) throws GateException {
+        return LimitName.isValid(name) ? limits().status(name) : Optional.empty();
+    }
+
+    /** Creates (true) or changes (false) a limit; a change takes effect at the next slot, never as a burst. */
+    public boolean put(String name, LimitSpec spec) throws GateException {
+        if (!LimitName.isValid(name)) {
+            throw new InvalidLimitException("name: must be 1-64 of [A-Za-z0-9._-], was '" + name + "'");
+        }
+        Pace pace;
+        LimitOptions options;
+        try {
+            pace = new Pace(spec.calls(), spec.window());
+            options = new LimitOptions(spec.minInterval(),
+                    spec.moreRules().stream().map(r -> new Pace(r.calls(), r.window())).toList(),
+                    new CoolDownLadder(spec.coolDownLadder(), spec.retryFloor(), spec.stepDownAfter()));
+        } catch (IllegalArgumentException | NullPointerException e) {
+            throw new InvalidLimitException("limit '" + name + "': " + e.getMessage());
+        }
+        return limits().put(name, pace, options);
+    }
+
+    /** Removes a limit with no live calls, and its history. */
+    public Removal remove(String name) throws GateException {
+        if (!LimitName.isValid(name)) {
+            return new Removal(false, false, 0);
+        }
+        LimitTable.Removal r = limits().remove(name);
+        return new Removal(r.removed(), r.found(), r.liveCalls());
+    }
+
+    private LimitControl limits() {
+        return host.engine().limits();
+    }
+}

@@ -1,0 +1,54 @@
+package dev.gate.app;
+
+import dev.gate.client.CallClass;
+import dev.gate.client.CallOptions;
+import dev.gate.client.GateException;
+import dev.gate.client.Outcome;
+import dev.gate.client.Permit;
+import dev.gate.ejb.SlotLoop;
+import jakarta.ejb.ConcurrencyManagement;
+import jakarta.ejb.ConcurrencyManagementType;
+import jakarta.ejb.EJB;
+import jakarta.ejb.LocalBean;
+import jakarta.ejb.Singleton;
+import jakarta.ejb.TransactionAttribute;
+import jakarta.ejb.TransactionAttributeType;
+
+import java.time.Duration;
+
+/**
+ * This server's callers (the remote {@code Gate} view, batch jobs): join the line and wait for the grant, report the
+ * vendor's answer, wait for a shared call's outcome. No transaction is held while a caller waits, and bean-managed
+ * concurrency means waiting callers never queue on a bean lock or an instance pool.
+ */
+@Singleton
+@LocalBean
+@ConcurrencyManagement(ConcurrencyManagementType.BEAN)
+@TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
+public class Line {
+
+    @EJB
+    SlotLoop host;
+
+    /** Joins the line and blocks until granted or {@code maxWait} passes (the call then leaves the line). */
+    public Permit acquire(String limit, CallClass callClass, Duration maxWait, String program, CallOptions options)
+            throws GateException {
+        try {
+            return host.engine().callers().acquire(limit, callClass, maxWait, program,
+                    options == null ? CallOptions.NONE : options);
+        } catch (IllegalArgumentException e) {
+            throw new GateException(e.getMessage());
+        }
+    }
+
+    /** The vendor's answer to a granted call; a 429 (or 503 with Retry-After) pauses the limit for everyone. */
+    public void complete(long callId, int vendorStatus, Duration retryAfter) throws GateException {
+        host.engine().callers().complete(callId, vendorStatus,
+                retryAfter == null ? null : Math.toIntExact(Math.max(0, retryAfter.toSeconds())));
+    }
+
+    /** Waits for the vendor's answer to a call (a dedupe joiner's way to share the first caller's outcome). */
+    public Outcome awaitOutcome(long callId, Duration maxWait) throws GateException {
+        return host.engine().callers().awaitOutcome(callId, maxWait);
+    }
+}

@@ -1,0 +1,104 @@
+package dev.gate.app;
+
+import dev.gate.client.CallClass;
+import dev.gate.client.CallOptions;
+import dev.gate.client.GateException;
+import dev.gate.ejb.SlotLoop;
+import dev.gate.engine.ProgramCalls;
+import dev.gate.store.CallRow;
+import dev.gate.store.Estimate;
+import jakarta.ejb.ConcurrencyManagement;
+import jakarta.ejb.ConcurrencyManagementType;
+import jakarta.ejb.EJB;
+import jakarta.ejb.LocalBean;
+import jakarta.ejb.Singleton;
+import jakarta.ejb.TransactionAttribute;
+import jakarta.ejb.TransactionAttributeType;
+
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Programs over HTTP: a program submits a call (or joins one by its dedupe key), watches it until it leaves
+ * WAITING, keeps it alive by renewing its lease (one call, or all of its calls at once), cancels it, and reports the
+ * vendor's answer. A program acts on its own calls only; a call it joined it may watch.
+ */
+@Singleton
+@LocalBean
+@ConcurrencyManagement(ConcurrencyManagementType.BEAN)
+@TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
+public class Programs {
+
+    @EJB
+    SlotLoop host;
+
+    /** A submission: the call, and whether it joined a live call of the same dedupe key. */
+    public record Submission(CallView call, boolean joined) {
+    }
+
+    /** Which of a program's calls an action found. */
+    public enum Found { OWN, JOINED_ONLY, NONE }
+
+    public Submission submit(String program, String limit, CallClass callClass, CallOptions options, String dedupeKey)
+            throws GateException {
+        ProgramCalls.Submitted s = calls().submit(program, limit, callClass, options, dedupeKey);
+        return new Submission(view(s.call()), s.joined());
+    }
+
+    /** A call the program owns or joined; with its position and estimated grant time while it waits. */
+    public Optional<CallView> visible(String program, long id) throws GateException {
+        Optional<CallRow> row = calls().visible(program, id);
+        return row.isEmpty() ? Optional.empty() : Optional.of(view(row.get()));
+    }
+
+    /** Whether the call is the program's own, only joined by it, or not its at all. */
+    public Found find(String program, long id) throws GateException {
+        if (calls().own(program, id).isPresent()) {
+            return Found.OWN;
+        }
+        return calls().visible(program, id).isPresent() ? Found.JOINED_ONLY : Found.NONE;
+    }
+
+    /** Completes, on a managed thread, when the call leaves WAITING (granted by any instance, or ended). */
+    public CompletableFuture<Void> whenLeftWaiting(long id) {
+        return calls().whenLeftWaiting(id);
+    }
+
+    /** Takes the program's waiting call out of the line; false when it is not waiting. */
+    public boolean cancel(String program, long id) throws GateException {
+        return calls().cancel(program, id);
+    }
+
+    /** Renews the program's waiting or granted call's lease; false when it holds none. */
+    public boolean renew(String program, long id) throws GateException {
+        return calls().renew(program, id);
+    }
+
+    /** The program's heartbeat: renews every one of its waiting calls; answers how many. */
+    public int renewAll(String program) throws GateException {
+        return calls().renewAll(program);
+    }
+
+    /** The vendor's answer to the program's granted call; false when the call is not granted. */
+    public boolean outcome(String program, long id, int status, Integer retryAfterSeconds) throws GateException {
+        return calls().outcome(program, id, status, retryAfterSeconds);
+    }
+
+    private ProgramCalls calls() {
+        return host.engine().programs();
+    }
+
+    private CallView view(CallRow c) {
+        Optional<Estimate> estimate = Optional.empty();
+        if (c.state() == dev.gate.line.CallState.WAITING) {
+            try {
+                estimate = calls().estimate(c.id());
+            } catch (GateException e) {
+                // the database went between two reads: the call is shown without its estimate
+            }
+        }
+        return new CallView(c.id(), c.limit(), c.callClass(), c.program(), c.state(), c.enqueuedAt(), c.grantedAt(),
+                c.leaseExpiresAt(), c.outcomeStatus(), c.outcomeRetryAfterSeconds(), c.joiners(),
+                estimate.map(Estimate::position).orElse(null), estimate.map(Estimate::grantAt).orElse(null));
+    }
+}

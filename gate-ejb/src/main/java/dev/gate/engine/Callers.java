@@ -1,0 +1,207 @@
+package dev.gate.engine;
+
+import dev.gate.client.CallClass;
+import dev.gate.client.CallEndedException;
+import dev.gate.client.CallOptions;
+import dev.gate.client.GateException;
+import dev.gate.client.GateTimeoutException;
+import dev.gate.client.Outcome;
+import dev.gate.client.Permit;
+import dev.gate.line.CallState;
+import dev.gate.store.CallRow;
+import dev.gate.store.Calls;
+import dev.gate.store.Grant;
+import dev.gate.store.Outcomes;
+import dev.gate.wait.Waiters;
+import dev.gate.wait.Watchers;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.logging.Logger;
+
+/**
+ * The calls of this instance's own callers (EJB clients, batch jobs): they block until granted, and this instance
+ * renews their leases while they wait. A caller that stops waiting (timeout, interrupt) takes its call out of the
+ * line before it hears of it.
+ */
+public final class Callers {
+
+    private static final Logger LOG = Logger.getLogger(Callers.class.getName());
+
+    private final String owner;
+    private final Admission admission;
+    private final Joining joining;
+    private final Calls calls;
+    private final Outcomes outcomes;
+    private final Waiters waiters;
+    private final Watchers watchers;
+    private final GrantLoop loop;
+
+    Callers(String owner, Admission admission, Joining joining, Calls calls, Outcomes outcomes, Waiters waiters,
+            Watchers watchers, GrantLoop loop) {
+        this.owner = owner;
+        this.admission = admission;
+        this.joining = joining;
+        this.calls = calls;
+        this.outcomes = outcomes;
+        this.waiters = waiters;
+        this.watchers = watchers;
+        this.loop = loop;
+    }
+
+    /** Joins the line and blocks until granted, or {@code maxWait} passes (then the call leaves the line). */
+    public Permit acquire(String limit, CallClass callClass, Duration maxWait, String program, Duration lease)
+            throws GateException {
+        return await(join(limit, callClass, program, CallOptions.NONE.withLease(lease)), maxWait);
+    }
+
+    /** As above, with the call's options (lease, deadline, concurrency key, dedupe key). */
+    public Permit acquire(String limit, CallClass callClass, Duration maxWait, String program, CallOptions options)
+            throws GateException {
+        Joining.Entry entry = joining.enter(limit, callClass, program, owner, options, options.dedupeKey(), true);
+        if (entry.joinedExisting()) {
+            return awaitJoined(entry.id(), maxWait);
+        }
+        Ticket ticket = new Ticket(entry.id(), limit, callClass, entry.granted());
+        joining.fastPath(limit, ticket.callId());
+        return await(ticket, maxWait);
+    }
+
+    /** As {@link #join(String, CallClass, String, CallOptions)}, with a lease and no other option. */
+    public Ticket join(String limit, CallClass callClass, String program, Duration lease) throws GateException {
+        return join(limit, callClass, program, CallOptions.NONE.withLease(lease));
+    }
+
+    /** Joins the line (and takes the fast path when it can) without waiting; {@link #await} waits. */
+    public Ticket join(String limit, CallClass callClass, String program, CallOptions options) throws GateException {
+        Joining.Entry entry = joining.enter(limit, callClass, program, owner, options, null, true);
+        Ticket ticket = new Ticket(entry.id(), limit, callClass, entry.granted());
+        joining.fastPath(limit, ticket.callId());
+        return ticket;
+    }
+
+    /** Waits for a joined call's grant; on timeout the call leaves the line unless the grant came first. */
+    public Permit await(Ticket ticket, Duration maxWait) throws GateException {
+        try {
+            return permit(ticket.granted().get(Math.max(0, maxWait.toNanos()), TimeUnit.NANOSECONDS));
+        } catch (TimeoutException e) {
+            return giveUp(ticket, maxWait);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof GateException ge) {
+                throw ge;
+            }
+            joining.leave(ticket.callId(), "its wait failed: " + e.getCause());
+            throw new GateException("waiting for call " + ticket.callId() + " failed: " + e.getCause(), e.getCause());
+        } catch (InterruptedException e) {
+            // the interrupt is cleared while the call leaves the line, then set again for the caller to see
+            joining.leave(ticket.callId(), "the waiting thread was interrupted");
+            Thread.currentThread().interrupt();
+            throw new CallEndedException("call " + ticket.callId()
+                    + " was cancelled: the waiting thread was interrupted");
+        } finally {
+            waiters.forget(ticket.callId());
+        }
+    }
+
+    /** Waits for the vendor's answer to a call (a joiner's way to share the first caller's outcome). */
+    public Outcome awaitOutcome(long callId, Duration maxWait) throws GateException {
+        long until = System.nanoTime() + maxWait.toNanos();
+        while (true) {
+            CompletableFuture<Void> changed = watchers.watch(callId);
+            CallRow row = find(callId);
+            if (row.outcomeStatus() != null) {
+                return new Outcome(row.outcomeStatus(), row.outcomeRetryAfterSeconds() == null ? null
+                        : Duration.ofSeconds(row.outcomeRetryAfterSeconds()));
+            }
+            if (row.state() == CallState.CANCELLED || row.state() == CallState.EXPIRED
+                    || row.state() == CallState.ABANDONED) {
+                throw new CallEndedException("call " + callId + " ended without an outcome: " + row.state());
+            }
+            waitFor(changed, until, "no outcome for call " + callId + " within " + maxWait, callId);
+        }
+    }
+
+    /** Reports the vendor's status for a granted call; it becomes DONE. */
+    public void complete(long callId, int vendorStatus) throws GateException {
+        complete(callId, vendorStatus, null);
+    }
+
+    /**
+     * Reports the vendor's answer for a granted call; it becomes DONE. A rate-limit signal (429, or 503 with
+     * Retry-After) pauses the whole limit (see {@link dev.gate.line.CoolDownLadder}). A call whose grant lease ran
+     * out first (ABANDONED) still takes its outcome.
+     */
+    public void complete(long callId, int vendorStatus, Integer retryAfterSeconds) throws GateException {
+        Outcomes.Result result = admission.run(() -> outcomes.record(callId, null, vendorStatus, retryAfterSeconds));
+        loop.wake(); // the call's key, if it had one, is free; a cool-down may have begun
+        if (result == Outcomes.Result.NOT_GRANTED) {
+            String state = admission.run(() -> calls.find(callId)).map(c -> c.state().name()).orElse("unknown");
+            throw new GateException("call " + callId + " cannot be completed: it is " + state + ", not GRANTED");
+        }
+        LOG.fine(() -> "call " + callId + " done: vendor answered " + vendorStatus);
+    }
+
+    /** A joiner waits for the shared call's grant; its permit says it joined: the first caller calls the vendor. */
+    private Permit awaitJoined(long callId, Duration maxWait) throws GateException {
+        long until = System.nanoTime() + maxWait.toNanos();
+        while (true) {
+            CompletableFuture<Void> changed = watchers.watch(callId);
+            CallRow row = find(callId);
+            if (row.grantedAt() != null) {
+                return new Permit(row.id(), row.limit(), row.callClass(), row.enqueuedAt(), row.grantedAt(), true);
+            }
+            if (row.state() != CallState.WAITING) {
+                throw new CallEndedException("the joined call " + callId + " ended without a grant: " + row.state());
+            }
+            waitFor(changed, until, "the joined call " + callId + " was not granted within " + maxWait, callId);
+        }
+    }
+
+    private CallRow find(long callId) throws GateException {
+        return admission.run(() -> calls.find(callId))
+                .orElseThrow(() -> new CallEndedException("call " + callId + " is gone"));
+    }
+
+    /** Until the call changes (a notification, or the poll), at most until {@code untilNanos}. */
+    private static void waitFor(CompletableFuture<Void> changed, long untilNanos, String timeoutMessage, long callId)
+            throws GateException {
+        long left = untilNanos - System.nanoTime();
+        if (left <= 0) {
+            throw new GateTimeoutException(timeoutMessage, callId);
+        }
+        try {
+            changed.get(left, TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            throw new GateTimeoutException(timeoutMessage, callId);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException(e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CallEndedException("interrupted while waiting for call " + callId);
+        }
+    }
+
+    private Permit giveUp(Ticket ticket, Duration maxWait) throws GateException {
+        if (admission.run(() -> calls.cancel(ticket.callId()))) {
+            waiters.drop(ticket.callId());
+            LOG.info(() -> "call " + ticket.callId() + " limit=" + ticket.limit() + " class=" + ticket.callClass()
+                    + " cancelled: not granted within " + maxWait);
+            throw new GateTimeoutException(ticket.limit(), ticket.callId(), maxWait);
+        }
+        Optional<CallRow> row = admission.run(() -> calls.find(ticket.callId()));
+        if (row.isPresent() && row.get().state() == CallState.GRANTED) {
+            waiters.granted(row.get().grant()); // the grant won the race: the caller takes it, nobody abandons it
+            return permit(row.get().grant());
+        }
+        throw new CallEndedException("call " + ticket.callId() + " left the line without a grant: "
+                + row.map(r -> r.state().name()).orElse("gone"));
+    }
+
+    private static Permit permit(Grant g) {
+        return new Permit(g.callId(), g.limit(), g.callClass(), g.enqueuedAt(), g.grantedAt());
+    }
+}

@@ -1,0 +1,100 @@
+package dev.gate.engine;
+
+import dev.gate.client.CallEndedException;
+import dev.gate.line.CallState;
+import dev.gate.store.CallRow;
+import dev.gate.store.Calls;
+import dev.gate.store.Grant;
+import dev.gate.store.GrantPass;
+import dev.gate.store.StoreUnavailable;
+import dev.gate.wait.Waiters;
+import dev.gate.wait.Watchers;
+
+import java.util.Collection;
+import java.util.List;
+import java.util.Set;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Tells this instance's waiters and watchers what the database decided, only after it committed: grants of a pass
+ * (this instance's loop or a caller's fast path), grants another instance announced (LISTEN), and whatever the
+ * periodic poll finds (a lost notification, an expiry).
+ */
+final class Delivery {
+
+    private static final Logger LOG = Logger.getLogger(Delivery.class.getName());
+
+    private final String owner;
+    private final Calls calls;
+    private final Waiters waiters;
+    private final Watchers watchers;
+    private final Health health;
+
+    Delivery(String owner, Calls calls, Waiters waiters, Watchers watchers, Health health) {
+        this.owner = owner;
+        this.calls = calls;
+        this.waiters = waiters;
+        this.watchers = watchers;
+        this.health = health;
+    }
+
+    /** A committed pass: each of its grants reaches its waiter here (if any) and its watchers. */
+    void granted(GrantPass pass) {
+        if (!pass.grants().isEmpty()) {
+            watchers.leftWaiting(pass.grants().stream().map(Grant::callId).toList());
+        }
+        for (Grant g : pass.grants()) {
+            LOG.fine(() -> "call " + g.callId() + " limit=" + g.limit() + " class=" + g.callClass() + " granted at "
+                    + g.grantedAt());
+            if (g.owner().equals(owner)) {
+                // no waiter left (it was told "paused", or gave up): the orphan sweep ends the grant
+                waiters.granted(g);
+            }
+        }
+    }
+
+    /** These calls left WAITING here without a grant (cancelled): their watchers hear it. */
+    void leftWaiting(List<Long> callIds) {
+        watchers.leftWaiting(callIds);
+    }
+
+    /** Another instance (or this one) announced grants: their watchers hear it, and this instance's waiters. */
+    void announced(List<Long> grantedIds) {
+        watchers.leftWaiting(grantedIds);
+        Set<Long> mine = waiters.callIds();
+        List<Long> ours = grantedIds.stream().filter(mine::contains).toList();
+        if (!ours.isEmpty()) {
+            fromTable(ours);
+        }
+    }
+
+    /** The poll: what the table says of every call waited on or watched here. */
+    void poll() throws StoreUnavailable {
+        fromTable(waiters.callIds());
+        Set<Long> watched = watchers.callIds();
+        if (!watched.isEmpty()) {
+            watchers.leftWaiting(calls.settled(watched).stream().map(CallRow::id).toList());
+        }
+    }
+
+    private void fromTable(Collection<Long> ids) {
+        if (ids.isEmpty() || health.isPaused()) {
+            return;
+        }
+        try {
+            for (CallRow row : calls.settled(ids)) {
+                if (row.state() == CallState.GRANTED) {
+                    waiters.granted(row.grant());
+                } else if (row.state() != CallState.WAITING) {
+                    waiters.ended(row.id(), new CallEndedException("call " + row.id() + " left the line without a "
+                            + "grant: " + row.state()));
+                }
+            }
+        } catch (StoreUnavailable e) {
+            health.failed(e);
+        } catch (RuntimeException e) {
+            LOG.log(Level.SEVERE, "checking waiting calls failed", e);
+        }
+    }
+}

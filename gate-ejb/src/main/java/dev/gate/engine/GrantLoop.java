@@ -1,0 +1,92 @@
+package dev.gate.engine;
+
+import dev.gate.store.GrantPass;
+import dev.gate.store.Granter;
+import dev.gate.store.StoreBusy;
+import dev.gate.store.StoreUnavailable;
+
+import java.time.Duration;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The slot loop: one pass at a time ({@link SlotTimer}) over every limit with waiting calls, each limit in its own
+ * grant transaction, then asleep until the earliest slot due. A limit whose lock another transaction holds, or whose
+ * grant met a busy lock, is looked at again shortly; only a lost database pauses calls.
+ */
+final class GrantLoop {
+
+    private static final Logger LOG = Logger.getLogger(GrantLoop.class.getName());
+
+    /** How soon the loop looks again at a limit whose lock another transaction held, or whose grant was busy. */
+    static final Duration BUSY_RETRY = Duration.ofMillis(10);
+
+    private final Granter granter;
+    private final Delivery delivery;
+    private final Recovery recovery;
+    private final Health health;
+    private final EngineSettings settings;
+    private final SlotTimer timer;
+
+    GrantLoop(Granter granter, Delivery delivery, Recovery recovery, Health health, EngineSettings settings,
+              ScheduledExecutorService scheduler) {
+        this.granter = granter;
+        this.delivery = delivery;
+        this.recovery = recovery;
+        this.health = health;
+        this.settings = settings;
+        this.timer = new SlotTimer(scheduler, this::pass);
+    }
+
+    /** Runs a pass now (or right after the running one): a call joined, a key or a slot may be free. */
+    void wake() {
+        timer.armIn(Duration.ZERO);
+    }
+
+    void stop() {
+        timer.stop();
+    }
+
+    /** A pass made elsewhere (a caller's fast path) is delivered like the loop's own, and the loop set by it. */
+    void passMade(GrantPass pass) {
+        delivery.granted(pass);
+        pass.dueIn().ifPresent(due -> timer.armIn(pass.skipped() ? BUSY_RETRY : due));
+    }
+
+    private void pass() {
+        Duration sleep = settings.idlePoll();
+        try {
+            recovery.resumeIfPaused();
+            for (String limit : granter.limitsWithWaitingCalls()) {
+                Duration due = grant(limit, sleep);
+                if (due.compareTo(sleep) < 0) {
+                    sleep = due;
+                }
+            }
+            recovery.resumeIfPaused();
+        } catch (StoreUnavailable e) {
+            health.failed(e);
+            sleep = settings.retry();
+        } catch (StoreBusy e) {
+            sleep = BUSY_RETRY;
+        } catch (RuntimeException e) {
+            LOG.log(Level.SEVERE, "slot loop pass failed; retrying in " + settings.retry().toMillis() + " ms", e);
+            sleep = settings.retry();
+        }
+        timer.armIn(sleep);
+    }
+
+    /** One limit's grant transaction; answers how soon the limit wants the loop again. */
+    private Duration grant(String limit, Duration idle) throws StoreUnavailable {
+        try {
+            GrantPass p = granter.grantDue(limit);
+            delivery.granted(p);
+            return p.skipped() ? BUSY_RETRY : p.dueIn().orElse(idle);
+        } catch (StoreBusy e) {
+            LOG.fine(() -> "limit " + limit + " busy (" + e.getMessage() + "); looking again in "
+                    + BUSY_RETRY.toMillis() + " ms");
+            return BUSY_RETRY;
+        }
+    }
+}

@@ -1,0 +1,131 @@
+package dev.gate.engine;
+
+import dev.gate.client.CallEndedException;
+import dev.gate.store.Leases;
+import dev.gate.store.Retention;
+import dev.gate.store.StoreBusy;
+import dev.gate.store.StoreUnavailable;
+import dev.gate.store.Tx;
+import dev.gate.wait.Waiters;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The periodic jobs of one instance, on one tick (every {@code retry}), each when it is due: the health probe while
+ * paused; the lease heartbeat every {@code heartbeat}, always before leases are cleared, so a live waiter's lease
+ * never runs out in the same tick; lease clearing and the waiter poll every {@code waiterPoll}; retention every
+ * {@code pruneEvery} (and at every tick while a backlog is left).
+ */
+final class Housekeeper {
+
+    private static final Logger LOG = Logger.getLogger(Housekeeper.class.getName());
+
+    /** Retention's batch size and its share of one tick, so it never delays a heartbeat for long. */
+    static final int PRUNE_BATCH = 2_000;
+    static final Duration PRUNE_BUDGET = Duration.ofMillis(100);
+
+    private final String owner;
+    private final EngineSettings settings;
+    private final Tx tx;
+    private final Leases leases;
+    private final Retention retention;
+    private final Waiters waiters;
+    private final Delivery delivery;
+    private final Recovery recovery;
+    private final Health health;
+    private long lastHeartbeatNanos;
+    private long lastPollNanos;
+    private long lastPruneNanos;
+    private boolean pruneBacklog;
+
+    Housekeeper(String owner, EngineSettings settings, Tx tx, Leases leases, Retention retention, Waiters waiters,
+                Delivery delivery, Recovery recovery, Health health) {
+        this.owner = owner;
+        this.settings = settings;
+        this.tx = tx;
+        this.leases = leases;
+        this.retention = retention;
+        this.waiters = waiters;
+        this.delivery = delivery;
+        this.recovery = recovery;
+        this.health = health;
+        lastHeartbeatNanos = lastPollNanos = lastPruneNanos = System.nanoTime();
+    }
+
+    void tick() {
+        long now = System.nanoTime();
+        try {
+            if (health.isPaused()) {
+                tx.probe();
+                recovery.resumeIfPaused();
+            }
+            if (now - lastHeartbeatNanos >= settings.heartbeat().toNanos()) {
+                lastHeartbeatNanos = now;
+                leases.renewOwned(owner, waiters.callIds());
+                recovery.sweepOrphans();
+            }
+            if (now - lastPollNanos >= settings.waiterPoll().toNanos()) {
+                lastPollNanos = now;
+                expire();
+                delivery.poll();
+            }
+            if (pruneBacklog || now - lastPruneNanos >= settings.pruneEvery().toNanos()) {
+                lastPruneNanos = now;
+                prune();
+            }
+        } catch (StoreUnavailable e) {
+            health.failed(e);
+        } catch (StoreBusy e) {
+            LOG.fine(() -> "gate housekeeping busy (" + e.getMessage() + "); again at the next tick");
+        } catch (RuntimeException e) {
+            LOG.log(Level.SEVERE, "gate housekeeping failed", e);
+        }
+    }
+
+    /**
+     * Lapsed leases and passed deadlines: waiting calls end as EXPIRED (never granted) and their waiters are told;
+     * grants whose lease ran out without an outcome end as ABANDONED (their keys are free again).
+     */
+    private void expire() throws StoreUnavailable {
+        expired(leases.expireLapsed(), "its lease ran out");
+        expired(leases.expirePastDeadline(), "its deadline passed");
+        for (Leases.Cleared c : leases.abandonLapsed()) {
+            LOG.info(() -> "call " + c.callId() + " limit=" + c.limit() + " class=" + c.callClass()
+                    + " abandoned: granted, but no outcome came within its lease (owner " + c.owner() + ")");
+        }
+    }
+
+    private void expired(List<Leases.Cleared> cleared, String why) {
+        for (Leases.Cleared c : cleared) {
+            LOG.info(() -> "call " + c.callId() + " limit=" + c.limit() + " class=" + c.callClass() + " expired: "
+                    + why + " (owner " + c.owner() + ")");
+            if (c.owner().equals(owner)) {
+                waiters.ended(c.callId(), new CallEndedException("call " + c.callId() + " expired: " + why));
+            }
+        }
+    }
+
+    /** Deletes what retention no longer keeps, a batch at a time, for at most {@link #PRUNE_BUDGET} per tick. */
+    private void prune() throws StoreUnavailable {
+        long until = System.nanoTime() + PRUNE_BUDGET.toNanos();
+        int sends = 0;
+        int finished = 0;
+        boolean more = true;
+        while (more && System.nanoTime() < until) {
+            int s = retention.pruneSends(PRUNE_BATCH);
+            int c = retention.pruneCalls(settings.retention(), PRUNE_BATCH);
+            sends += s;
+            finished += c;
+            more = s == PRUNE_BATCH || c == PRUNE_BATCH;
+        }
+        pruneBacklog = more;
+        if (sends + finished > 0) {
+            int s = sends;
+            int c = finished;
+            LOG.fine(() -> "retention deleted " + s + " sends and " + c + " finished calls");
+        }
+    }
+}

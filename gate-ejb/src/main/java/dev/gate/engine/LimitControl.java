@@ -1,0 +1,66 @@
+package dev.gate.engine;
+
+import dev.gate.client.GateException;
+import dev.gate.line.LimitName;
+import dev.gate.line.LimitOptions;
+import dev.gate.line.Pace;
+import dev.gate.client.LimitStatus;
+import dev.gate.store.LimitTable;
+import dev.gate.store.LineView;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.logging.Logger;
+
+/** The limits and their live numbers, as operators see and change them (caller work: turned away while paused). */
+public final class LimitControl {
+
+    private static final Logger LOG = Logger.getLogger(LimitControl.class.getName());
+
+    private final Admission admission;
+    private final LimitTable limits;
+    private final LineView view;
+    private final GrantLoop loop;
+
+    LimitControl(Admission admission, LimitTable limits, LineView view, GrantLoop loop) {
+        this.admission = admission;
+        this.limits = limits;
+        this.view = view;
+        this.loop = loop;
+    }
+
+    /** Every limit's live numbers. */
+    public List<LimitStatus> status() throws GateException {
+        return admission.run(view::limits);
+    }
+
+    /** One limit's live numbers; empty when there is no such limit. */
+    public Optional<LimitStatus> status(String limit) throws GateException {
+        return admission.run(() -> view.limit(limit));
+    }
+
+    /** Creates or changes a limit; true when created. A change takes effect at the next slot. */
+    public boolean put(String name, Pace pace, LimitOptions options) throws GateException {
+        LimitName.require(name);
+        boolean created = admission.run(() -> limits.put(name, pace, options));
+        LOG.info(() -> "limit " + name + (created ? " created: " : " changed: ") + pace.calls() + " calls per "
+                + pace.window());
+        loop.wake();
+        return created;
+    }
+
+    /** Adds a limit declared at deployment unless the table has it (the table's values stay); true when added. */
+    public boolean declare(String name, Pace pace) throws GateException {
+        LimitName.require(name);
+        return admission.run(() -> limits.declare(name, pace));
+    }
+
+    /** Removes a limit with no live calls, and its history. */
+    public LimitTable.Removal remove(String name) throws GateException {
+        LimitTable.Removal removal = admission.run(() -> limits.remove(name));
+        if (removal.removed()) {
+            LOG.info(() -> "limit " + name + " removed");
+        }
+        return removal;
+    }
+}

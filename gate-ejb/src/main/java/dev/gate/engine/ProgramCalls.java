@@ -1,0 +1,118 @@
+package dev.gate.engine;
+
+import dev.gate.client.CallClass;
+import dev.gate.client.CallOptions;
+import dev.gate.client.GateException;
+import dev.gate.store.CallRow;
+import dev.gate.store.Calls;
+import dev.gate.store.Estimate;
+import dev.gate.store.Estimates;
+import dev.gate.store.InstanceLock;
+import dev.gate.store.Outcomes;
+import dev.gate.wait.Watchers;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.logging.Logger;
+
+/**
+ * The calls of programs that reach the gate over HTTP: they do not block here; the program keeps its call alive by
+ * renewing its lease, watches it (long-poll) until it leaves WAITING, and reports its outcome. A program sees and
+ * acts on its own calls only (and watches calls it joined by a dedupe key).
+ */
+public final class ProgramCalls {
+
+    private static final Logger LOG = Logger.getLogger(ProgramCalls.class.getName());
+
+    private final Admission admission;
+    private final Joining joining;
+    private final Calls calls;
+    private final Outcomes outcomes;
+    private final Estimates estimates;
+    private final Delivery delivery;
+    private final Watchers watchers;
+    private final GrantLoop loop;
+
+    ProgramCalls(Admission admission, Joining joining, Calls calls, Outcomes outcomes, Estimates estimates,
+                 Delivery delivery, Watchers watchers, GrantLoop loop) {
+        this.admission = admission;
+        this.joining = joining;
+        this.calls = calls;
+        this.outcomes = outcomes;
+        this.estimates = estimates;
+        this.delivery = delivery;
+        this.watchers = watchers;
+        this.loop = loop;
+    }
+
+    /** The owner of a program's calls: the program renews their leases itself (over HTTP), not an instance. */
+    public static String owner(String program) {
+        return InstanceLock.PROGRAM_OWNER_PREFIX + program;
+    }
+
+    /** A program's submission: its call, and whether it joined a live call of the same dedupe key. */
+    public record Submitted(CallRow call, boolean joined) {
+    }
+
+    /** A program's call joins the line (and takes the fast path when it can), or joins a call by its dedupe key. */
+    public Submitted submit(String program, String limit, CallClass callClass, CallOptions options, String dedupeKey)
+            throws GateException {
+        Joining.Entry entry = joining.enter(limit, callClass, program, owner(program), options, dedupeKey, false);
+        if (!entry.joinedExisting()) {
+            joining.fastPath(limit, entry.id());
+        }
+        return new Submitted(admission.run(() -> calls.find(entry.id())).orElseThrow(), entry.joinedExisting());
+    }
+
+    /** A program's own call; another program's call is as good as absent. */
+    public Optional<CallRow> own(String program, long id) throws GateException {
+        return admission.run(() -> calls.findOwned(id, owner(program)));
+    }
+
+    /** A call the program owns, or joined by a dedupe key: the joiners see it and its outcome. */
+    public Optional<CallRow> visible(String program, long id) throws GateException {
+        return admission.run(() -> calls.findVisible(id, owner(program), program));
+    }
+
+    /** Position and estimated grant time of a waiting call; empty when it is not waiting. */
+    public Optional<Estimate> estimate(long callId) throws GateException {
+        return admission.run(() -> estimates.of(callId));
+    }
+
+    /** Completes (on an executor, never on the thread that learned it) when the call leaves WAITING. */
+    public CompletableFuture<Void> whenLeftWaiting(long callId) {
+        return watchers.watch(callId);
+    }
+
+    /** Renews a program's waiting or granted call's lease. */
+    public boolean renew(String program, long id) throws GateException {
+        return admission.run(() -> calls.renew(id, owner(program)));
+    }
+
+    /** A program's heartbeat: one statement renews all of its waiting calls. */
+    public int renewAll(String program) throws GateException {
+        return admission.run(() -> calls.renewAll(owner(program)));
+    }
+
+    /** The program takes its waiting call out of the line. */
+    public boolean cancel(String program, long id) throws GateException {
+        boolean cancelled = admission.run(() -> calls.cancelOwned(id, owner(program)));
+        if (cancelled) {
+            delivery.leftWaiting(List.of(id));
+            loop.wake(); // a key it held may be free now
+            LOG.info(() -> "call " + id + " cancelled by " + program);
+        }
+        return cancelled;
+    }
+
+    /** Stores how the vendor answered a program's granted (or abandoned) call; it becomes DONE. */
+    public boolean outcome(String program, long id, int status, Integer retryAfterSeconds) throws GateException {
+        boolean recorded = admission.run(() -> outcomes.record(id, owner(program), status, retryAfterSeconds))
+                == Outcomes.Result.RECORDED;
+        if (recorded) {
+            loop.wake(); // the call's key, if it had one, is free; a cool-down may have begun
+        }
+        return recorded;
+    }
+}

@@ -1,0 +1,49 @@
+package dev.gate.engine;
+
+import dev.gate.store.Leases;
+import dev.gate.store.StoreUnavailable;
+import dev.gate.wait.Waiters;
+
+import java.util.Set;
+import java.util.logging.Logger;
+
+/**
+ * Ends the calls whose callers were told "not granted" (paused, timed out, interrupted) but that the database could
+ * not take out of the line at that moment: still waiting, they are cancelled; granted meanwhile, abandoned. Runs
+ * with every heartbeat and, after an outage, before anything is granted again, so nothing is granted to nobody.
+ */
+final class Recovery {
+
+    private static final Logger LOG = Logger.getLogger(Recovery.class.getName());
+
+    private final Health health;
+    private final Leases leases;
+    private final Waiters waiters;
+
+    Recovery(Health health, Leases leases, Waiters waiters) {
+        this.health = health;
+        this.leases = leases;
+        this.waiters = waiters;
+    }
+
+    /** After an outage: the orphans end, then calls resume. A no-op while the gate is up. */
+    void resumeIfPaused() throws StoreUnavailable {
+        if (health.isPaused()) {
+            sweepOrphans();
+            health.up();
+        }
+    }
+
+    void sweepOrphans() throws StoreUnavailable {
+        Set<Long> orphans = waiters.abandoned();
+        if (orphans.isEmpty()) {
+            return;
+        }
+        for (Leases.Cleared c : leases.endOrphans(orphans)) {
+            LOG.info(() -> "call " + c.callId() + " limit=" + c.limit() + " class=" + c.callClass()
+                    + (c.state().equals("CANCELLED") ? " cancelled: its caller was told it was not granted"
+                    : " abandoned: granted, but its caller was gone (told it was not granted)"));
+        }
+        waiters.swept(orphans);
+    }
+}
