@@ -6,26 +6,15 @@ import dev.gate.client.CallOptions;
 import dev.gate.client.CallEndedException;
 import dev.gate.client.GateException;
 import dev.gate.client.Permit;
-import dev.gate.dev.TestDatabase;
+import dev.gate.dev.GateDatabase;
+import dev.gate.dev.SendLog;
 import dev.gate.engine.Engine;
 import dev.gate.engine.EngineSettings;
 import dev.gate.engine.PoolNeeds;
-import dev.gate.line.WindowCount;
-import liquibase.Contexts;
-import liquibase.LabelExpression;
-import liquibase.Liquibase;
-import liquibase.database.DatabaseFactory;
-import liquibase.database.jvm.JdbcConnection;
-import liquibase.resource.ClassLoaderResourceAccessor;
 
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
@@ -57,16 +46,13 @@ public final class LineBenchmark {
 
     public static void main(String[] args) throws Exception {
         int seconds = args.length > 0 ? Integer.parseInt(args[0]) : 60;
-        TestDatabase server = TestDatabase.server();
-        String db = "gate_bench";
-        server.freshDatabase(db);
-        migrate(server, db);
-        sql(server, db, "INSERT INTO gate_limit (name, calls, window_ms) VALUES ('" + LIMIT + "', " + CALLS + ", "
+        GateDatabase db = GateDatabase.fresh("gate_bench");
+        db.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('" + LIMIT + "', " + CALLS + ", "
                 + WINDOW.toMillis() + ")");
 
         List<AutoCloseable> resources = new ArrayList<>();
-        Engine a = copy("bench-copy-a", server, db, resources);
-        Engine b = copy("bench-copy-b", server, db, resources);
+        Engine a = copy("bench-copy-a", db, resources);
+        Engine b = copy("bench-copy-b", db, resources);
 
         Map<CallClass, List<Double>> waits = new EnumMap<>(CallClass.class);
         for (CallClass c : CallClass.values()) {
@@ -89,25 +75,25 @@ public final class LineBenchmark {
                 + "per copy)%n", CALLS, WINDOW.toSeconds(), seconds, callers, CALLERS_PER_CLASS_PER_COPY);
         Thread.sleep(TimeUnit.SECONDS.toMillis(seconds));
         flooding.set(false);
-        long stillWaiting = count(server, db, "SELECT count(*) FROM gate_call WHERE state = 'WAITING'");
+        long stillWaiting = db.count("SELECT count(*) FROM gate_call WHERE state = 'WAITING'");
         a.stop();
         b.stop();
         pool.shutdown();
         pool.awaitTermination(30, TimeUnit.SECONDS);
 
-        List<Instant[]> sends = sends(server, db);
+        List<SendLog.Send> sends = db.sendLog().withSlots(LIMIT);
         int n = sends.size();
-        Duration span = Duration.between(sends.get(0)[0], sends.get(n - 1)[0]);
+        Duration span = Duration.between(sends.get(0).sentAt(), sends.get(n - 1).sentAt());
         double achieved = (n - 1) / (span.toNanos() / 1e9);
         double limitRate = CALLS / (WINDOW.toNanos() / 1e9);
         List<Double> lateness = new ArrayList<>();
-        for (Instant[] s : sends) {
-            lateness.add(Duration.between(s[1], s[0]).toNanos() / 1e6);
+        for (SendLog.Send s : sends) {
+            lateness.add(Duration.between(s.slotAt(), s.sentAt()).toNanos() / 1e6);
         }
         System.out.printf("grants: %d (callers of copy A %d, of copy B %d); %d calls still waiting at the end%n", n,
                 grantsA.get(), grantsB.get(), stillWaiting);
         System.out.printf("max sends in any sliding %d s window: %d (limit %d)%n", WINDOW.toSeconds(),
-                fullestWindow(sends), CALLS);
+                SendLog.fullestWindow(sends.stream().map(SendLog.Send::sentAt).toList(), WINDOW), CALLS);
         System.out.printf("achieved rate: %.4f/s from the first send to the last (%s) = %.2f%% of the limit "
                 + "(%.4f/s)%n", achieved, span, 100 * achieved / limitRate, limitRate);
         System.out.println("lateness of each send against its beat slot: " + new Percentiles(lateness).summary());
@@ -115,12 +101,12 @@ public final class LineBenchmark {
             System.out.printf("wait %-11s %s%n", c, new Percentiles(waits.get(c)).summary());
         }
         System.out.println("(strict priority: a class is granted only what every higher class leaves)");
-        System.out.println("uncontended acquire-to-grant: " + uncontended(server, db, resources).summary());
+        System.out.println("uncontended acquire-to-grant: " + uncontended(db, resources).summary());
 
         for (AutoCloseable r : resources) {
             r.close();
         }
-        server.stop();
+        db.server().stop();
     }
 
     private static void flood(Engine copy, CallClass cls, AtomicBoolean flooding, List<Double> waits,
@@ -143,10 +129,10 @@ public final class LineBenchmark {
     }
 
     /** Acquires on an idle limit, one at a time: an empty line, a due slot, room in the window. */
-    private static Percentiles uncontended(TestDatabase server, String db, List<AutoCloseable> resources)
+    private static Percentiles uncontended(GateDatabase db, List<AutoCloseable> resources)
             throws Exception {
-        sql(server, db, "INSERT INTO gate_limit (name, calls, window_ms) VALUES ('idle', 1000, 1000)");
-        Engine c = copy("bench-copy-c", server, db, resources);
+        db.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('idle', 1000, 1000)");
+        Engine c = copy("bench-copy-c", db, resources);
         List<Double> latencies = new ArrayList<>();
         for (int i = 0; i < 250; i++) {
             long t0 = System.nanoTime();
@@ -162,9 +148,9 @@ public final class LineBenchmark {
         return new Percentiles(latencies);
     }
 
-    private static Engine copy(String name, TestDatabase server, String db, List<AutoCloseable> resources) {
+    private static Engine copy(String name, GateDatabase db, List<AutoCloseable> resources) {
         EngineSettings settings = EngineSettings.defaults();
-        HikariDataSource pool = server.pool(db, PoolNeeds.connections(settings));
+        HikariDataSource pool = db.pool(PoolNeeds.connections(settings));
         ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(4);
         Engine engine = new Engine(name, pool, name + "-pool", pool.getMaximumPoolSize(), scheduler,
                 Executors.defaultThreadFactory(), settings);
@@ -172,47 +158,5 @@ public final class LineBenchmark {
         resources.add(scheduler::shutdownNow);
         resources.add(pool);
         return engine;
-    }
-
-    private static int fullestWindow(List<Instant[]> sends) {
-        return WindowCount.fullest(sends.stream().map(s -> s[0]).toList(), WINDOW);
-    }
-
-    private static List<Instant[]> sends(TestDatabase server, String db) throws SQLException {
-        List<Instant[]> out = new ArrayList<>();
-        try (Connection c = server.connect(db); PreparedStatement ps = c.prepareStatement(
-                "SELECT sent_at, slot_at FROM gate_send WHERE limit_name = ? ORDER BY sent_at, id")) {
-            ps.setString(1, LIMIT);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    out.add(new Instant[]{rs.getObject(1, OffsetDateTime.class).toInstant(),
-                            rs.getObject(2, OffsetDateTime.class).toInstant()});
-                }
-            }
-        }
-        return out;
-    }
-
-    private static void migrate(TestDatabase server, String db) throws Exception {
-        try (Connection c = server.connect(db)) {
-            @SuppressWarnings("deprecation")
-            Liquibase liquibase = new Liquibase("dev/gate/db/changelog.xml",
-                    new ClassLoaderResourceAccessor(LineBenchmark.class.getClassLoader()),
-                    DatabaseFactory.getInstance().findCorrectDatabaseImplementation(new JdbcConnection(c)));
-            liquibase.update(new Contexts(), new LabelExpression());
-        }
-    }
-
-    private static void sql(TestDatabase server, String db, String sql) throws SQLException {
-        try (Connection c = server.connect(db); Statement s = c.createStatement()) {
-            s.execute(sql);
-        }
-    }
-
-    private static long count(TestDatabase server, String db, String sql) throws SQLException {
-        try (Connection c = server.connect(db); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-            rs.next();
-            return rs.getLong(1);
-        }
     }
 }

@@ -13,7 +13,7 @@ import dev.gate.store.Calls;
 import dev.gate.store.Grant;
 import dev.gate.store.Outcomes;
 import dev.gate.wait.Waiters;
-import dev.gate.wait.Watchers;
+import dev.gate.wait.StateWatches;
 
 import java.time.Duration;
 import java.util.Optional;
@@ -38,18 +38,18 @@ public final class Callers {
     private final Calls calls;
     private final Outcomes outcomes;
     private final Waiters waiters;
-    private final Watchers watchers;
+    private final StateWatches watches;
     private final GrantLoop loop;
 
     Callers(String owner, Admission admission, Joining joining, Calls calls, Outcomes outcomes, Waiters waiters,
-            Watchers watchers, GrantLoop loop) {
+            StateWatches watches, GrantLoop loop) {
         this.owner = owner;
         this.admission = admission;
         this.joining = joining;
         this.calls = calls;
         this.outcomes = outcomes;
         this.waiters = waiters;
-        this.watchers = watchers;
+        this.watches = watches;
         this.loop = loop;
     }
 
@@ -111,7 +111,7 @@ public final class Callers {
     public Outcome awaitOutcome(long callId, Duration maxWait) throws GateException {
         long until = System.nanoTime() + maxWait.toNanos();
         while (true) {
-            CompletableFuture<Void> changed = watchers.watch(callId);
+            CompletableFuture<Void> changed = watches.watch(callId);
             CallRow row = find(callId);
             if (row.outcomeStatus() != null) {
                 return new Outcome(row.outcomeStatus(), row.outcomeRetryAfterSeconds() == null ? null
@@ -149,7 +149,7 @@ public final class Callers {
     private Permit awaitJoined(long callId, Duration maxWait) throws GateException {
         long until = System.nanoTime() + maxWait.toNanos();
         while (true) {
-            CompletableFuture<Void> changed = watchers.watch(callId);
+            CompletableFuture<Void> changed = watches.watch(callId);
             CallRow row = find(callId);
             if (row.grantedAt() != null) {
                 return new Permit(row.id(), row.limit(), row.callClass(), row.enqueuedAt(), row.grantedAt(), true);

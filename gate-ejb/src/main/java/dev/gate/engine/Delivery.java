@@ -8,7 +8,7 @@ import dev.gate.store.Grant;
 import dev.gate.store.GrantPass;
 import dev.gate.store.StoreUnavailable;
 import dev.gate.wait.Waiters;
-import dev.gate.wait.Watchers;
+import dev.gate.wait.StateWatches;
 
 import java.util.Collection;
 import java.util.List;
@@ -17,7 +17,7 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * Tells this instance's waiters and watchers what the database decided, only after it committed: grants of a pass
+ * Tells this instance's waiters and watches what the database decided, only after it committed: grants of a pass
  * (this instance's loop or a caller's fast path), grants another instance announced (LISTEN), and whatever the
  * periodic poll finds (a lost notification, an expiry).
  */
@@ -28,21 +28,21 @@ final class Delivery {
     private final String owner;
     private final Calls calls;
     private final Waiters waiters;
-    private final Watchers watchers;
+    private final StateWatches watches;
     private final Health health;
 
-    Delivery(String owner, Calls calls, Waiters waiters, Watchers watchers, Health health) {
+    Delivery(String owner, Calls calls, Waiters waiters, StateWatches watches, Health health) {
         this.owner = owner;
         this.calls = calls;
         this.waiters = waiters;
-        this.watchers = watchers;
+        this.watches = watches;
         this.health = health;
     }
 
-    /** A committed pass: each of its grants reaches its waiter here (if any) and its watchers. */
+    /** A committed pass: each of its grants reaches its waiter here (if any) and its watches. */
     void granted(GrantPass pass) {
         if (!pass.grants().isEmpty()) {
-            watchers.leftWaiting(pass.grants().stream().map(Grant::callId).toList());
+            watches.leftWaiting(pass.grants().stream().map(Grant::callId).toList());
         }
         for (Grant g : pass.grants()) {
             LOG.fine(() -> "call " + g.callId() + " limit=" + g.limit() + " class=" + g.callClass() + " granted at "
@@ -54,14 +54,14 @@ final class Delivery {
         }
     }
 
-    /** These calls left WAITING here without a grant (cancelled): their watchers hear it. */
+    /** These calls left WAITING here without a grant (cancelled): their watches hear it. */
     void leftWaiting(List<Long> callIds) {
-        watchers.leftWaiting(callIds);
+        watches.leftWaiting(callIds);
     }
 
-    /** Another instance (or this one) announced grants: their watchers hear it, and this instance's waiters. */
+    /** Another instance (or this one) announced grants: their watches hear it, and this instance's waiters. */
     void announced(List<Long> grantedIds) {
-        watchers.leftWaiting(grantedIds);
+        watches.leftWaiting(grantedIds);
         Set<Long> mine = waiters.callIds();
         List<Long> ours = grantedIds.stream().filter(mine::contains).toList();
         if (!ours.isEmpty()) {
@@ -72,9 +72,9 @@ final class Delivery {
     /** The poll: what the table says of every call waited on or watched here. */
     void poll() throws StoreUnavailable {
         fromTable(waiters.callIds());
-        Set<Long> watched = watchers.callIds();
+        Set<Long> watched = watches.callIds();
         if (!watched.isEmpty()) {
-            watchers.leftWaiting(calls.settled(watched).stream().map(CallRow::id).toList());
+            watches.leftWaiting(calls.notWaiting(watched).stream().map(CallRow::id).toList());
         }
     }
 
@@ -83,7 +83,7 @@ final class Delivery {
             return;
         }
         try {
-            for (CallRow row : calls.settled(ids)) {
+            for (CallRow row : calls.notWaiting(ids)) {
                 if (row.state() == CallState.GRANTED) {
                     waiters.granted(row.grant());
                 } else if (row.state() != CallState.WAITING) {

@@ -13,7 +13,7 @@ import dev.gate.store.StoreBusy;
 import dev.gate.store.StoreUnavailable;
 import dev.gate.store.Tx;
 import dev.gate.wait.Waiters;
-import dev.gate.wait.Watchers;
+import dev.gate.wait.StateWatches;
 
 import javax.sql.DataSource;
 import java.time.Duration;
@@ -64,18 +64,18 @@ public final class Engine {
         Calls calls = new Calls(tx);
         Outcomes outcomes = new Outcomes(tx);
         this.leases = new Leases(tx);
-        Watchers watchers = new Watchers(scheduler);
+        StateWatches watches = new StateWatches(scheduler);
         this.health = new Health(waiters::endAll);
         Admission admission = new Admission(health, settings.callerConcurrency(), settings.callerWait());
-        Delivery delivery = new Delivery(owner, calls, waiters, watchers, health);
+        Delivery delivery = new Delivery(owner, calls, waiters, watches, health);
         Recovery recovery = new Recovery(health, leases, waiters);
         this.loop = new GrantLoop(new Granter(tx), delivery, recovery, health, settings, scheduler);
         this.housekeeper = new Housekeeper(owner, settings, tx, leases, new Retention(tx), waiters, delivery,
                 recovery, health);
         this.listener = new GrantListener(dataSource, owner, threads, delivery::announced, health::failed);
         Joining joining = new Joining(settings, admission, calls, new Granter(tx), waiters, delivery, loop, health);
-        this.callers = new Callers(owner, admission, joining, calls, outcomes, waiters, watchers, loop);
-        this.programs = new ProgramCalls(admission, joining, calls, outcomes, new Estimates(tx), delivery, watchers,
+        this.callers = new Callers(owner, admission, joining, calls, outcomes, waiters, watches, loop);
+        this.programs = new ProgramCalls(admission, joining, calls, outcomes, new Estimates(tx), delivery, watches,
                 loop);
         this.limits = new LimitControl(admission, new LimitTable(tx), new LineView(tx), loop);
     }
@@ -92,7 +92,7 @@ public final class Engine {
     public void stop() {
         halt();
         try {
-            for (Leases.Cleared c : leases.cancelOwned(owner)) {
+            for (Leases.Cleared c : leases.cancelAllOwned(owner)) {
                 LOG.info(() -> "call " + c.callId() + " limit=" + c.limit() + " class=" + c.callClass()
                         + " cancelled: its gate instance is stopping");
             }

@@ -9,7 +9,7 @@ import dev.gate.store.Estimate;
 import dev.gate.store.Estimates;
 import dev.gate.store.InstanceLock;
 import dev.gate.store.Outcomes;
-import dev.gate.wait.Watchers;
+import dev.gate.wait.StateWatches;
 
 import java.util.List;
 import java.util.Optional;
@@ -31,18 +31,18 @@ public final class ProgramCalls {
     private final Outcomes outcomes;
     private final Estimates estimates;
     private final Delivery delivery;
-    private final Watchers watchers;
+    private final StateWatches watches;
     private final GrantLoop loop;
 
     ProgramCalls(Admission admission, Joining joining, Calls calls, Outcomes outcomes, Estimates estimates,
-                 Delivery delivery, Watchers watchers, GrantLoop loop) {
+                 Delivery delivery, StateWatches watches, GrantLoop loop) {
         this.admission = admission;
         this.joining = joining;
         this.calls = calls;
         this.outcomes = outcomes;
         this.estimates = estimates;
         this.delivery = delivery;
-        this.watchers = watchers;
+        this.watches = watches;
         this.loop = loop;
     }
 
@@ -82,7 +82,7 @@ public final class ProgramCalls {
 
     /** Completes (on an executor, never on the thread that learned it) when the call leaves WAITING. */
     public CompletableFuture<Void> whenLeftWaiting(long callId) {
-        return watchers.watch(callId);
+        return watches.watch(callId);
     }
 
     /** Renews a program's waiting or granted call's lease. */

@@ -9,8 +9,4 @@ import java.time.Instant;
 public record CoolDown(int step, int successRun, Instant pausedUntil) {
 
     public static final CoolDown NONE = new CoolDown(0, 0, null);
-
-    public boolean pausedAt(Instant now) {
-        return pausedUntil != null && pausedUntil.isAfter(now);
-    }
 }

@@ -293,7 +293,7 @@ public final class Calls {
     }
 
     /** Of the given calls, those that have left WAITING (granted, or ended without a grant). */
-    public List<CallRow> settled(Collection<Long> ids) throws StoreUnavailable {
+    public List<CallRow> notWaiting(Collection<Long> ids) throws StoreUnavailable {
         if (ids.isEmpty()) {
             return List.of();
         }

@@ -9,12 +9,12 @@ import java.util.Optional;
  * What one grant transaction did for one limit: the grants it committed, the database time it saw, and when the
  * limit is next due (absent when its line is empty), or that it was skipped because another held the lock.
  */
-public record GrantPass(String limit, List<Grant> grants, Instant dbNow, Optional<Instant> nextDueAt,
+public record GrantPass(List<Grant> grants, Instant dbNow, Optional<Instant> nextDueAt,
                         boolean skipped) {
 
     /** Another transaction held the limit's lock, so this pass did nothing; the loop must look again. */
-    public static GrantPass skipped(String limit) {
-        return new GrantPass(limit, List.of(), Instant.EPOCH, Optional.empty(), true);
+    public static GrantPass lockedElsewhere() {
+        return new GrantPass(List.of(), Instant.EPOCH, Optional.empty(), true);
     }
 
     /** How long this instance should sleep before the limit is due, measured on the database's clock. */

@@ -134,8 +134,8 @@ public final class Granter {
             ps.setString(1, limit);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
-                    return !exists(c, limit) ? new GrantPass(limit, List.of(), Instant.EPOCH, Optional.empty(), false)
-                            : GrantPass.skipped(limit);
+                    return !exists(c, limit) ? new GrantPass(List.of(), Instant.EPOCH, Optional.empty(), false)
+                            : GrantPass.lockedElsewhere();
                 }
                 slot = Times.get(rs, "next_slot_at");
                 pausedUntil = Times.get(rs, "paused_until");
@@ -180,7 +180,7 @@ public final class Granter {
         if (!grants.isEmpty()) {
             notifyGranted(c, grants);
         }
-        return new GrantPass(limit, List.copyOf(grants), now, nextDue, false);
+        return new GrantPass(List.copyOf(grants), now, nextDue, false);
     }
 
     /** Delivered at commit, so every instance's listener learns of the grants only once they are durable. */

@@ -44,7 +44,7 @@ public final class Leases {
             WHERE state IN ('WAITING', 'GRANTED') AND id = ANY (?)
             RETURNING id, limit_name, call_class, owner, state""";
 
-    private static final String CANCEL_OWNED = """
+    private static final String CANCEL_ALL_OWNED = """
             UPDATE gate_call SET state = 'CANCELLED', done_at = clock_timestamp()
             WHERE owner = ? AND state = 'WAITING'
             RETURNING id, limit_name, call_class, owner, state""";
@@ -104,8 +104,8 @@ public final class Leases {
     }
 
     /** Takes an instance's waiting calls out of the line (it is shutting down cleanly). */
-    public List<Cleared> cancelOwned(String owner) throws StoreUnavailable {
-        return clear(CANCEL_OWNED, owner);
+    public List<Cleared> cancelAllOwned(String owner) throws StoreUnavailable {
+        return clear(CANCEL_ALL_OWNED, owner);
     }
 
     private List<Cleared> clear(String sql, String owner) throws StoreUnavailable {

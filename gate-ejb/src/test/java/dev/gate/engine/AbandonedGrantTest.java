@@ -3,9 +3,9 @@ package dev.gate.engine;
 import dev.gate.client.CallClass;
 import dev.gate.client.CallOptions;
 import dev.gate.line.CallState;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 
@@ -20,18 +20,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class AbandonedGrantTest {
 
-    private GateCopies copies;
+    @RegisterExtension
+    final GateCopies copies = new GateCopies();
     private Engine gate;
 
     @BeforeEach
     void aCopy() throws Exception {
-        copies = new GateCopies("gate_abandoned_test");
         gate = copies.start("abandon");
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        copies.close();
     }
 
     @Test

@@ -6,9 +6,9 @@ import dev.gate.client.CallOptions;
 import dev.gate.client.DeadlineException;
 import dev.gate.client.Permit;
 import dev.gate.store.Estimate;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.sql.ResultSet;
 import java.time.Duration;
@@ -29,20 +29,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** A call's own options: one at a time per concurrency key, deadlines, and its place in the line. */
 class CallOptionsTest {
 
-    private GateCopies copies;
+    @RegisterExtension
+    final GateCopies copies = new GateCopies();
     private Engine a;
     private Engine b;
 
     @BeforeEach
     void twoCopies() throws Exception {
-        copies = new GateCopies("gate_call_options_test");
         a = copies.start("options-a");
         b = copies.start("options-b");
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        copies.close();
     }
 
     @Test

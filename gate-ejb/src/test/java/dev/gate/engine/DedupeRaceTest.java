@@ -9,6 +9,7 @@ import dev.gate.store.Tx;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -29,19 +30,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class DedupeRaceTest {
 
-    private GateCopies copies;
+    @RegisterExtension
+    final GateCopies copies = new GateCopies();
     private HikariDataSource pool;
 
     @BeforeEach
     void database() throws Exception {
-        copies = new GateCopies("gate_dedupe_race_test");
-        pool = copies.server().pool(copies.database(), 4);
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        pool.close();
-        copies.close();
+        pool = copies.pool(4);
+        copies.closeAfter(pool);
     }
 
     @Test

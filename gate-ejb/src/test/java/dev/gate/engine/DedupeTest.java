@@ -4,9 +4,9 @@ import dev.gate.client.CallClass;
 import dev.gate.client.CallOptions;
 import dev.gate.store.CallRow;
 import dev.gate.client.LimitStatus;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,20 +26,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** Fetch once: submissions with one dedupe key share one call and one send, across copies and programs. */
 class DedupeTest {
 
-    private GateCopies copies;
+    @RegisterExtension
+    final GateCopies copies = new GateCopies();
     private Engine a;
     private Engine b;
 
     @BeforeEach
     void twoCopies() throws Exception {
-        copies = new GateCopies("gate_dedupe_test");
         a = copies.start("dedupe-a");
         b = copies.start("dedupe-b");
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        copies.close();
     }
 
     @Test

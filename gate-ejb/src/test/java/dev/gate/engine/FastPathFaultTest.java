@@ -6,9 +6,8 @@ import dev.gate.client.CallEndedException;
 import dev.gate.client.GateBusyException;
 import dev.gate.client.GateException;
 import dev.gate.client.GatePausedException;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -29,17 +28,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
  */
 class FastPathFaultTest {
 
-    private GateCopies copies;
-
-    @BeforeEach
-    void database() throws Exception {
-        copies = new GateCopies("gate_fast_path_fault_test");
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        copies.close();
-    }
+    @RegisterExtension
+    final GateCopies copies = new GateCopies();
 
     /** The grant's insert into the send log fails once with the given SQLSTATE (a sequence is not rolled back). */
     private void failNextSendWith(String sqlState) throws Exception {

@@ -3,9 +3,9 @@ package dev.gate.engine;
 import dev.gate.client.CallClass;
 import dev.gate.client.CallOptions;
 import dev.gate.client.Permit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -17,18 +17,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** The send log decides as well as the beat: a full window makes the next call wait until its oldest send leaves. */
 class FullWindowTest {
 
-    private GateCopies copies;
+    @RegisterExtension
+    final GateCopies copies = new GateCopies();
     private Engine gate;
 
     @BeforeEach
     void database() throws Exception {
-        copies = new GateCopies("gate_window_cap_test");
         gate = copies.start("cap-copy");
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        copies.close();
     }
 
     @Test

@@ -1,24 +1,18 @@
 package dev.gate.engine;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.gate.dev.TestDatabase;
-import dev.gate.line.WindowCount;
-import liquibase.Contexts;
-import liquibase.LabelExpression;
-import liquibase.Liquibase;
-import liquibase.database.DatabaseFactory;
-import liquibase.database.jvm.JdbcConnection;
-import liquibase.resource.ClassLoaderResourceAccessor;
+import dev.gate.dev.GateDatabase;
+import dev.gate.dev.SendLog;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -27,10 +21,13 @@ import java.util.function.BooleanSupplier;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * Separate copies of the gate on one fresh database, each with its own connection pool, scheduler and listener,
- * as separate processes would have. Also reads the tables the way an operator would.
+ * The engine tests' one setup, as a JUnit 5 extension ({@code @RegisterExtension final GateCopies copies = new
+ * GateCopies();}): before each test a fresh database named for the test class, with the gate's schema; the test
+ * starts as many gate copies on it as it needs, each with its own connection pool, scheduler and listener, as
+ * separate processes would have; after the test every copy halts and its resources close. Reads the tables the way
+ * an operator would ({@link GateDatabase}).
  */
-final class GateCopies implements AutoCloseable {
+final class GateCopies extends GateDatabase implements BeforeEachCallback, AfterEachCallback {
 
     /** Fast timings for tests: leases from 1 s, heartbeat and polls several times a second. */
     static final EngineSettings FAST = new EngineSettings(Duration.ofSeconds(30), Duration.ofSeconds(1),
@@ -39,21 +36,26 @@ final class GateCopies implements AutoCloseable {
 
     static final int POOL = PoolNeeds.connections(FAST);
 
-    private final TestDatabase server = TestDatabase.server();
-    private final String database;
     private final List<Engine> engines = new ArrayList<>();
     private final List<AutoCloseable> resources = new ArrayList<>();
 
-    GateCopies(String database) throws Exception {
-        this.database = database;
-        server.freshDatabase(database);
-        try (Connection c = connect()) {
-            @SuppressWarnings("deprecation")
-            Liquibase liquibase = new Liquibase("dev/gate/db/changelog.xml",
-                    new ClassLoaderResourceAccessor(GateCopies.class.getClassLoader()),
-                    DatabaseFactory.getInstance().findCorrectDatabaseImplementation(new JdbcConnection(c)));
-            liquibase.update(new Contexts(), new LabelExpression());
+    @Override
+    public void beforeEach(ExtensionContext context) {
+        // gate_ + the test class in snake case: each class its own database, made afresh for each test
+        String simple = context.getRequiredTestClass().getSimpleName();
+        open("gate_" + simple.replaceAll("([a-z0-9])([A-Z])", "$1_$2").toLowerCase(Locale.ROOT));
+    }
+
+    @Override
+    public void afterEach(ExtensionContext context) throws Exception {
+        for (Engine e : engines) {
+            e.halt();
         }
+        for (AutoCloseable r : resources) {
+            r.close();
+        }
+        engines.clear();
+        resources.clear();
     }
 
     Engine start(String name) {
@@ -61,7 +63,7 @@ final class GateCopies implements AutoCloseable {
     }
 
     Engine start(String name, EngineSettings settings, ScheduledExecutorService scheduler) {
-        return start(name, settings, scheduler, server.pool(database, PoolNeeds.connections(settings)));
+        return start(name, settings, scheduler, pool(PoolNeeds.connections(settings)));
     }
 
     /** A copy on a pool of the caller's (e.g. one that reaches the database through a proxy). */
@@ -75,55 +77,9 @@ final class GateCopies implements AutoCloseable {
         return engine;
     }
 
-    TestDatabase server() {
-        return server;
-    }
-
-    String database() {
-        return database;
-    }
-
-    Connection connect() throws SQLException {
-        return server.connect(database);
-    }
-
-    void sql(String sql, Object... args) throws SQLException {
-        try (Connection c = connect(); PreparedStatement ps = c.prepareStatement(sql)) {
-            bind(ps, args);
-            ps.execute();
-        }
-    }
-
-    long count(String sql, Object... args) throws SQLException {
-        try (Connection c = connect(); PreparedStatement ps = c.prepareStatement(sql)) {
-            bind(ps, args);
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getLong(1);
-            }
-        }
-    }
-
-    /** The database clock, the gate's only clock. */
-    OffsetDateTime dbNow() throws SQLException {
-        try (Connection c = connect(); PreparedStatement ps = c.prepareStatement("SELECT now()");
-             ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            return rs.getObject(1, OffsetDateTime.class);
-        }
-    }
-
-    List<Long> ids(String sql, Object... args) throws SQLException {
-        List<Long> out = new ArrayList<>();
-        try (Connection c = connect(); PreparedStatement ps = c.prepareStatement(sql)) {
-            bind(ps, args);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    out.add(rs.getLong(1));
-                }
-            }
-        }
-        return out;
+    /** Something the test opened that must close with the copies (a proxy, a pool, a process). */
+    void closeAfter(AutoCloseable resource) {
+        resources.add(resource);
     }
 
     /**
@@ -143,42 +99,19 @@ final class GateCopies implements AutoCloseable {
                 limit, limit, firstAgo.toMillis(), apart.toMillis(), count, count, limit);
     }
 
-    /** A call's state as the table has it. */
-    String state(long callId) {
-        try (Connection c = connect(); PreparedStatement ps = c.prepareStatement(
-                "SELECT state FROM gate_call WHERE id = ?")) {
-            ps.setLong(1, callId);
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? rs.getString(1) : "gone";
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
+    /** The send log of one limit, in grant order. */
+    List<Instant> sends(String limit) throws SQLException {
+        return sendLog().sends(limit);
+    }
+
+    /** The most sends any window (t - window, t] holds. */
+    static int fullestWindow(List<Instant> sends, Duration window) {
+        return SendLog.fullestWindow(sends, window);
     }
 
     /** Makes the limit's slot long due, so that only the window caps can hold a call. */
     void slotLongDue(String limit) throws SQLException {
         sql("UPDATE gate_slot SET next_slot_at = clock_timestamp() - interval '1 hour' WHERE limit_name = ?", limit);
-    }
-
-    /** The send log of one limit, in grant order. */
-    List<Instant> sends(String limit) throws SQLException {
-        List<Instant> out = new ArrayList<>();
-        try (Connection c = connect(); PreparedStatement ps = c.prepareStatement(
-                "SELECT sent_at FROM gate_send WHERE limit_name = ? ORDER BY sent_at, id")) {
-            ps.setString(1, limit);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    out.add(rs.getObject(1, OffsetDateTime.class).toInstant());
-                }
-            }
-        }
-        return out;
-    }
-
-    /** The most sends any window (t - window, t] holds. */
-    static int fullestWindow(List<Instant> sends, Duration window) {
-        return WindowCount.fullest(sends, window);
     }
 
     /** Waits for a condition on the real clock, failing after {@code timeout}. */
@@ -189,22 +122,6 @@ final class GateCopies implements AutoCloseable {
                 fail("timed out after " + timeout + " waiting for: " + what);
             }
             Thread.sleep(20);
-        }
-    }
-
-    private static void bind(PreparedStatement ps, Object[] args) throws SQLException {
-        for (int i = 0; i < args.length; i++) {
-            ps.setObject(i + 1, args[i]);
-        }
-    }
-
-    @Override
-    public void close() throws Exception {
-        for (Engine e : engines) {
-            e.halt();
-        }
-        for (AutoCloseable r : resources) {
-            r.close();
         }
     }
 }

@@ -2,9 +2,8 @@ package dev.gate.engine;
 
 import dev.gate.client.CallClass;
 import dev.gate.client.CallOptions;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -19,17 +18,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class HeartbeatLeaseTest {
 
-    private GateCopies copies;
-
-    @BeforeEach
-    void database() throws Exception {
-        copies = new GateCopies("gate_heartbeat_lease_test");
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        copies.close();
-    }
+    @RegisterExtension
+    final GateCopies copies = new GateCopies();
 
     @Test
     void theShortestLeaseStaysWaitingWhileItsCallerWaits() throws Exception {

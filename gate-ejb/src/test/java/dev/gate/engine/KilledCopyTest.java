@@ -4,6 +4,7 @@ import dev.gate.client.CallClass;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.File;
 import java.io.IOException;
@@ -54,30 +55,26 @@ class KilledCopyTest {
     private static final double MIN_UTILIZATION = 0.80;
     private static final long CHILD_MAX_SECONDS = 120;
 
-    private GateCopies copies;
+    @RegisterExtension
+    final GateCopies copies = new GateCopies();
     private final List<Process> children = new ArrayList<>();
     private Path logs;
 
     @BeforeEach
-    void database() throws Exception {
-        copies = new GateCopies("gate_killed_copy_test");
+    void logs() throws Exception {
         logs = Path.of("target", "killed-copy");
         Files.createDirectories(logs);
     }
 
     @AfterEach
     void stop() throws Exception {
-        try {
-            for (Process p : children) {
-                if (p.isAlive()) {
-                    p.destroyForcibly();
-                }
+        for (Process p : children) {
+            if (p.isAlive()) {
+                p.destroyForcibly();
             }
-            for (Process p : children) {
-                p.waitFor(10, TimeUnit.SECONDS);
-            }
-        } finally {
-            copies.close();
+        }
+        for (Process p : children) {
+            p.waitFor(10, TimeUnit.SECONDS);
         }
     }
 
@@ -187,7 +184,7 @@ class KilledCopyTest {
                 .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         List<String> command = List.of(java, "-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                 "-cp", System.getProperty("java.class.path"), CopyProcess.class.getName(),
-                copies.server().url(copies.database()), copies.server().user(), copies.server().password(), instance,
+                copies.server().url(copies.name()), copies.server().user(), copies.server().password(), instance,
                 LIMIT, Integer.toString(FLOODERS), CLASS.name(), Long.toString(LEASE.toMillis()),
                 Long.toString(CHILD_MAX_SECONDS));
         File out = logs.resolve(instance + ".out").toFile();

@@ -3,9 +3,8 @@ package dev.gate.engine;
 import dev.gate.client.CallClass;
 import dev.gate.client.CallOptions;
 import dev.gate.client.Permit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,17 +16,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** Waiting calls live by their leases: a dead copy's calls expire, are never granted, and the line moves on. */
 class LeaseTest {
 
-    private GateCopies copies;
-
-    @BeforeEach
-    void database() throws Exception {
-        copies = new GateCopies("gate_lease_test");
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        copies.close();
-    }
+    @RegisterExtension
+    final GateCopies copies = new GateCopies();
 
     @Test
     void aKilledCopysCallsExpireAndAreNeverGrantedWhileALiveCopysCallsAreRenewed() throws Exception {

@@ -9,6 +9,7 @@ import dev.gate.client.Permit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -29,23 +30,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** The gate fails closed: when its database is gone it says calls are paused, grants nothing, and comes back alone. */
 class OutageTest {
 
-    private GateCopies copies;
+    @RegisterExtension
+    final GateCopies copies = new GateCopies();
     private TcpProxy proxy;
     private Engine gate;
 
     @BeforeEach
     void aCopyBehindAProxy() throws Exception {
-        copies = new GateCopies("gate_outage_test");
         proxy = new TcpProxy(copies.server().host(), copies.server().port());
         HikariDataSource pool = copies.server().poolAt(
-                "jdbc:postgresql://127.0.0.1:" + proxy.port() + "/" + copies.database(), GateCopies.POOL);
+                "jdbc:postgresql://127.0.0.1:" + proxy.port() + "/" + copies.name(), GateCopies.POOL);
         gate = copies.start("behind-proxy", GateCopies.FAST, new ScheduledThreadPoolExecutor(2), pool);
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        copies.close();
-        proxy.close();
+        copies.closeAfter(proxy);
     }
 
     @Test

@@ -3,9 +3,8 @@ package dev.gate.engine;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.gate.client.CallClass;
 import dev.gate.client.CallOptions;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.concurrent.Executors;
@@ -18,24 +17,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** A gate refuses to start on a pool that leaves no room for its heartbeat and loop beside a big batch of callers. */
 class PoolSizeTest {
 
-    private GateCopies copies;
-
-    @BeforeEach
-    void database() throws Exception {
-        copies = new GateCopies("gate_pool_size_test");
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        copies.close();
-    }
+    @RegisterExtension
+    final GateCopies copies = new GateCopies();
 
     @Test
     void aPoolTooSmallIsRefusedWithItsNameItsSizeAndTheSizeNeeded() {
         EngineSettings settings = EngineSettings.defaults(); // 16 callers in flight
         assertEquals(19, PoolNeeds.connections(settings));
         IllegalStateException refused = assertThrows(IllegalStateException.class, () -> new Engine("small",
-                copies.server().pool(copies.database(), 10), "GateDS", 10, new ScheduledThreadPoolExecutor(1),
+                copies.server().pool(copies.name(), 10), "GateDS", 10, new ScheduledThreadPoolExecutor(1),
                 Executors.defaultThreadFactory(), settings));
         assertTrue(refused.getMessage().contains("GateDS has 10 connections"), refused.getMessage());
         assertTrue(refused.getMessage().contains("needs at least 19"), refused.getMessage());
@@ -44,7 +34,7 @@ class PoolSizeTest {
     @Test
     void aPoolOfTheNeededSizeStartsAndServes() throws Exception {
         EngineSettings settings = GateCopies.FAST;
-        HikariDataSource pool = copies.server().pool(copies.database(), PoolNeeds.connections(settings));
+        HikariDataSource pool = copies.server().pool(copies.name(), PoolNeeds.connections(settings));
         Engine gate = copies.start("sized", settings, new ScheduledThreadPoolExecutor(2), pool);
         copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('sized', 10, 1000)");
         gate.callers().complete(gate.callers().acquire("sized", CallClass.MANUAL, Duration.ofSeconds(5), "ops", CallOptions.NONE).callId(), 200);

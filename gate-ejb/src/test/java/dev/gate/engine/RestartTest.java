@@ -3,9 +3,8 @@ package dev.gate.engine;
 import dev.gate.client.CallClass;
 import dev.gate.client.CallOptions;
 import dev.gate.client.Permit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -17,17 +16,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** Restarting a gate never gives it a fresh budget: a new instance counts the send log (real clock). */
 class RestartTest {
 
-    private GateCopies copies;
-
-    @BeforeEach
-    void database() throws Exception {
-        copies = new GateCopies("gate_restart_test");
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        copies.close();
-    }
+    @RegisterExtension
+    final GateCopies copies = new GateCopies();
 
     @Test
     void aFreshInstanceReadsTheSendLogAndWaitsForTheWindow() throws Exception {

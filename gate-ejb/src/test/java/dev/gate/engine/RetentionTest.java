@@ -1,8 +1,7 @@
 package dev.gate.engine;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -24,17 +23,8 @@ class RetentionTest {
 
     private static final int DAY_AT_10_PER_SECOND = 864_000;
 
-    private GateCopies copies;
-
-    @BeforeEach
-    void database() throws Exception {
-        copies = new GateCopies("gate_retention_test");
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        copies.close();
-    }
+    @RegisterExtension
+    final GateCopies copies = new GateCopies();
 
     @Test
     void aDayOfSendsAndCallsIsPrunedToWhatTheWindowsAndRetentionKeep() throws Exception {

@@ -6,6 +6,7 @@ import dev.gate.client.Permit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -35,7 +36,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class SlowLockTest {
 
-    private GateCopies copies;
+    @RegisterExtension
+    final GateCopies copies = new GateCopies();
     private final List<LogRecord> pauses = new CopyOnWriteArrayList<>();
     private final Handler pauseLog = new Handler() {
         @Override
@@ -57,14 +59,12 @@ class SlowLockTest {
 
     @BeforeEach
     void database() throws Exception {
-        copies = new GateCopies("gate_slow_lock_test");
         Logger.getLogger(Health.class.getName()).addHandler(pauseLog);
     }
 
     @AfterEach
     void stop() throws Exception {
         Logger.getLogger(Health.class.getName()).removeHandler(pauseLog);
-        copies.close();
     }
 
     @Test

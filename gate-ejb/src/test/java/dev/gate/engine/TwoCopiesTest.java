@@ -3,9 +3,9 @@ package dev.gate.engine;
 import dev.gate.client.CallClass;
 import dev.gate.client.CallOptions;
 import dev.gate.client.Permit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -18,20 +18,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** Two copies of the gate, each with its own pool and loop, on one database: one line. */
 class TwoCopiesTest {
 
-    private GateCopies copies;
+    @RegisterExtension
+    final GateCopies copies = new GateCopies();
     private Engine a;
     private Engine b;
 
     @BeforeEach
     void twoCopies() throws Exception {
-        copies = new GateCopies("gate_two_copies_test");
         a = copies.start("copy-a");
         b = copies.start("copy-b");
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        copies.close();
     }
 
     @Test

@@ -6,9 +6,9 @@ import dev.gate.client.Permit;
 import dev.gate.line.CoolDownLadder;
 import dev.gate.line.LimitOptions;
 import dev.gate.line.Pace;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.sql.ResultSet;
 import java.time.Duration;
@@ -22,20 +22,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** The vendor's signals and rules: Retry-After pauses everyone, the ladder, several rules, minimum spacing. */
 class VendorSignalsTest {
 
-    private GateCopies copies;
+    @RegisterExtension
+    final GateCopies copies = new GateCopies();
     private Engine a;
     private Engine b;
 
     @BeforeEach
     void twoCopies() throws Exception {
-        copies = new GateCopies("gate_vendor_signals_test");
         a = copies.start("signals-a");
         b = copies.start("signals-b");
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        copies.close();
     }
 
     @Test

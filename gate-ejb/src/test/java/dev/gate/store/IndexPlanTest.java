@@ -1,12 +1,6 @@
 package dev.gate.store;
 
-import dev.gate.dev.TestDatabase;
-import liquibase.Contexts;
-import liquibase.LabelExpression;
-import liquibase.Liquibase;
-import liquibase.database.DatabaseFactory;
-import liquibase.database.jvm.JdbcConnection;
-import liquibase.resource.ClassLoaderResourceAccessor;
+import dev.gate.dev.GateDatabase;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -29,14 +23,7 @@ class IndexPlanTest {
 
     @BeforeAll
     static void loadOneHundredThousandRows() throws Exception {
-        TestDatabase server = TestDatabase.server();
-        server.freshDatabase(DB);
-        c = server.connect(DB);
-        @SuppressWarnings("deprecation")
-        Liquibase liquibase = new Liquibase("dev/gate/db/changelog.xml",
-                new ClassLoaderResourceAccessor(IndexPlanTest.class.getClassLoader()),
-                DatabaseFactory.getInstance().findCorrectDatabaseImplementation(new JdbcConnection(c)));
-        liquibase.update(new Contexts(), new LabelExpression());
+        c = GateDatabase.fresh(DB).connect();
         try (Statement s = c.createStatement()) {
             s.execute("INSERT INTO gate_limit (name, calls, window_ms) SELECT 'vendor-' || i, 600, 60000 "
                     + "FROM generate_series(1, 20) i");

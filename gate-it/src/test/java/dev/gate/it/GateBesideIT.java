@@ -8,6 +8,7 @@ import dev.gate.client.LimitSpec;
 import dev.gate.client.GateTimeoutException;
 import dev.gate.client.Permit;
 import dev.gate.client.UnknownLimitException;
+import dev.gate.dev.SendLog;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.container.test.api.OperateOnDeployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
@@ -51,7 +52,7 @@ class GateBesideIT {
     static WebArchive beside() {
         return ShrinkWrap.create(WebArchive.class, "beside.war")
                 .addPackage(Gate.class.getPackage())
-                .addClasses(SendLog.class, dev.gate.line.WindowCount.class);
+                .addClasses(ServerTables.class, SendLog.class, SendLog.Send.class);
     }
 
     private static Gate lookupGate() throws Exception {
@@ -65,7 +66,7 @@ class GateBesideIT {
         int calls = 5;
         Duration window = Duration.ofSeconds(1);
         Duration gap = window.dividedBy(calls);
-        SendLog.execute("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, ?, ?)", limit, calls,
+        ServerTables.execute("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, ?, ?)", limit, calls,
                 window.toMillis());
         Gate gate = lookupGate();
 
@@ -92,7 +93,7 @@ class GateBesideIT {
 
         int n = threads * perThread;
         assertEquals(n, new HashSet<>(permits.stream().map(Permit::callId).toList()).size(), "one call per permit");
-        List<Instant> sends = SendLog.sends(limit);
+        List<Instant> sends = ServerTables.sendLog().sends(limit);
         assertEquals(n, sends.size(), "one send logged per permit");
 
         List<Instant> granted = new ArrayList<>(permits.stream().map(Permit::grantedAt).toList());
@@ -116,7 +117,7 @@ class GateBesideIT {
         assertTrue(span.compareTo(paced.multipliedBy(2).plusSeconds(2)) < 0,
                 "the loop must send on the beat, not poll slowly: " + n + " sends took " + span
                         + " where the beat gives " + paced);
-        assertEquals(0, SendLog.count("SELECT count(*) FROM gate_call WHERE limit_name = ? AND state <> 'DONE'",
+        assertEquals(0, ServerTables.count("SELECT count(*) FROM gate_call WHERE limit_name = ? AND state <> 'DONE'",
                 limit), "every call was completed");
     }
 
@@ -124,16 +125,16 @@ class GateBesideIT {
     @OperateOnDeployment("beside")
     void aCallNotGrantedInTimeFailsWithATypedExceptionAndLeavesTheLine() throws Exception {
         String limit = "it-slow";
-        SendLog.execute("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 1, 60000)", limit);
+        ServerTables.execute("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 1, 60000)", limit);
         Gate gate = lookupGate();
         Permit first = gate.acquire(limit, CallClass.INTERACTIVE, Duration.ofSeconds(10));
         GateTimeoutException timeout = assertThrows(GateTimeoutException.class,
                 () -> gate.acquire(limit, CallClass.INTERACTIVE, Duration.ofMillis(300)));
         assertTrue(timeout.getMessage().contains("it-slow"), timeout.getMessage());
-        assertEquals(1, SendLog.count("SELECT count(*) FROM gate_send WHERE limit_name = ?", limit));
-        assertEquals(0, SendLog.count("SELECT count(*) FROM gate_call WHERE limit_name = ? AND state = 'WAITING'",
+        assertEquals(1, ServerTables.count("SELECT count(*) FROM gate_send WHERE limit_name = ?", limit));
+        assertEquals(0, ServerTables.count("SELECT count(*) FROM gate_call WHERE limit_name = ? AND state = 'WAITING'",
                 limit), "the timed-out call has left the line");
-        assertEquals(1, SendLog.count("SELECT count(*) FROM gate_call WHERE id = ? AND state = 'CANCELLED'",
+        assertEquals(1, ServerTables.count("SELECT count(*) FROM gate_call WHERE id = ? AND state = 'CANCELLED'",
                 timeout.callId()));
         gate.complete(first, 200);
     }
@@ -141,9 +142,9 @@ class GateBesideIT {
     @Test
     @OperateOnDeployment("beside")
     void aCallMayCarryItsOwnLeaseWithinTheBounds() throws Exception {
-        SendLog.execute("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('it-lease', 10, 1000)");
+        ServerTables.execute("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('it-lease', 10, 1000)");
         Permit p = lookupGate().acquire("it-lease", CallClass.FOLLOW_UP, Duration.ofSeconds(5), Duration.ofSeconds(7));
-        assertEquals(1, SendLog.count("SELECT count(*) FROM gate_call WHERE id = ? AND lease_ms = 7000", p.callId()));
+        assertEquals(1, ServerTables.count("SELECT count(*) FROM gate_call WHERE id = ? AND lease_ms = 7000", p.callId()));
         lookupGate().complete(p, 200);
         GateException tooShort = assertThrows(GateException.class, () -> lookupGate().acquire("it-lease",
                 CallClass.FOLLOW_UP, Duration.ofSeconds(5), Duration.ofSeconds(1)));
@@ -158,15 +159,15 @@ class GateBesideIT {
                 .withMoreRules(List.of(new LimitSpec.Rule(100, Duration.ofMinutes(1))))
                 .withCoolDown(Duration.ofSeconds(3), List.of(Duration.ofMinutes(2), Duration.ofMinutes(5)), 4);
         assertTrue(limits.put("it-ejb-options", spec));
-        assertEquals(1, SendLog.count("SELECT count(*) FROM gate_limit WHERE name = 'it-ejb-options' AND calls = 10"
+        assertEquals(1, ServerTables.count("SELECT count(*) FROM gate_limit WHERE name = 'it-ejb-options' AND calls = 10"
                 + " AND window_ms = 1000 AND min_interval_ms = 150 AND retry_floor_ms = 3000 AND step_down_after = 4"
                 + " AND cooldown_ladder_ms = '{120000,300000}'"));
-        assertEquals(1, SendLog.count("SELECT count(*) FROM gate_limit_rule WHERE limit_name = 'it-ejb-options'"
+        assertEquals(1, ServerTables.count("SELECT count(*) FROM gate_limit_rule WHERE limit_name = 'it-ejb-options'"
                 + " AND calls = 100 AND window_ms = 60000"));
         Gate gate = lookupGate();
         Permit first = gate.acquire("it-ejb-options", CallClass.MANUAL, Duration.ofSeconds(5));
         gate.complete(first, 429, Duration.ofSeconds(1));
-        assertEquals(1, SendLog.count("SELECT count(*) FROM gate_slot WHERE limit_name = 'it-ejb-options'"
+        assertEquals(1, ServerTables.count("SELECT count(*) FROM gate_slot WHERE limit_name = 'it-ejb-options'"
                 + " AND paused_until > clock_timestamp() + interval '100 seconds'"),
                 "a 429 paused the limit for the ladder's first step of two minutes");
         assertFalse(limits.put("it-ejb-options", LimitSpec.of(10, Duration.ofSeconds(1))), "changed, not created");
@@ -186,7 +187,7 @@ class GateBesideIT {
     @OperateOnDeployment("beside")
     void limitsDeclaredAtDeploymentAreInTheTable() throws Exception {
         // arquillian.xml starts the server with -Dgate.limits=it-declared=5/1s
-        assertEquals(1, SendLog.count(
+        assertEquals(1, ServerTables.count(
                 "SELECT count(*) FROM gate_limit WHERE name = 'it-declared' AND calls = 5 AND window_ms = 1000"));
         Permit p = lookupGate().acquire("it-declared", CallClass.MANUAL, Duration.ofSeconds(10));
         lookupGate().complete(p, 200);

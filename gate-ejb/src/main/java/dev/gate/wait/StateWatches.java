@@ -9,17 +9,17 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 
 /**
- * Long-polls on calls that a program (not this instance) owns: each watch completes when the call leaves WAITING.
+ * Watches on calls (long-polls, dedupe joiners on a shared call): each completes when the call leaves WAITING.
  * Several polls of one call share one future. A poll that gives up simply stops listening; the future goes when
  * the call leaves WAITING. Futures complete on the executor given, never on the thread that brings the news (the
  * slot loop, the grant listener, housekeeping): what a poll does next (read the call, render it) must not hold them.
  */
-public final class Watchers {
+public final class StateWatches {
 
     private final Map<Long, CompletableFuture<Void>> byCall = new ConcurrentHashMap<>();
     private final Executor completions;
 
-    public Watchers(Executor completions) {
+    public StateWatches(Executor completions) {
         this.completions = completions;
     }
 

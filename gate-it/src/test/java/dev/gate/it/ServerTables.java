@@ -1,6 +1,6 @@
 package dev.gate.it;
 
-import dev.gate.line.WindowCount;
+import dev.gate.dev.SendLog;
 
 import javax.naming.InitialContext;
 import javax.naming.NamingException;
@@ -9,16 +9,11 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Duration;
-import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.util.ArrayList;
-import java.util.List;
 
 /** Reads and writes the gate's tables directly, as an operator with psql would (in-container only). */
-final class SendLog {
+final class ServerTables {
 
-    private SendLog() {
+    private ServerTables() {
     }
 
     static DataSource dataSource() {
@@ -50,24 +45,8 @@ final class SendLog {
         }
     }
 
-    /** The sends of one limit, oldest first. */
-    static List<Instant> sends(String limit) throws SQLException {
-        List<Instant> out = new ArrayList<>();
-        try (Connection c = dataSource().getConnection();
-             PreparedStatement ps = c.prepareStatement(
-                     "SELECT sent_at FROM gate_send WHERE limit_name = ? ORDER BY sent_at, id")) {
-            ps.setString(1, limit);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    out.add(rs.getObject(1, OffsetDateTime.class).toInstant());
-                }
-            }
-        }
-        return out;
-    }
-
-    /** The most sends any window (t - window, t] holds, over every t. */
-    static int fullestWindow(List<Instant> sends, Duration window) {
-        return WindowCount.fullest(sends, window);
+    /** The send log, read as every test reads it. */
+    static SendLog sendLog() {
+        return new SendLog(dataSource());
     }
 }
