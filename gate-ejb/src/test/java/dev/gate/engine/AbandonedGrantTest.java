@@ -3,9 +3,7 @@ package dev.gate.engine;
 import dev.gate.client.CallClass;
 import dev.gate.client.CallOptions;
 import dev.gate.line.CallState;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 
@@ -18,16 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Every granted call ends: a grant carries a lease, and a program that never reports (crashed, cut off) loses it.
  * Its call becomes ABANDONED, which frees its dedupe and concurrency keys; a late outcome still counts.
  */
-class AbandonedGrantTest {
-
-    @RegisterExtension
-    final GateCopies copies = new GateCopies();
-    private Engine gate;
-
-    @BeforeEach
-    void aCopy() throws Exception {
-        gate = copies.start("abandon");
-    }
+class AbandonedGrantTest extends OnOneCopy {
 
     @Test
     void aGrantWhoseOwnerNeverReportsFreesItsKeysAfterItsLease() throws Exception {

@@ -6,9 +6,7 @@ import dev.gate.client.CallOptions;
 import dev.gate.client.DeadlineException;
 import dev.gate.client.Permit;
 import dev.gate.store.Estimate;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.sql.ResultSet;
 import java.time.Duration;
@@ -27,18 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** A call's own options: one at a time per concurrency key, deadlines, and its place in the line. */
-class CallOptionsTest {
-
-    @RegisterExtension
-    final GateCopies copies = new GateCopies();
-    private Engine a;
-    private Engine b;
-
-    @BeforeEach
-    void twoCopies() throws Exception {
-        a = copies.start("options-a");
-        b = copies.start("options-b");
-    }
+class CallOptionsTest extends OnTwoCopies {
 
     @Test
     void twoCallsWithOneKeyNeverOverlapWhileOtherKeysGoAround() throws Exception {

@@ -4,9 +4,7 @@ import dev.gate.client.CallClass;
 import dev.gate.client.CallOptions;
 import dev.gate.store.CallRow;
 import dev.gate.client.LimitStatus;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,18 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Fetch once: submissions with one dedupe key share one call and one send, across copies and programs. */
-class DedupeTest {
-
-    @RegisterExtension
-    final GateCopies copies = new GateCopies();
-    private Engine a;
-    private Engine b;
-
-    @BeforeEach
-    void twoCopies() throws Exception {
-        a = copies.start("dedupe-a");
-        b = copies.start("dedupe-b");
-    }
+class DedupeTest extends OnTwoCopies {
 
     @Test
     void tenConcurrentSubmissionsWithOneDedupeKeyProduceOneSend() throws Exception {

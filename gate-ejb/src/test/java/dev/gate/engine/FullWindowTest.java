@@ -3,9 +3,7 @@ package dev.gate.engine;
 import dev.gate.client.CallClass;
 import dev.gate.client.CallOptions;
 import dev.gate.client.Permit;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -15,16 +13,7 @@ import java.util.List;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The send log decides as well as the beat: a full window makes the next call wait until its oldest send leaves. */
-class FullWindowTest {
-
-    @RegisterExtension
-    final GateCopies copies = new GateCopies();
-    private Engine gate;
-
-    @BeforeEach
-    void database() throws Exception {
-        gate = copies.start("cap-copy");
-    }
+class FullWindowTest extends OnOneCopy {
 
     @Test
     void oneCallMoreThanTheWindowAllowsWaitsItsTurnThenGoes() throws Exception {

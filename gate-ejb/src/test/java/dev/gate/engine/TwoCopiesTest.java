@@ -3,9 +3,7 @@ package dev.gate.engine;
 import dev.gate.client.CallClass;
 import dev.gate.client.CallOptions;
 import dev.gate.client.Permit;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -16,18 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Two copies of the gate, each with its own pool and loop, on one database: one line. */
-class TwoCopiesTest {
-
-    @RegisterExtension
-    final GateCopies copies = new GateCopies();
-    private Engine a;
-    private Engine b;
-
-    @BeforeEach
-    void twoCopies() throws Exception {
-        a = copies.start("copy-a");
-        b = copies.start("copy-b");
-    }
+class TwoCopiesTest extends OnTwoCopies {
 
     @Test
     void anInteractiveCallOfCopyBIsGrantedAtTheNextSlotAheadOfCopyAsBackfill() throws Exception {

@@ -6,9 +6,7 @@ import dev.gate.client.Permit;
 import dev.gate.line.CoolDownLadder;
 import dev.gate.line.LimitOptions;
 import dev.gate.line.Pace;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.sql.ResultSet;
 import java.time.Duration;
@@ -20,18 +18,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The vendor's signals and rules: Retry-After pauses everyone, the ladder, several rules, minimum spacing. */
-class VendorSignalsTest {
-
-    @RegisterExtension
-    final GateCopies copies = new GateCopies();
-    private Engine a;
-    private Engine b;
-
-    @BeforeEach
-    void twoCopies() throws Exception {
-        a = copies.start("signals-a");
-        b = copies.start("signals-b");
-    }
+class VendorSignalsTest extends OnTwoCopies {
 
     @Test
     void a429WithRetryAfterStopsAllGrantsForThatLongAcrossBothCopies() throws Exception {
