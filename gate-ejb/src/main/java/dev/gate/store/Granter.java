@@ -51,7 +51,7 @@ public final class Granter {
     // "now" is read after the lock is held (a separate statement), so waiting for the lock cannot age it. Sends are
     // numbered per limit under this lock, so each probe is a point lookup on (limit_name, seq): the last send, and
     // per rule the calls-th most recent send, which fills the rule's window if it lies inside it.
-    private static String probeSql(int rules) {
+    static String probeSql(int rules) {
         StringBuilder sql = new StringBuilder("""
                 WITH t AS (SELECT clock_timestamp() AS now)
                 SELECT t.now,
@@ -67,7 +67,7 @@ public final class Granter {
     // passed deadline, or a key another call holds granted and not yet done (that call goes around it, keeping its
     // place). A grant's lease starts anew: a key is free again when the call is done, cancelled, or its lease runs out.
     // A call whose gate instance is dead (its process gone) is passed over: nobody is left to take its grant.
-    private static final String GRANT_HEAD = """
+    static final String GRANT_HEAD = """
             WITH head AS (
                 SELECT id FROM gate_call w
                 WHERE limit_name = ? AND state = 'WAITING' AND lease_expires_at > ?

@@ -15,11 +15,11 @@ import java.util.List;
  */
 public final class Leases {
 
-    private static final String RENEW_OWNED = """
+    static final String RENEW_OWNED = """
             UPDATE gate_call SET lease_expires_at = clock_timestamp() + lease_ms * interval '1 millisecond'
             WHERE owner = ? AND state = 'WAITING' AND id = ANY (?)""";
 
-    private static final String EXPIRE_LAPSED = """
+    static final String EXPIRE_LAPSED = """
             UPDATE gate_call SET state = 'EXPIRED', done_at = clock_timestamp()
             WHERE state = 'WAITING' AND lease_expires_at <= clock_timestamp()
             RETURNING id, limit_name, call_class, owner, state""";
@@ -31,7 +31,7 @@ public final class Leases {
 
     // A grant whose lease ran out without an outcome (its program crashed, or was cut off): it ends, so that its
     // dedupe and concurrency keys are free again. A late outcome still makes it DONE.
-    private static final String ABANDON_LAPSED = """
+    static final String ABANDON_LAPSED = """
             UPDATE gate_call SET state = 'ABANDONED', done_at = clock_timestamp()
             WHERE state = 'GRANTED' AND lease_expires_at <= clock_timestamp()
             RETURNING id, limit_name, call_class, owner, state""";

@@ -15,34 +15,36 @@ public final class Retention {
     public static final Duration SEND_MARGIN = Duration.ofMinutes(1);
 
     // Per limit: its sends older than its longest rule window (or minimum spacing) plus the margin, oldest first.
-    // Index ranges on (limit_name, sent_at), so the cost follows the rows deleted, not the table. now() (the
-    // transaction's start, a stable value) rather than clock_timestamp(), so the bound is part of the index range.
-    private static final String PRUNE_SENDS = """
-            DELETE FROM gate_send WHERE id IN (
-                SELECT old.id
+    // Index ranges on (limit_name, sent_at), and the delete by row address (a TID scan; "id IN" let the planner
+    // scan the whole table), so the cost follows the rows deleted, not the table. now() (the transaction's start, a
+    // stable value) rather than clock_timestamp(), so the bound is part of the index range.
+    static final String PRUNE_SENDS = """
+            DELETE FROM gate_send WHERE ctid = ANY (ARRAY(
+                SELECT old.ctid
                 FROM gate_limit l
                 CROSS JOIN LATERAL (
-                    SELECT s.id FROM gate_send s
+                    SELECT s.ctid FROM gate_send s
                     WHERE s.limit_name = l.name
                       AND s.sent_at < now() - (GREATEST(l.window_ms, l.min_interval_ms,
                               (SELECT coalesce(max(r.window_ms), 0) FROM gate_limit_rule r WHERE r.limit_name = l.name))
                           + ?) * interval '1 millisecond'
                     ORDER BY s.sent_at
                     LIMIT ?) old
-                LIMIT ?)""";
+                LIMIT ?))""";
 
-    // Finished calls (their joiners go with them, by cascade) older than the retention period, oldest first.
-    private static final String PRUNE_CALLS = """
-            DELETE FROM gate_call WHERE id IN (
-                SELECT old.id
+    // Finished calls (their joiners go with them, by cascade) older than the retention period, oldest first. A row
+    // changed meanwhile (a late outcome) has a new address and is simply not deleted this time.
+    static final String PRUNE_CALLS = """
+            DELETE FROM gate_call WHERE ctid = ANY (ARRAY(
+                SELECT old.ctid
                 FROM gate_limit l
                 CROSS JOIN LATERAL (
-                    SELECT c.id FROM gate_call c
+                    SELECT c.ctid FROM gate_call c
                     WHERE c.limit_name = l.name AND c.state NOT IN ('WAITING', 'GRANTED')
                       AND c.done_at < now() - ? * interval '1 millisecond'
                     ORDER BY c.done_at
                     LIMIT ?) old
-                LIMIT ?)""";
+                LIMIT ?))""";
 
     private final Tx tx;
 
