@@ -4,6 +4,7 @@ import dev.gate.client.CallEndedException;
 import dev.gate.store.Calls;
 import dev.gate.store.Estimates;
 import dev.gate.store.Granter;
+import dev.gate.store.Jpa;
 import dev.gate.store.Leases;
 import dev.gate.store.LimitTable;
 import dev.gate.store.LineView;
@@ -39,6 +40,7 @@ public final class Engine {
     private final EngineSettings settings;
     private final ScheduledExecutorService scheduler;
     private final Leases leases;
+    private final Jpa jpa;
     private final Waiters waiters = new Waiters();
     private final Health health;
     private final GrantLoop loop;
@@ -61,6 +63,8 @@ public final class Engine {
         PoolNeeds.check(poolName, poolSize, settings);
         this.scheduler = scheduler;
         Tx tx = new Tx(dataSource);
+        this.jpa = new Jpa(dataSource);
+        LimitTable limitTable = new LimitTable(tx, jpa);
         Calls calls = new Calls(tx);
         Outcomes outcomes = new Outcomes(tx);
         this.leases = new Leases(tx);
@@ -69,7 +73,7 @@ public final class Engine {
         Admission admission = new Admission(health, settings.callerConcurrency(), settings.callerWait());
         Delivery delivery = new Delivery(owner, calls, waiters, watches, health);
         Recovery recovery = new Recovery(health, leases, waiters);
-        this.loop = new GrantLoop(new Granter(tx), delivery, recovery, health, settings, scheduler);
+        this.loop = new GrantLoop(new Granter(tx), limitTable, delivery, recovery, health, settings, scheduler);
         this.housekeeper = new Housekeeper(owner, settings, tx, leases, new Retention(tx), waiters, delivery,
                 recovery, health);
         this.listener = new GrantListener(dataSource, owner, threads, delivery::announced, health::failed);
@@ -77,7 +81,7 @@ public final class Engine {
         this.callers = new Callers(owner, admission, joining, calls, outcomes, waiters, watches, loop);
         this.programs = new ProgramCalls(admission, joining, calls, outcomes, new Estimates(tx), delivery, watches,
                 loop);
-        this.limits = new LimitControl(admission, new LimitTable(tx), new LineView(tx), loop);
+        this.limits = new LimitControl(admission, limitTable, new LineView(jpa), loop);
     }
 
     public void start() {
@@ -111,6 +115,7 @@ public final class Engine {
             ticks.cancel(false);
         }
         listener.stop();
+        jpa.close();
     }
 
     /** This instance's own callers (EJB clients, batch jobs): they block until granted. */

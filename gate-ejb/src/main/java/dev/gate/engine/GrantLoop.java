@@ -1,7 +1,9 @@
 package dev.gate.engine;
 
+import dev.gate.domain.Limit;
 import dev.gate.store.GrantPass;
 import dev.gate.store.Granter;
+import dev.gate.store.LimitTable;
 import dev.gate.store.StoreBusy;
 import dev.gate.store.StoreUnavailable;
 
@@ -23,15 +25,17 @@ final class GrantLoop {
     static final Duration BUSY_RETRY = Duration.ofMillis(10);
 
     private final Granter granter;
+    private final LimitTable limits;
     private final Delivery delivery;
     private final Recovery recovery;
     private final Health health;
     private final EngineSettings settings;
     private final SlotTimer timer;
 
-    GrantLoop(Granter granter, Delivery delivery, Recovery recovery, Health health, EngineSettings settings,
-              ScheduledExecutorService scheduler) {
+    GrantLoop(Granter granter, LimitTable limits, Delivery delivery, Recovery recovery, Health health,
+              EngineSettings settings, ScheduledExecutorService scheduler) {
         this.granter = granter;
+        this.limits = limits;
         this.delivery = delivery;
         this.recovery = recovery;
         this.health = health;
@@ -58,8 +62,8 @@ final class GrantLoop {
         Duration sleep = settings.idlePoll();
         try {
             recovery.resumeIfPaused();
-            for (String limit : granter.limitsWithWaitingCalls()) {
-                Duration due = grant(limit, sleep);
+            for (Limit limit : limits.withWaitingCalls()) {
+                Duration due = grant(limit.name(), sleep);
                 if (due.compareTo(sleep) < 0) {
                     sleep = due;
                 }

@@ -92,11 +92,6 @@ public final class Granter {
 
     private static final String MOVE_SLOT = "UPDATE gate_slot SET next_slot_at = ?, send_seq = ? WHERE limit_name = ?";
 
-    private static final String LIMITS_WITH_WAITING_CALLS = """
-            SELECT l.name FROM gate_limit l
-            WHERE EXISTS (SELECT 1 FROM gate_call c WHERE c.limit_name = l.name AND c.state = 'WAITING')
-            ORDER BY l.name""";
-
     private final Tx tx;
 
     public Granter(Tx tx) {
@@ -110,19 +105,6 @@ public final class Granter {
      */
     public GrantPass grantDue(String limit) throws StoreUnavailable {
         return tx.run(c -> grantDue(c, limit));
-    }
-
-    public List<String> limitsWithWaitingCalls() throws StoreUnavailable {
-        return tx.run(c -> {
-            List<String> names = new ArrayList<>();
-            try (PreparedStatement ps = c.prepareStatement(LIMITS_WITH_WAITING_CALLS);
-                 ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    names.add(rs.getString(1));
-                }
-            }
-            return names;
-        });
     }
 
     private static GrantPass grantDue(Connection c, String limit) throws SQLException {

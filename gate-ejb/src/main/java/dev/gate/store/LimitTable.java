@@ -1,34 +1,26 @@
 package dev.gate.store;
 
+import dev.gate.domain.Limit;
+import dev.gate.line.CallState;
 import dev.gate.line.LimitOptions;
 import dev.gate.line.Pace;
-
-import java.time.Duration;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.LockModeType;
+import jakarta.persistence.PersistenceException;
 
 import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.List;
 
-/** Limits: declared at deployment (a declaration only adds; the table is the truth), or put by an operator. */
+/**
+ * Limits: declared at deployment (explicit SQL: a declaration only adds, and two servers may race), put by an operator
+ * (the {@link Limit} entity), removed with their history (explicit SQL: batches, then the slot lock).
+ */
 public final class LimitTable {
 
     private static final String DECLARE = """
             INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, ?, ?)
             ON CONFLICT (name) DO NOTHING""";
-
-    // Creates or changes a limit. The slot row stays: a change takes effect at the next slot, never as a burst.
-    private static final String PUT = """
-            INSERT INTO gate_limit (name, calls, window_ms, min_interval_ms, retry_floor_ms, cooldown_ladder_ms,
-                                    step_down_after)
-            VALUES (?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT (name) DO UPDATE
-                SET calls = EXCLUDED.calls, window_ms = EXCLUDED.window_ms,
-                    min_interval_ms = EXCLUDED.min_interval_ms, retry_floor_ms = EXCLUDED.retry_floor_ms,
-                    cooldown_ladder_ms = EXCLUDED.cooldown_ladder_ms, step_down_after = EXCLUDED.step_down_after,
-                    updated_at = clock_timestamp()
-            RETURNING (xmax = 0) AS created""";
-
-    private static final String DROP_RULES = "DELETE FROM gate_limit_rule WHERE limit_name = ?";
-
-    private static final String ADD_RULE = "INSERT INTO gate_limit_rule (limit_name, calls, window_ms) VALUES (?, ?, ?)";
 
     // Removal, in small batches first (history that nothing reads), then the limit itself under its slot lock.
     private static final String DROP_FINISHED_CALLS = """
@@ -53,44 +45,46 @@ public final class LimitTable {
     }
 
     private final Tx tx;
+    private final Jpa jpa;
 
-    public LimitTable(Tx tx) {
+    public LimitTable(Tx tx, Jpa jpa) {
         this.tx = tx;
+        this.jpa = jpa;
     }
 
     /** Creates the limit or changes it in place, with all its options; true when it was created. */
     public boolean put(String name, Pace pace, LimitOptions options) throws StoreUnavailable {
-        return tx.run(c -> {
-            boolean created;
-            try (PreparedStatement ps = c.prepareStatement(PUT)) {
-                ps.setString(1, name);
-                ps.setInt(2, pace.calls());
-                ps.setLong(3, pace.window().toMillis());
-                ps.setLong(4, options.minInterval().toMillis());
-                ps.setLong(5, options.coolDown().floor().toMillis());
-                ps.setArray(6, c.createArrayOf("bigint",
-                        options.coolDown().steps().stream().map(Duration::toMillis).toArray()));
-                ps.setInt(7, options.coolDown().stepDownAfter());
-                try (java.sql.ResultSet rs = ps.executeQuery()) {
-                    rs.next();
-                    created = rs.getBoolean("created");
-                }
+        try {
+            return jpa.run(em -> putIn(em, name, pace, options));
+        } catch (PersistenceException e) {
+            SQLException sql = Jpa.sqlCause(e);
+            if (sql != null && "23505".equals(sql.getSQLState())) {
+                return jpa.run(em -> putIn(em, name, pace, options)); // created meanwhile by another: change it
             }
-            try (PreparedStatement ps = c.prepareStatement(DROP_RULES)) {
-                ps.setString(1, name);
-                ps.executeUpdate();
-            }
-            try (PreparedStatement ps = c.prepareStatement(ADD_RULE)) {
-                for (Pace rule : options.moreRules()) {
-                    ps.setString(1, name);
-                    ps.setInt(2, rule.calls());
-                    ps.setLong(3, rule.window().toMillis());
-                    ps.addBatch();
-                }
-                ps.executeBatch();
-            }
-            return created;
-        });
+            throw e;
+        }
+    }
+
+    private static boolean putIn(EntityManager em, String name, Pace pace, LimitOptions options) {
+        Limit limit = em.find(Limit.class, name, LockModeType.PESSIMISTIC_WRITE);
+        if (limit == null) {
+            em.persist(new Limit(name, pace, options));
+            return true;
+        }
+        limit.change(pace, options);
+        em.flush();
+        em.createQuery("UPDATE Limit l SET l.updatedAt = CURRENT_TIMESTAMP WHERE l.name = :name")
+                .setParameter("name", name).executeUpdate();
+        return false;
+    }
+
+    /** The limits the slot loop looks at: those with waiting calls, in name order. */
+    public List<Limit> withWaitingCalls() throws StoreUnavailable {
+        return jpa.run(em -> em.createQuery("""
+                        SELECT l FROM Limit l
+                        WHERE EXISTS (SELECT c.id FROM Call c WHERE c.limitName = l.name AND c.state = :waiting)
+                        ORDER BY l.name""", Limit.class)
+                .setParameter("waiting", CallState.WAITING).getResultList());
     }
 
     /**

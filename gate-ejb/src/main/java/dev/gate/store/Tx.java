@@ -39,7 +39,7 @@ public final class Tx {
 
     // One round trip at the start of every transaction: the isolation level is explicit, and the waits are bounded
     // for this transaction only (SET LOCAL), so a pooled connection lent to anyone else keeps its own settings.
-    private static final String BEGIN = "SET TRANSACTION ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = '"
+    static final String BEGIN = "SET TRANSACTION ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = '"
             + LOCK_TIMEOUT_MS + "ms'; SET LOCAL statement_timeout = '" + STATEMENT_TIMEOUT_MS + "ms'";
 
     private static final Executor DIRECT = Runnable::run;
@@ -83,7 +83,7 @@ public final class Tx {
         }
     }
 
-    private static void limitWait(Connection c) throws SQLException {
+    static void limitWait(Connection c) throws SQLException {
         try {
             if (c.getNetworkTimeout() != NETWORK_TIMEOUT_MS) {
                 c.setNetworkTimeout(DIRECT, NETWORK_TIMEOUT_MS);

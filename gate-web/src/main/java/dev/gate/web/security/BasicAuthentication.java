@@ -10,6 +10,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
 import java.io.IOException;
+import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.logging.Logger;
@@ -49,17 +50,21 @@ public class BasicAuthentication implements HttpAuthenticationMechanism {
         return context.doNothing();
     }
 
-    /** The answer is written and committed here; SEND_CONTINUE tells the container it has been given. */
+    /**
+     * The answer is written and the response closed here (a closed response is complete, so the container adds no
+     * error page of its own); SEND_CONTINUE tells the container it has been given.
+     */
     private static AuthenticationStatus paused(HttpServletResponse response, String why) {
         try {
             response.setStatus(503);
             response.setHeader("Retry-After", "1");
             response.setContentType(Problem.MEDIA_TYPE);
             response.setCharacterEncoding("UTF-8");
-            response.getWriter().write(Problem.of(503, "paused", "Calls are paused",
+            PrintWriter body = response.getWriter();
+            body.write(Problem.of(503, "paused", "Calls are paused",
                     "calls are paused: credentials cannot be checked while the gate's database is unavailable ("
                             + why + ")").json().toString());
-            response.flushBuffer();
+            body.close();
         } catch (IOException e) {
             // the client is gone; nothing more to tell it
         }

@@ -1,0 +1,121 @@
+package dev.gate.domain;
+
+import dev.gate.client.CallClass;
+import dev.gate.line.CallState;
+import jakarta.persistence.Column;
+import jakarta.persistence.Convert;
+import jakarta.persistence.Entity;
+import jakarta.persistence.EnumType;
+import jakarta.persistence.Enumerated;
+import jakarta.persistence.Id;
+import jakarta.persistence.Table;
+
+import java.time.Instant;
+
+/**
+ * A call's place in the line and its life (WAITING, then GRANTED and DONE, or CANCELLED, EXPIRED, ABANDONED). Joined,
+ * granted, renewed and ended by explicit SQL (their locking matters); read here.
+ */
+@Entity
+@Table(name = "gate_call")
+public class Call {
+
+    @Id
+    @Column(name = "id")
+    private long id;
+
+    @Column(name = "limit_name", nullable = false, length = 64)
+    private String limitName;
+
+    @Convert(converter = CallClassRank.class)
+    @Column(name = "call_class", nullable = false)
+    private CallClass callClass;
+
+    @Column(name = "program", nullable = false, length = 64)
+    private String program;
+
+    @Column(name = "owner", nullable = false, length = 128)
+    private String owner;
+
+    @Enumerated(EnumType.STRING)
+    @Column(name = "state", nullable = false, length = 10)
+    private CallState state;
+
+    @Column(name = "enqueued_at", nullable = false)
+    private Instant enqueuedAt;
+
+    @Column(name = "lease_ms", nullable = false)
+    private int leaseMs;
+
+    @Column(name = "lease_expires_at", nullable = false)
+    private Instant leaseExpiresAt;
+
+    @Column(name = "granted_at")
+    private Instant grantedAt;
+
+    @Column(name = "done_at")
+    private Instant doneAt;
+
+    @Column(name = "outcome_status")
+    private Integer outcomeStatus;
+
+    @Column(name = "outcome_retry_after_s")
+    private Integer outcomeRetryAfterSeconds;
+
+    @Column(name = "deadline_at")
+    private Instant deadlineAt;
+
+    @Column(name = "concurrency_key", length = 200)
+    private String concurrencyKey;
+
+    @Column(name = "dedupe_key", length = 200)
+    private String dedupeKey;
+
+    protected Call() {
+        // for JPA
+    }
+
+    public long id() {
+        return id;
+    }
+
+    public String limitName() {
+        return limitName;
+    }
+
+    public CallClass callClass() {
+        return callClass;
+    }
+
+    public String program() {
+        return program;
+    }
+
+    public String owner() {
+        return owner;
+    }
+
+    public CallState state() {
+        return state;
+    }
+
+    public Instant enqueuedAt() {
+        return enqueuedAt;
+    }
+
+    public Instant leaseExpiresAt() {
+        return leaseExpiresAt;
+    }
+
+    public Instant grantedAt() {
+        return grantedAt;
+    }
+
+    public Integer outcomeStatus() {
+        return outcomeStatus;
+    }
+
+    public Integer outcomeRetryAfterSeconds() {
+        return outcomeRetryAfterSeconds;
+    }
+}

@@ -1,0 +1,107 @@
+package dev.gate.domain;
+
+import dev.gate.line.CoolDownLadder;
+import dev.gate.line.LimitOptions;
+import dev.gate.line.Pace;
+import jakarta.persistence.CollectionTable;
+import jakarta.persistence.Column;
+import jakarta.persistence.ElementCollection;
+import jakarta.persistence.Entity;
+import jakarta.persistence.FetchType;
+import jakarta.persistence.Id;
+import jakarta.persistence.JoinColumn;
+import jakarta.persistence.OrderBy;
+import jakarta.persistence.Table;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/** A vendor's limit: its main rule, further rules, minimum spacing and cool-down ladder. */
+@Entity
+@Table(name = "gate_limit")
+public class Limit {
+
+    @Id
+    @Column(name = "name", length = 64)
+    private String name;
+
+    @Column(name = "calls", nullable = false)
+    private int calls;
+
+    @Column(name = "window_ms", nullable = false)
+    private long windowMs;
+
+    @Column(name = "min_interval_ms", nullable = false)
+    private long minIntervalMs;
+
+    @Column(name = "retry_floor_ms", nullable = false)
+    private long retryFloorMs;
+
+    @Column(name = "cooldown_ladder_ms", nullable = false)
+    private Long[] coolDownLadderMs;
+
+    @Column(name = "step_down_after", nullable = false)
+    private int stepDownAfter;
+
+    // set by the database (clock_timestamp()): the gate's only clock
+    @Column(name = "created_at", nullable = false, insertable = false, updatable = false)
+    private Instant createdAt;
+
+    @Column(name = "updated_at", nullable = false, insertable = false, updatable = false)
+    private Instant updatedAt;
+
+    @ElementCollection(fetch = FetchType.LAZY) // the slot loop reads limits by the dozen, never their rules
+    @CollectionTable(name = "gate_limit_rule", joinColumns = @JoinColumn(name = "limit_name"))
+    @OrderBy("windowMs")
+    private List<Rule> rules = new ArrayList<>();
+
+    protected Limit() {
+        // for JPA
+    }
+
+    /** A new limit (its slot row comes with it, from the table's trigger). */
+    public Limit(String name, Pace pace, LimitOptions options) {
+        this.name = name;
+        change(pace, options);
+    }
+
+    /** New rules and options; the beat and the send log stay, so a change never starts with a burst. */
+    public void change(Pace pace, LimitOptions options) {
+        this.calls = pace.calls();
+        this.windowMs = pace.window().toMillis();
+        this.minIntervalMs = options.minInterval().toMillis();
+        this.retryFloorMs = options.coolDown().floor().toMillis();
+        this.coolDownLadderMs = options.coolDown().steps().stream().map(Duration::toMillis).toArray(Long[]::new);
+        this.stepDownAfter = options.coolDown().stepDownAfter();
+        this.rules.clear();
+        for (Pace r : options.moreRules()) {
+            rules.add(new Rule(r.calls(), r.window().toMillis()));
+        }
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public Pace pace() {
+        return new Pace(calls, Duration.ofMillis(windowMs));
+    }
+
+    public LimitOptions options() {
+        return new LimitOptions(Duration.ofMillis(minIntervalMs),
+                rules.stream().map(r -> new Pace(r.calls(), Duration.ofMillis(r.windowMs()))).toList(),
+                new CoolDownLadder(Arrays.stream(coolDownLadderMs).map(Duration::ofMillis).toList(),
+                        Duration.ofMillis(retryFloorMs), stepDownAfter));
+    }
+
+    public int calls() {
+        return calls;
+    }
+
+    public long windowMs() {
+        return windowMs;
+    }
+}

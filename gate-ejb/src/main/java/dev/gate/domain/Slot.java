@@ -1,0 +1,53 @@
+package dev.gate.domain;
+
+import jakarta.persistence.Column;
+import jakarta.persistence.Entity;
+import jakarta.persistence.Id;
+import jakarta.persistence.Table;
+
+import java.time.Instant;
+
+/**
+ * A limit's hot state: the next beat slot, the cool-down after a vendor's "slow down", and the number of its last
+ * send. Written only by the grant and the outcome transactions (explicit SQL under its row lock); read here.
+ */
+@Entity
+@Table(name = "gate_slot")
+public class Slot {
+
+    @Id
+    @Column(name = "limit_name", length = 64)
+    private String limitName;
+
+    @Column(name = "next_slot_at", nullable = false)
+    private Instant nextSlotAt;
+
+    @Column(name = "paused_until")
+    private Instant pausedUntil;
+
+    @Column(name = "cooldown_step", nullable = false)
+    private int coolDownStep;
+
+    @Column(name = "success_run", nullable = false)
+    private int successRun;
+
+    @Column(name = "send_seq", nullable = false)
+    private long sendSeq;
+
+    protected Slot() {
+        // for JPA
+    }
+
+    public String limitName() {
+        return limitName;
+    }
+
+    public Instant nextSlotAt() {
+        return nextSlotAt;
+    }
+
+    /** The end of the cool-down, if it is still running at {@code now}. */
+    public Instant pausedUntil(Instant now) {
+        return pausedUntil != null && pausedUntil.isAfter(now) ? pausedUntil : null;
+    }
+}

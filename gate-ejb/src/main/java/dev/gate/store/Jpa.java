@@ -1,0 +1,96 @@
+package dev.gate.store;
+
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.EntityManagerFactory;
+import jakarta.persistence.EntityTransaction;
+import jakarta.persistence.Persistence;
+import org.hibernate.Session;
+
+import javax.sql.DataSource;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.Map;
+
+/**
+ * The engine's persistence unit ({@value #UNIT}: resource-local over the engine's own DataSource, so the same code
+ * runs in the server and beside it): one short transaction per unit of work, with the same bounds as {@link Tx}
+ * (READ COMMITTED, lock and statement timeouts, the network timeout) and the same errors (unavailable, busy).
+ */
+public final class Jpa implements AutoCloseable {
+
+    public static final String UNIT = "gate-engine";
+
+    /** Work done inside the transaction. */
+    @FunctionalInterface
+    public interface Work<T> {
+        T run(EntityManager em);
+    }
+
+    private final EntityManagerFactory emf;
+
+    public Jpa(DataSource dataSource) {
+        this.emf = Persistence.createEntityManagerFactory(UNIT,
+                Map.of("jakarta.persistence.nonJtaDataSource", dataSource));
+    }
+
+    /**
+     * @throws StoreUnavailable the database is unavailable (or read-only): nobody can know what happened
+     * @throws StoreBusy        a lock or statement timed out, or a deadlock was broken; nothing was changed
+     */
+    public <T> T run(Work<T> work) throws StoreUnavailable {
+        EntityManager em = emf.createEntityManager();
+        EntityTransaction t = em.getTransaction();
+        try {
+            t.begin();
+            em.unwrap(Session.class).doWork(c -> {
+                Tx.limitWait(c);
+                try (Statement s = c.createStatement()) {
+                    s.execute(Tx.BEGIN);
+                }
+            });
+            T result = work.run(em);
+            t.commit();
+            return result;
+        } catch (RuntimeException e) {
+            if (t.isActive()) {
+                try {
+                    t.rollback();
+                } catch (RuntimeException r) {
+                    e.addSuppressed(r);
+                }
+            }
+            SQLException sql = sqlCause(e);
+            if (sql != null && Tx.isUnavailable(sql)) {
+                throw new StoreUnavailable(sql);
+            }
+            if (sql != null && StoreBusy.is(sql)) {
+                throw new StoreBusy(sql);
+            }
+            throw e;
+        } finally {
+            em.close();
+        }
+    }
+
+    /** The database's clock inside the transaction: the gate's only clock. */
+    public static Instant dbNow(EntityManager em) {
+        return ((OffsetDateTime) em.createNativeQuery("SELECT clock_timestamp()", OffsetDateTime.class)
+                .getSingleResult()).toInstant();
+    }
+
+    static SQLException sqlCause(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SQLException s) {
+                return s;
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public void close() {
+        emf.close();
+    }
+}
