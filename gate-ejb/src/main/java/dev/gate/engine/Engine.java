@@ -65,7 +65,7 @@ public final class Engine {
         Tx tx = new Tx(dataSource);
         this.jpa = new Jpa(dataSource);
         LimitTable limitTable = new LimitTable(tx, jpa);
-        Calls calls = new Calls(tx);
+        Calls calls = new Calls(tx, jpa);
         Outcomes outcomes = new Outcomes(tx);
         this.leases = new Leases(tx);
         StateWatches watches = new StateWatches(scheduler);

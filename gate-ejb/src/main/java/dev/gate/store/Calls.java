@@ -1,7 +1,9 @@
 package dev.gate.store;
 
 import dev.gate.client.CallClass;
+import dev.gate.domain.Call;
 import dev.gate.line.CallState;
+import jakarta.persistence.TypedQuery;
 
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -78,22 +80,10 @@ public final class Calls {
             WHERE id = ? AND state IN ('WAITING', 'GRANTED')
             RETURNING state""";
 
-    private static final String COLUMNS = """
-            id, limit_name, call_class, program, owner, state, enqueued_at, lease_expires_at, granted_at,
-            outcome_status, outcome_retry_after_s,
-            (SELECT count(*) FROM gate_call_joiner j WHERE j.call_id = gate_call.id) AS joiners""";
 
-    private static final String FIND = "SELECT " + COLUMNS + " FROM gate_call WHERE id = ?";
 
-    // Its owner, or a program that joined it (by its dedupe key), may see a call.
-    private static final String FIND_VISIBLE = FIND + " AND (owner = ? OR EXISTS (SELECT 1 FROM gate_call_joiner j"
-            + " WHERE j.call_id = gate_call.id AND j.program = ?))";
 
-    // The safety net for lost notifications: which of these waiting calls are no longer waiting.
-    private static final String SETTLED = "SELECT " + COLUMNS
-            + " FROM gate_call WHERE id = ANY (?) AND state <> 'WAITING'";
 
-    private static final String FIND_OWNED = FIND + " AND owner = ?";
 
     private static final String CANCEL_OWNED = """
             UPDATE gate_call SET state = 'CANCELLED', done_at = clock_timestamp()
@@ -108,10 +98,15 @@ public final class Calls {
             UPDATE gate_call SET lease_expires_at = clock_timestamp() + lease_ms * interval '1 millisecond'
             WHERE owner = ? AND state = 'WAITING'""";
 
-    private final Tx tx;
+    // A call as its program and the poll see it: the entity and how many joined it by its dedupe key.
+    private static final String VIEW = "SELECT c, (SELECT count(j) FROM Joiner j WHERE j.callId = c.id) FROM Call c";
 
-    public Calls(Tx tx) {
+    private final Tx tx;
+    private final Jpa jpa;
+
+    public Calls(Tx tx, Jpa jpa) {
         this.tx = tx;
+        this.jpa = jpa;
     }
 
     /**
@@ -225,41 +220,21 @@ public final class Calls {
     }
 
     public Optional<CallRow> find(long id) throws StoreUnavailable {
-        return tx.run(c -> {
-            try (PreparedStatement ps = c.prepareStatement(FIND)) {
-                ps.setLong(1, id);
-                try (ResultSet rs = ps.executeQuery()) {
-                    return rs.next() ? Optional.of(row(rs)) : Optional.empty();
-                }
-            }
-        });
+        return jpa.run(em -> one(em.createQuery(VIEW + " WHERE c.id = :id", Object[].class).setParameter("id", id)));
     }
 
     /** The call, if {@code owner} owns it (another's call is as good as absent). */
     public Optional<CallRow> findOwned(long id, String owner) throws StoreUnavailable {
-        return tx.run(c -> {
-            try (PreparedStatement ps = c.prepareStatement(FIND_OWNED)) {
-                ps.setLong(1, id);
-                ps.setString(2, owner);
-                try (ResultSet rs = ps.executeQuery()) {
-                    return rs.next() ? Optional.of(row(rs)) : Optional.empty();
-                }
-            }
-        });
+        return jpa.run(em -> one(em.createQuery(VIEW + " WHERE c.id = :id AND c.owner = :owner", Object[].class)
+                .setParameter("id", id).setParameter("owner", owner)));
     }
 
-    /** The call, if {@code owner} owns it or {@code program} joined it. */
+    /** The call, if {@code owner} owns it or {@code program} joined it (by its dedupe key). */
     public Optional<CallRow> findVisible(long id, String owner, String program) throws StoreUnavailable {
-        return tx.run(c -> {
-            try (PreparedStatement ps = c.prepareStatement(FIND_VISIBLE)) {
-                ps.setLong(1, id);
-                ps.setString(2, owner);
-                ps.setString(3, program);
-                try (ResultSet rs = ps.executeQuery()) {
-                    return rs.next() ? Optional.of(row(rs)) : Optional.empty();
-                }
-            }
-        });
+        return jpa.run(em -> one(em.createQuery(VIEW + " WHERE c.id = :id AND (c.owner = :owner"
+                                + " OR EXISTS (SELECT j.id FROM Joiner j WHERE j.callId = c.id AND j.program = :program))",
+                        Object[].class)
+                .setParameter("id", id).setParameter("owner", owner).setParameter("program", program)));
     }
 
     /** WAITING to CANCELLED, for the owner only; false when not waiting or not theirs. */
@@ -292,34 +267,25 @@ public final class Calls {
         });
     }
 
-    /** Of the given calls, those that have left WAITING (granted, or ended without a grant). */
+    /** Of the given calls, those that have left WAITING (granted, or ended without a grant): the poll. */
     public List<CallRow> notWaiting(Collection<Long> ids) throws StoreUnavailable {
         if (ids.isEmpty()) {
             return List.of();
         }
-        return tx.run(c -> {
-            try (PreparedStatement ps = c.prepareStatement(SETTLED)) {
-                ps.setArray(1, c.createArrayOf("bigint", ids.toArray()));
-                List<CallRow> rows = new ArrayList<>();
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        rows.add(row(rs));
-                    }
-                }
-                return rows;
-            }
-        });
+        return jpa.run(em -> em.createQuery(VIEW + " WHERE c.id IN :ids AND c.state <> :waiting", Object[].class)
+                .setParameter("ids", ids).setParameter("waiting", CallState.WAITING)
+                .getResultStream().map(Calls::row).toList());
     }
 
-    private static CallRow row(ResultSet rs) throws SQLException {
-        int outcome = rs.getInt("outcome_status");
-        Integer outcomeStatus = rs.wasNull() ? null : outcome;
-        int retryAfter = rs.getInt("outcome_retry_after_s");
-        Integer outcomeRetryAfter = rs.wasNull() ? null : retryAfter;
-        return new CallRow(rs.getLong("id"), rs.getString("limit_name"), CallClass.ofRank(rs.getInt("call_class")),
-                rs.getString("program"), rs.getString("owner"), CallState.valueOf(rs.getString("state")),
-                Times.get(rs, "enqueued_at"), Times.get(rs, "lease_expires_at"), Times.get(rs, "granted_at"),
-                outcomeStatus, outcomeRetryAfter, rs.getInt("joiners"));
+    private static Optional<CallRow> one(TypedQuery<Object[]> query) {
+        return query.getResultStream().findFirst().map(Calls::row);
+    }
+
+    private static CallRow row(Object[] r) {
+        Call c = (Call) r[0];
+        return new CallRow(c.id(), c.limitName(), c.callClass(), c.program(), c.owner(), c.state(), c.enqueuedAt(),
+                c.leaseExpiresAt(), c.grantedAt(), c.outcomeStatus(), c.outcomeRetryAfterSeconds(),
+                Math.toIntExact((Long) r[1]));
     }
 
     private int update(String sql, long id) throws StoreUnavailable {

@@ -9,6 +9,9 @@ public record Problem(String type, String title, int status, String detail) {
 
     public static final String MEDIA_TYPE = "application/problem+json";
 
+    /** A problem decided before any resource ran (authentication), for the container's error page to write. */
+    public static final String REQUEST_ATTRIBUTE = "dev.gate.problem";
+
     public JsonObject json() {
         return Json.createObjectBuilder().add("type", type).add("title", title).add("status", status)
                 .add("detail", detail == null ? "" : detail).build();

@@ -10,7 +10,6 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
 import java.io.IOException;
-import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.logging.Logger;
@@ -40,7 +39,7 @@ public class BasicAuthentication implements HttpAuthenticationMechanism {
             }
             if (check instanceof AccountStore.Check.Unchecked unchecked && context.isProtected()) {
                 LOG.fine(() -> "credentials of '" + credentials[0] + "' could not be checked: " + unchecked.why());
-                return paused(response, unchecked.why());
+                return paused(request, response, unchecked.why());
             }
         }
         if (context.isProtected()) {
@@ -51,24 +50,19 @@ public class BasicAuthentication implements HttpAuthenticationMechanism {
     }
 
     /**
-     * The answer is written and the response closed here (a closed response is complete, so the container adds no
-     * error page of its own); SEND_CONTINUE tells the container it has been given.
+     * As the standard mechanism answers 401: the container's error page ({@code ProblemServlet}) writes the problem
+     * this request carries.
      */
-    private static AuthenticationStatus paused(HttpServletResponse response, String why) {
+    private static AuthenticationStatus paused(HttpServletRequest request, HttpServletResponse response, String why) {
+        request.setAttribute(Problem.REQUEST_ATTRIBUTE, Problem.of(503, "paused", "Calls are paused",
+                "calls are paused: credentials cannot be checked while the gate's database is unavailable (" + why
+                        + ")"));
         try {
-            response.setStatus(503);
-            response.setHeader("Retry-After", "1");
-            response.setContentType(Problem.MEDIA_TYPE);
-            response.setCharacterEncoding("UTF-8");
-            PrintWriter body = response.getWriter();
-            body.write(Problem.of(503, "paused", "Calls are paused",
-                    "calls are paused: credentials cannot be checked while the gate's database is unavailable ("
-                            + why + ")").json().toString());
-            body.close();
+            response.sendError(503);
         } catch (IOException e) {
             // the client is gone; nothing more to tell it
         }
-        return AuthenticationStatus.SEND_CONTINUE;
+        return AuthenticationStatus.SEND_FAILURE;
     }
 
     /** {name, password} from an {@code Authorization: Basic} header, or null when there is none or it is malformed. */

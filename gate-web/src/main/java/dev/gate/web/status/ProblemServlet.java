@@ -9,7 +9,10 @@ import jakarta.servlet.http.HttpServletResponse;
 
 import java.io.IOException;
 
-/** The container's own errors (401 before any resource runs, 403, 404 outside the API) as problem+json. */
+/**
+ * The container's own errors (401 or 503 before any resource runs, 403, 404 outside the API) as problem+json; a
+ * problem decided by the authentication mechanism is written as it is.
+ */
 @WebServlet("/problem")
 public class ProblemServlet extends HttpServlet {
 
@@ -19,6 +22,10 @@ public class ProblemServlet extends HttpServlet {
     protected void service(HttpServletRequest request, HttpServletResponse response) throws IOException {
         Object code = request.getAttribute(RequestDispatcher.ERROR_STATUS_CODE);
         int status = code instanceof Integer i ? i : response.getStatus();
+        if (request.getAttribute(Problem.REQUEST_ATTRIBUTE) instanceof Problem decided) {
+            write(response, decided);
+            return;
+        }
         String title = switch (status) {
             case 401 -> "Authentication required";
             case 403 -> "Forbidden";
@@ -30,9 +37,16 @@ public class ProblemServlet extends HttpServlet {
             case 403 -> "role: this account's roles do not allow it";
             default -> String.valueOf(request.getAttribute(RequestDispatcher.ERROR_REQUEST_URI));
         };
-        response.setStatus(status);
+        write(response, Problem.of(status, "http-" + status, title, detail));
+    }
+
+    private static void write(HttpServletResponse response, Problem problem) throws IOException {
+        response.setStatus(problem.status());
+        if (problem.status() == 503) {
+            response.setHeader("Retry-After", "1"); // calls are paused: ask again shortly
+        }
         response.setContentType(Problem.MEDIA_TYPE);
         response.setCharacterEncoding("UTF-8");
-        response.getWriter().write(Problem.of(status, "http-" + status, title, detail).json().toString());
+        response.getWriter().write(problem.json().toString());
     }
 }
