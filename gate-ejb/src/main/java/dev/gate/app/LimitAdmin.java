@@ -1,15 +1,11 @@
 package dev.gate.app;
 
 import dev.gate.client.GateException;
-import dev.gate.client.InvalidLimitException;
 import dev.gate.client.LimitSpec;
 import dev.gate.client.LimitStatus;
 import dev.gate.ejb.SlotLoop;
 import dev.gate.engine.LimitControl;
-import dev.gate.line.CoolDownLadder;
 import dev.gate.line.LimitName;
-import dev.gate.line.LimitOptions;
-import dev.gate.line.Pace;
 import dev.gate.store.LimitTable;
 import jakarta.ejb.ConcurrencyManagement;
 import jakarta.ejb.ConcurrencyManagementType;
@@ -25,7 +21,7 @@ import java.util.Optional;
 /**
  * The limits: what operators see (each limit's rule, window use, next slot, waiting calls per class, cool-down) and
  * what they change. A declaration ({@link LimitSpec}, the same over HTTP and the remote {@code GateLimits} view) is
- * checked and turned into the line's rules here, once.
+ * checked and turned into the line's rules in one place ({@code LimitControl.put}).
  */
 @Singleton
 @LocalBean
@@ -50,20 +46,7 @@ public class LimitAdmin {
 
     /** Creates (true) or changes (false) a limit; a change takes effect at the next slot, never as a burst. */
     public boolean put(String name, LimitSpec spec) throws GateException {
-        if (!LimitName.isValid(name)) {
-            throw new InvalidLimitException("name: must be 1-64 of [A-Za-z0-9._-], was '" + name + "'");
-        }
-        Pace pace;
-        LimitOptions options;
-        try {
-            pace = new Pace(spec.calls(), spec.window());
-            options = new LimitOptions(spec.minInterval(),
-                    spec.moreRules().stream().map(r -> new Pace(r.calls(), r.window())).toList(),
-                    new CoolDownLadder(spec.coolDownLadder(), spec.retryFloor(), spec.stepDownAfter()));
-        } catch (IllegalArgumentException | NullPointerException e) {
-            throw new InvalidLimitException("limit '" + name + "': " + e.getMessage());
-        }
-        return limits().put(name, pace, options);
+        return limits().put(name, spec);
     }
 
     /** Removes a limit with no live calls, and its history. */

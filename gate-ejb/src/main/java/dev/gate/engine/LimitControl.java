@@ -1,10 +1,13 @@
 package dev.gate.engine;
 
 import dev.gate.client.GateException;
+import dev.gate.client.InvalidLimitException;
+import dev.gate.client.LimitSpec;
+import dev.gate.client.LimitStatus;
+import dev.gate.line.CoolDownLadder;
 import dev.gate.line.LimitName;
 import dev.gate.line.LimitOptions;
 import dev.gate.line.Pace;
-import dev.gate.client.LimitStatus;
 import dev.gate.store.LimitTable;
 import dev.gate.store.LineView;
 
@@ -39,9 +42,26 @@ public final class LimitControl {
         return admission.run(() -> view.limit(limit));
     }
 
-    /** Creates or changes a limit; true when created. A change takes effect at the next slot. */
-    public boolean put(String name, Pace pace, LimitOptions options) throws GateException {
-        LimitName.require(name);
+    /**
+     * Creates or changes a limit as an operator declares it (the defaults are {@link LimitSpec}'s); true when
+     * created. A change takes effect at the next slot.
+     *
+     * @throws InvalidLimitException a bad name or a rule out of range; nothing was changed
+     */
+    public boolean put(String name, LimitSpec spec) throws GateException {
+        if (!LimitName.isValid(name)) {
+            throw new InvalidLimitException("name: must be 1-64 of [A-Za-z0-9._-], was '" + name + "'");
+        }
+        Pace pace;
+        LimitOptions options;
+        try {
+            pace = new Pace(spec.calls(), spec.window());
+            options = new LimitOptions(spec.minInterval(),
+                    spec.moreRules().stream().map(r -> new Pace(r.calls(), r.window())).toList(),
+                    new CoolDownLadder(spec.coolDownLadder(), spec.retryFloor(), spec.stepDownAfter()));
+        } catch (IllegalArgumentException | NullPointerException e) {
+            throw new InvalidLimitException("limit '" + name + "': " + e.getMessage());
+        }
         boolean created = admission.run(() -> limits.put(name, pace, options));
         LOG.info(() -> "limit " + name + (created ? " created: " : " changed: ") + pace.calls() + " calls per "
                 + pace.window());

@@ -12,9 +12,6 @@ import java.util.Optional;
  */
 public record CoolDownLadder(List<Duration> steps, Duration floor, int stepDownAfter) {
 
-    public static final List<Duration> DEFAULT_STEPS = List.of(Duration.ofSeconds(2), Duration.ofSeconds(5),
-            Duration.ofSeconds(15), Duration.ofSeconds(30), Duration.ofSeconds(60));
-
     public CoolDownLadder {
         steps = List.copyOf(steps);
         if (steps.isEmpty() || floor.isNegative() || floor.isZero() || stepDownAfter < 1) {

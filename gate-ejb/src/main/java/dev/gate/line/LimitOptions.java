@@ -8,9 +8,6 @@ import java.util.List;
  */
 public record LimitOptions(Duration minInterval, List<Pace> moreRules, CoolDownLadder coolDown) {
 
-    public static final LimitOptions DEFAULTS = new LimitOptions(Duration.ZERO, List.of(),
-            new CoolDownLadder(CoolDownLadder.DEFAULT_STEPS, Duration.ofSeconds(2), 10));
-
     public LimitOptions {
         moreRules = List.copyOf(moreRules);
         if (minInterval.isNegative()) {

@@ -2,10 +2,8 @@ package dev.gate.engine;
 
 import dev.gate.client.CallClass;
 import dev.gate.client.CallOptions;
+import dev.gate.client.LimitSpec;
 import dev.gate.client.Permit;
-import dev.gate.line.CoolDownLadder;
-import dev.gate.line.LimitOptions;
-import dev.gate.line.Pace;
 import org.junit.jupiter.api.Test;
 
 import java.sql.ResultSet;
@@ -23,7 +21,7 @@ class VendorSignalsTest extends OnTwoCopies {
     @Test
     void a429WithRetryAfterStopsAllGrantsForThatLongAcrossBothCopies() throws Exception {
         String limit = "signalled";
-        a.limits().put(limit, Pace.of(10, 1_000), LimitOptions.DEFAULTS);
+        a.limits().put(limit, LimitSpec.of(10, Duration.ofSeconds(1)));
         Permit first = a.callers().acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(5), "timer", CallOptions.NONE);
         a.callers().complete(first.callId(), 429, 3);
         Instant signalled = doneAt(first.callId());
@@ -48,10 +46,8 @@ class VendorSignalsTest extends OnTwoCopies {
     @Test
     void theLadderEscalatesOnRepeatsAndStepsBackAfterARunOfSuccesses() throws Exception {
         String limit = "ladder";
-        LimitOptions options = new LimitOptions(Duration.ZERO, List.of(),
-                new CoolDownLadder(List.of(Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(4)),
-                        Duration.ofMillis(500), 2));
-        a.limits().put(limit, Pace.of(20, 1_000), options);
+        a.limits().put(limit, LimitSpec.of(20, Duration.ofSeconds(1)).withCoolDown(Duration.ofMillis(500),
+                List.of(Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(4)), 2));
 
         assertEquals(1000, pauseAfter(signal(limit)), 150, "first signal: the ladder's first step");
         assertEquals(1, step(limit));
@@ -71,8 +67,8 @@ class VendorSignalsTest extends OnTwoCopies {
     void aSecondRuleIsNeverExceededAndHoldsACallTheBeatWouldLetGo() throws Exception {
         String limit = "two-rules";
         // 4 per second and 6 per 3 seconds: the beat follows the slower rule (500 ms)
-        a.limits().put(limit, Pace.of(4, 1_000), new LimitOptions(Duration.ZERO, List.of(Pace.of(6, 3_000)),
-                LimitOptions.DEFAULTS.coolDown()));
+        a.limits().put(limit, LimitSpec.of(4, Duration.ofSeconds(1))
+                .withMoreRules(List.of(new LimitSpec.Rule(6, Duration.ofSeconds(3)))));
         List<Ticket> tickets = new ArrayList<>();
         for (int i = 0; i < 14; i++) {
             tickets.add((i % 2 == 0 ? a : b).callers().join(limit, CallClass.SCHEDULED, "timer", CallOptions.NONE));
@@ -86,8 +82,8 @@ class VendorSignalsTest extends OnTwoCopies {
 
         // six sends already in the last 3 s (but only two in the last second), the slot long due
         String logged = "two-rules-logged";
-        a.limits().put(logged, Pace.of(4, 1_000), new LimitOptions(Duration.ZERO, List.of(Pace.of(6, 3_000)),
-                LimitOptions.DEFAULTS.coolDown()));
+        a.limits().put(logged, LimitSpec.of(4, Duration.ofSeconds(1))
+                .withMoreRules(List.of(new LimitSpec.Rule(6, Duration.ofSeconds(3)))));
         copies.logSends(logged, 6, Duration.ofMillis(2500), Duration.ofMillis(400));
         copies.slotLongDue(logged);
         Instant oldest = copies.sends(logged).get(0);
@@ -100,7 +96,7 @@ class VendorSignalsTest extends OnTwoCopies {
     void theMinimumSpacingSeparatesEverySend() throws Exception {
         String limit = "spaced";
         Duration spacing = Duration.ofMillis(150);
-        a.limits().put(limit, Pace.of(100, 1_000), new LimitOptions(spacing, List.of(), LimitOptions.DEFAULTS.coolDown()));
+        a.limits().put(limit, LimitSpec.of(100, Duration.ofSeconds(1)).withMinInterval(spacing));
         List<Ticket> tickets = new ArrayList<>();
         for (int i = 0; i < 8; i++) {
             tickets.add((i % 2 == 0 ? a : b).callers().join(limit, CallClass.MANUAL, "ops", CallOptions.NONE));

@@ -14,7 +14,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class CoolDownLadderTest {
 
     private static final Instant T = Instant.parse("2026-12-01T10:00:00Z");
-    private static final CoolDownLadder LADDER = new CoolDownLadder(CoolDownLadder.DEFAULT_STEPS,
+    private static final CoolDownLadder LADDER = new CoolDownLadder(List.of(Duration.ofSeconds(2), Duration.ofSeconds(5),
+            Duration.ofSeconds(15), Duration.ofSeconds(30), Duration.ofSeconds(60)),
             Duration.ofSeconds(2), 3);
 
     @Test
