@@ -8,6 +8,7 @@ import jakarta.persistence.Entity;
 import jakarta.persistence.EnumType;
 import jakarta.persistence.Enumerated;
 import jakarta.persistence.Id;
+import jakarta.persistence.NamedQuery;
 import jakarta.persistence.Table;
 
 import java.time.Instant;
@@ -18,7 +19,29 @@ import java.time.Instant;
  */
 @Entity
 @Table(name = "gate_call")
+@NamedQuery(name = Call.VIEW, query = Call.VIEW_SELECT + " WHERE c.id = :id")
+@NamedQuery(name = Call.VIEW_OWNED, query = Call.VIEW_SELECT + " WHERE c.id = :id AND c.owner = :owner")
+@NamedQuery(name = Call.VIEW_VISIBLE, query = Call.VIEW_SELECT + " WHERE c.id = :id AND (c.owner = :owner"
+        + " OR EXISTS (SELECT j.id FROM Joiner j WHERE j.callId = c.id AND j.program = :program))")
+@NamedQuery(name = Call.NOT_WAITING, query = Call.VIEW_SELECT + " WHERE c.id IN :ids AND c.state <> :waiting")
+@NamedQuery(name = Call.WAITING_BY_CLASS, query = """
+        SELECT c.limitName, c.callClass, count(c), min(c.enqueuedAt) FROM Call c
+        WHERE c.state = :waiting GROUP BY c.limitName, c.callClass""")
 public class Call {
+
+    // A call as its program and the poll see it: the entity, and how many joined it by its dedupe key.
+    static final String VIEW_SELECT = "SELECT c, (SELECT count(j) FROM Joiner j WHERE j.callId = c.id) FROM Call c";
+
+    /** One call with its joiners' count (parameter {@code id}). */
+    public static final String VIEW = "Call.view";
+    /** As {@link #VIEW}, only if {@code owner} owns it. */
+    public static final String VIEW_OWNED = "Call.viewOwned";
+    /** As {@link #VIEW}, if {@code owner} owns it or {@code program} joined it. */
+    public static final String VIEW_VISIBLE = "Call.viewVisible";
+    /** Of the calls {@code ids}, those that are no longer {@code waiting}, with their joiners' count. */
+    public static final String NOT_WAITING = "Call.notWaiting";
+    /** Per limit and class: how many calls are {@code waiting} and since when the oldest. */
+    public static final String WAITING_BY_CLASS = "Call.waitingByClass";
 
     @Id
     @Column(name = "id")

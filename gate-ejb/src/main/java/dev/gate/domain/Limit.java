@@ -10,6 +10,7 @@ import jakarta.persistence.Entity;
 import jakarta.persistence.FetchType;
 import jakarta.persistence.Id;
 import jakarta.persistence.JoinColumn;
+import jakarta.persistence.NamedQuery;
 import jakarta.persistence.OrderBy;
 import jakarta.persistence.Table;
 
@@ -22,7 +23,18 @@ import java.util.List;
 /** A vendor's limit: its main rule, further rules, minimum spacing and cool-down ladder. */
 @Entity
 @Table(name = "gate_limit")
+@NamedQuery(name = Limit.WITH_WAITING_CALLS, query = """
+        SELECT l FROM Limit l
+        WHERE EXISTS (SELECT c.id FROM Call c WHERE c.limitName = l.name AND c.state = :waiting)
+        ORDER BY l.name""")
+@NamedQuery(name = Limit.ALL, query = "SELECT l FROM Limit l ORDER BY l.name")
 public class Limit {
+
+    /** The limits the slot loop looks at: those with waiting calls (parameter {@code waiting}), in name order. */
+    public static final String WITH_WAITING_CALLS = "Limit.withWaitingCalls";
+
+    /** Every limit, in name order. */
+    public static final String ALL = "Limit.all";
 
     @Id
     @Column(name = "name", length = 64)

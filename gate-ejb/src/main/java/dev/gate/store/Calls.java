@@ -98,9 +98,6 @@ public final class Calls {
             UPDATE gate_call SET lease_expires_at = clock_timestamp() + lease_ms * interval '1 millisecond'
             WHERE owner = ? AND state = 'WAITING'""";
 
-    // A call as its program and the poll see it: the entity and how many joined it by its dedupe key.
-    private static final String VIEW = "SELECT c, (SELECT count(j) FROM Joiner j WHERE j.callId = c.id) FROM Call c";
-
     private final Tx tx;
     private final Jpa jpa;
 
@@ -220,20 +217,18 @@ public final class Calls {
     }
 
     public Optional<CallRow> find(long id) throws StoreUnavailable {
-        return jpa.run(em -> one(em.createQuery(VIEW + " WHERE c.id = :id", Object[].class).setParameter("id", id)));
+        return jpa.run(em -> one(em.createNamedQuery(Call.VIEW, Object[].class).setParameter("id", id)));
     }
 
     /** The call, if {@code owner} owns it (another's call is as good as absent). */
     public Optional<CallRow> findOwned(long id, String owner) throws StoreUnavailable {
-        return jpa.run(em -> one(em.createQuery(VIEW + " WHERE c.id = :id AND c.owner = :owner", Object[].class)
+        return jpa.run(em -> one(em.createNamedQuery(Call.VIEW_OWNED, Object[].class)
                 .setParameter("id", id).setParameter("owner", owner)));
     }
 
     /** The call, if {@code owner} owns it or {@code program} joined it (by its dedupe key). */
     public Optional<CallRow> findVisible(long id, String owner, String program) throws StoreUnavailable {
-        return jpa.run(em -> one(em.createQuery(VIEW + " WHERE c.id = :id AND (c.owner = :owner"
-                                + " OR EXISTS (SELECT j.id FROM Joiner j WHERE j.callId = c.id AND j.program = :program))",
-                        Object[].class)
+        return jpa.run(em -> one(em.createNamedQuery(Call.VIEW_VISIBLE, Object[].class)
                 .setParameter("id", id).setParameter("owner", owner).setParameter("program", program)));
     }
 
@@ -272,7 +267,7 @@ public final class Calls {
         if (ids.isEmpty()) {
             return List.of();
         }
-        return jpa.run(em -> em.createQuery(VIEW + " WHERE c.id IN :ids AND c.state <> :waiting", Object[].class)
+        return jpa.run(em -> em.createNamedQuery(Call.NOT_WAITING, Object[].class)
                 .setParameter("ids", ids).setParameter("waiting", CallState.WAITING)
                 .getResultStream().map(Calls::row).toList());
     }

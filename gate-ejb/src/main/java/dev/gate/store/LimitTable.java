@@ -7,6 +7,7 @@ import dev.gate.line.Pace;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.LockModeType;
 import jakarta.persistence.PersistenceException;
+import org.hibernate.jpa.HibernateHints;
 
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -80,11 +81,10 @@ public final class LimitTable {
 
     /** The limits the slot loop looks at: those with waiting calls, in name order. */
     public List<Limit> withWaitingCalls() throws StoreUnavailable {
-        return jpa.run(em -> em.createQuery("""
-                        SELECT l FROM Limit l
-                        WHERE EXISTS (SELECT c.id FROM Call c WHERE c.limitName = l.name AND c.state = :waiting)
-                        ORDER BY l.name""", Limit.class)
-                .setParameter("waiting", CallState.WAITING).getResultList());
+        // read-only: no snapshots to keep for a dirty check that never comes (the loop runs every slot)
+        return jpa.run(em -> em.createNamedQuery(Limit.WITH_WAITING_CALLS, Limit.class)
+                .setParameter("waiting", CallState.WAITING).setHint(HibernateHints.HINT_READ_ONLY, true)
+                .getResultList());
     }
 
     /**

@@ -2,8 +2,10 @@ package dev.gate.store;
 
 import dev.gate.client.CallClass;
 import dev.gate.client.LimitStatus;
+import dev.gate.domain.Call;
 import dev.gate.domain.Limit;
 import dev.gate.domain.SavedSends;
+import dev.gate.domain.Send;
 import dev.gate.domain.Slot;
 import dev.gate.line.CallState;
 import jakarta.persistence.EntityManager;
@@ -31,7 +33,7 @@ public final class LineView {
     }
 
     public List<LimitStatus> limits() throws StoreUnavailable {
-        return jpa.run(em -> read(em, em.createQuery("SELECT l FROM Limit l ORDER BY l.name", Limit.class)
+        return jpa.run(em -> read(em, em.createNamedQuery(Limit.ALL, Limit.class)
                 .getResultList()));
     }
 
@@ -45,9 +47,7 @@ public final class LineView {
         Instant now = Jpa.dbNow(em);
         Map<String, Map<CallClass, Long>> waiting = new HashMap<>();
         Map<String, Map<CallClass, Long>> oldestMs = new HashMap<>();
-        List<Object[]> rows = em.createQuery("""
-                        SELECT c.limitName, c.callClass, count(c), min(c.enqueuedAt) FROM Call c
-                        WHERE c.state = :waiting GROUP BY c.limitName, c.callClass""", Object[].class)
+        List<Object[]> rows = em.createNamedQuery(Call.WAITING_BY_CLASS, Object[].class)
                 .setParameter("waiting", CallState.WAITING).getResultList();
         for (Object[] r : rows) {
             String limit = (String) r[0];
@@ -60,8 +60,7 @@ public final class LineView {
         for (Limit l : limits) {
             Slot slot = em.find(Slot.class, l.name());
             SavedSends saved = em.find(SavedSends.class, l.name());
-            long used = em.createQuery("SELECT count(s) FROM Send s WHERE s.limitName = :limit AND s.sentAt > :from",
-                            Long.class)
+            long used = em.createNamedQuery(Send.COUNT_SINCE, Long.class)
                     .setParameter("limit", l.name()).setParameter("from", now.minusMillis(l.windowMs()))
                     .getSingleResult();
             out.add(new LimitStatus(l.name(), l.calls(), l.windowMs(), used, slot.nextSlotAt(),
