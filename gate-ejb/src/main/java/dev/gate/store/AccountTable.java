@@ -11,6 +11,7 @@ import java.sql.PreparedStatement;
  */
 public final class AccountTable {
 
+    // Start-up accounts: two servers may create them at once, so an existing one simply stays.
     private static final String ADD = """
             INSERT INTO gate_account (name, password_hash, roles) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING""";
 

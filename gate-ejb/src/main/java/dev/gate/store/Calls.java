@@ -42,11 +42,13 @@ public final class Calls {
             WHERE limit_name = ? AND dedupe_key = ? AND state IN ('WAITING', 'GRANTED')
             FOR SHARE""";
 
+    // A joiner is recorded and the saved send counted in one round trip; gate_saved, never the slot row (lock order).
     private static final String ADD_JOINER = """
             WITH j AS (INSERT INTO gate_call_joiner (call_id, program) VALUES (?, ?))
             INSERT INTO gate_saved (limit_name, saved_sends) VALUES (?, 1)
             ON CONFLICT (limit_name) DO UPDATE SET saved_sends = gate_saved.saved_sends + 1""";
 
+    // No such limit: the join answers "unknown limit" instead of failing on the foreign key.
     private static final String LIMIT_EXISTS = "SELECT 1 FROM gate_limit WHERE name = ?";
 
     /** A submission's place: its own new call, or the live call with its dedupe key that it joined. */
@@ -68,6 +70,7 @@ public final class Calls {
         }
     }
 
+    // Only a waiting call leaves: a grant that won the race stays the caller's to take.
     private static final String CANCEL = """
             UPDATE gate_call SET state = 'CANCELLED', done_at = clock_timestamp()
             WHERE id = ? AND state = 'WAITING'""";
@@ -80,11 +83,7 @@ public final class Calls {
             WHERE id = ? AND state IN ('WAITING', 'GRANTED')
             RETURNING state""";
 
-
-
-
-
-
+    // A program cancels its own waiting call only; another's call is as good as absent.
     private static final String CANCEL_OWNED = """
             UPDATE gate_call SET state = 'CANCELLED', done_at = clock_timestamp()
             WHERE id = ? AND owner = ? AND state = 'WAITING'""";
@@ -94,6 +93,7 @@ public final class Calls {
             UPDATE gate_call SET lease_expires_at = clock_timestamp() + lease_ms * interval '1 millisecond'
             WHERE id = ? AND owner = ? AND state IN ('WAITING', 'GRANTED')""";
 
+    // A program's heartbeat: one statement (the owner index) renews all of its waiting calls.
     private static final String RENEW_ALL = """
             UPDATE gate_call SET lease_expires_at = clock_timestamp() + lease_ms * interval '1 millisecond'
             WHERE owner = ? AND state = 'WAITING'""";

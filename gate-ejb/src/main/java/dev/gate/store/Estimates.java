@@ -12,6 +12,7 @@ import java.util.Optional;
 /** Position and estimated grant time of a waiting call, from the line (index range) and the limit's pace. */
 public final class Estimates {
 
+    // Calls ahead in line order (the line index), and the limit's pace: a position and a grant time in one trip.
     private static final String ESTIMATE = """
             WITH me AS (SELECT limit_name, call_class, enqueued_at, id FROM gate_call WHERE id = ? AND state = 'WAITING')
             SELECT (SELECT count(*) FROM gate_call c

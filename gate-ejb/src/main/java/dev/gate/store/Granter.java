@@ -39,6 +39,7 @@ public final class Granter {
             WHERE s.limit_name = ?
             FOR UPDATE OF s SKIP LOCKED""";
 
+    // An empty pass for a limit that is gone tells the loop so, rather than coming back for it.
     private static final String EXISTS = "SELECT 1 FROM gate_limit WHERE name = ?";
 
     /**
@@ -46,6 +47,7 @@ public final class Granter {
      */
     public static final String CHANNEL = "gate_call";
 
+    // Sent in the grant's own transaction, so a listener hears of a grant only once it is committed.
     private static final String NOTIFY = "SELECT pg_notify('" + CHANNEL + "', ?)";
 
     // "now" is read after the lock is held (a separate statement), so waiting for the lock cannot age it. Sends are
@@ -90,6 +92,7 @@ public final class Granter {
                 SELECT limit_name, id, granted_at, ?, ? FROM granted)
             SELECT id, call_class, owner, enqueued_at, granted_at FROM granted""";
 
+    // The beat and the send number move together, under the slot lock the pass holds.
     private static final String MOVE_SLOT = "UPDATE gate_slot SET next_slot_at = ?, send_seq = ? WHERE limit_name = ?";
 
     private final Tx tx;

@@ -15,15 +15,18 @@ import java.util.List;
  */
 public final class Leases {
 
+    // The heartbeat: one statement (the owner index) for every call this instance's callers still wait on.
     static final String RENEW_OWNED = """
             UPDATE gate_call SET lease_expires_at = clock_timestamp() + lease_ms * interval '1 millisecond'
             WHERE owner = ? AND state = 'WAITING' AND id = ANY (?)""";
 
+    // A dead program's or instance's waiting call: its lease ran out, so it ends, never granted.
     static final String EXPIRE_LAPSED = """
             UPDATE gate_call SET state = 'EXPIRED', done_at = clock_timestamp()
             WHERE state = 'WAITING' AND lease_expires_at <= clock_timestamp()
             RETURNING id, limit_name, call_class, owner, state""";
 
+    // A person will not wait forever: past its deadline a waiting call ends, never granted.
     private static final String EXPIRE_PAST_DEADLINE = """
             UPDATE gate_call SET state = 'EXPIRED', done_at = clock_timestamp()
             WHERE state = 'WAITING' AND deadline_at IS NOT NULL AND deadline_at <= clock_timestamp()
@@ -44,6 +47,7 @@ public final class Leases {
             WHERE state IN ('WAITING', 'GRANTED') AND id = ANY (?)
             RETURNING id, limit_name, call_class, owner, state""";
 
+    // A clean stop: the stopping instance's waiting calls leave the line at once, not at their leases' end.
     private static final String CANCEL_ALL_OWNED = """
             UPDATE gate_call SET state = 'CANCELLED', done_at = clock_timestamp()
             WHERE owner = ? AND state = 'WAITING'

@@ -19,6 +19,7 @@ import java.util.List;
  */
 public final class LimitTable {
 
+    // Declared at deployment by every server: the first adds the limit, the table stays the truth after.
     private static final String DECLARE = """
             INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, ?, ?)
             ON CONFLICT (name) DO NOTHING""";
@@ -28,11 +29,14 @@ public final class LimitTable {
             DELETE FROM gate_call WHERE id IN (
                 SELECT id FROM gate_call WHERE limit_name = ? AND state NOT IN ('WAITING', 'GRANTED') LIMIT ?)""";
 
+    // The send log of a limit being removed, a batch at a time, outside the slot lock.
     private static final String DROP_SENDS = """
             DELETE FROM gate_send WHERE id IN (SELECT id FROM gate_send WHERE limit_name = ? LIMIT ?)""";
 
+    // The last step waits for the limit's slot lock, so no grant runs while the limit goes.
     private static final String LOCK_SLOT = "SELECT 1 FROM gate_slot WHERE limit_name = ? FOR UPDATE";
 
+    // A limit with waiting or granted calls is kept; the operator hears how many.
     private static final String LIVE_CALLS = """
             SELECT count(*) FROM gate_call WHERE limit_name = ? AND state IN ('WAITING', 'GRANTED')""";
 

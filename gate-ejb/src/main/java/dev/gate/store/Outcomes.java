@@ -49,6 +49,7 @@ public final class Outcomes {
             WHERE s.limit_name = ?
             FOR UPDATE OF s""";
 
+    // The ladder's new step, under the slot lock taken by LOCK_COOLDOWN (slot row before call row).
     private static final String MOVE_COOLDOWN = """
             UPDATE gate_slot SET paused_until = ?, cooldown_step = ?, success_run = ? WHERE limit_name = ?""";
 
