@@ -10,9 +10,9 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Properties;
 import java.util.Comparator;
 import java.util.stream.Stream;
 
@@ -117,7 +117,7 @@ public final class TestDatabase {
         if (!name.matches("[a-z0-9_]{1,63}")) {
             throw new IllegalArgumentException("test database name must match [a-z0-9_]{1,63}: " + name);
         }
-        try (Connection c = DriverManager.getConnection(url(adminDatabase), user, password);
+        try (Connection c = open(url(adminDatabase));
              Statement s = c.createStatement()) {
             s.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
             s.execute("CREATE DATABASE " + name);
@@ -153,7 +153,16 @@ public final class TestDatabase {
     }
 
     public Connection connect(String database) throws SQLException {
-        return DriverManager.getConnection(url(database), user, password);
+        return open(url(database));
+    }
+
+    // The driver itself, not DriverManager: under exec:java each run has a class loader of its own, and
+    // DriverManager only hands out drivers that the first loader registered.
+    private Connection open(String jdbcUrl) throws SQLException {
+        Properties login = new Properties();
+        login.setProperty("user", user);
+        login.setProperty("password", password);
+        return new org.postgresql.Driver().connect(jdbcUrl, login);
     }
 
     public String user() {
