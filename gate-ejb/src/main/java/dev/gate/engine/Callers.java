@@ -137,7 +137,9 @@ public final class Callers {
      */
     public void complete(long callId, int vendorStatus, Integer retryAfterSeconds) throws GateException {
         Outcomes.Result result = admission.run(() -> outcomes.record(callId, null, vendorStatus, retryAfterSeconds));
-        loop.wake(); // the call's key, if it had one, is free; a cool-down may have begun
+        if (result == Outcomes.Result.RECORDED_KEY_FREED) {
+            loop.wake(); // a call waiting on the key may go now (a cool-down needs no pass: grants check it)
+        }
         if (result == Outcomes.Result.NOT_GRANTED) {
             String state = admission.run(() -> calls.find(callId)).map(c -> c.state().name()).orElse("unknown");
             throw new GateException("call " + callId + " cannot be completed: it is " + state + ", not GRANTED");

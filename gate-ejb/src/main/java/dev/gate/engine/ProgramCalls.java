@@ -108,11 +108,10 @@ public final class ProgramCalls {
 
     /** Stores how the vendor answered a program's granted (or abandoned) call; it becomes DONE. */
     public boolean outcome(String program, long id, int status, Integer retryAfterSeconds) throws GateException {
-        boolean recorded = admission.run(() -> outcomes.record(id, owner(program), status, retryAfterSeconds))
-                == Outcomes.Result.RECORDED;
-        if (recorded) {
-            loop.wake(); // the call's key, if it had one, is free; a cool-down may have begun
+        Outcomes.Result result = admission.run(() -> outcomes.record(id, owner(program), status, retryAfterSeconds));
+        if (result == Outcomes.Result.RECORDED_KEY_FREED) {
+            loop.wake(); // a call waiting on the key may go now (a cool-down needs no pass: grants check it)
         }
-        return recorded;
+        return result != Outcomes.Result.NOT_GRANTED;
     }
 }

@@ -37,7 +37,8 @@ public final class Outcomes {
     // so they never queue behind a grant pass.
     private static final String COOLDOWN = """
             SELECT c.limit_name, s.paused_until, s.cooldown_step, s.success_run, l.retry_floor_ms,
-                   l.cooldown_ladder_ms, l.step_down_after, clock_timestamp() AS now
+                   l.cooldown_ladder_ms, l.step_down_after, clock_timestamp() AS now,
+                   c.concurrency_key IS NOT NULL AND c.state = 'GRANTED' AS frees_key
             FROM gate_call c JOIN gate_slot s ON s.limit_name = c.limit_name JOIN gate_limit l ON l.name = c.limit_name
             WHERE c.id = ? AND c.state IN ('GRANTED', 'ABANDONED') AND (?::varchar IS NULL OR c.owner = ?)""";
 
@@ -54,7 +55,13 @@ public final class Outcomes {
             UPDATE gate_slot SET paused_until = ?, cooldown_step = ?, success_run = ? WHERE limit_name = ?""";
 
     /** What recording did. */
-    public enum Result { RECORDED, NOT_GRANTED }
+    public enum Result {
+        /** Done; nothing the slot loop must look at sooner than it would anyway. */
+        RECORDED,
+        /** Done, and its concurrency key is free: a call waiting on that key may go now. */
+        RECORDED_KEY_FREED,
+        NOT_GRANTED
+    }
 
     private final Tx tx;
 
@@ -82,18 +89,18 @@ public final class Outcomes {
             }
             if (locked != null) {
                 // the pause runs from the outcome's own time
-                Seen at = new Seen(limit, locked.before(), locked.ladder(), doneAt);
+                Seen at = new Seen(limit, locked.before(), locked.ladder(), doneAt, false);
                 CoolDown after = at.next(signal, retryAfterSeconds);
                 if (after != null) {
                     move(c, limit, callId, status, retryAfterSeconds, at, after, signal);
                 }
             }
-            return Result.RECORDED;
+            return seen.get().freesKey() ? Result.RECORDED_KEY_FREED : Result.RECORDED;
         });
     }
 
     /** The slot's cool-down as read, and the ladder of its limit. */
-    private record Seen(String limit, CoolDown before, CoolDownLadder ladder, Instant now) {
+    private record Seen(String limit, CoolDown before, CoolDownLadder ladder, Instant now, boolean freesKey) {
 
         /** The cool-down after this outcome; null when it does not change. */
         CoolDown next(boolean signal, Integer retryAfterSeconds) {
@@ -127,7 +134,7 @@ public final class Outcomes {
                                 Times.get(rs, "paused_until")),
                         new CoolDownLadder(steps, Duration.ofMillis(rs.getLong("retry_floor_ms")),
                                 rs.getInt("step_down_after")),
-                        Times.get(rs, "now")));
+                        Times.get(rs, "now"), lockedLimit == null && rs.getBoolean("frees_key")));
             }
         }
     }
