@@ -5,6 +5,7 @@ import dev.gate.client.CallClass;
 import dev.gate.client.CallOptions;
 import dev.gate.client.Permit;
 import dev.gate.dev.GateDatabase;
+import dev.gate.dev.SendLog;
 import dev.gate.engine.Engine;
 import dev.gate.engine.EngineSettings;
 import dev.gate.engine.PoolNeeds;
@@ -15,6 +16,7 @@ import io.github.bucket4j.postgresql.Bucket4jPostgreSQL;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -28,9 +30,11 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The gate beside the usual choice, Bucket4j on PostgreSQL (SELECT FOR UPDATE, and advisory locks), on the same
- * database, in process: throughput and latency at 1, 4 and 16 callers on a limit never reached (scenario 1). The
- * gate's figure is a grant (acquire); its cycle also reports the outcome, as a real caller does. Prints one table
- * with both columns, the ratio and the host's CPU use. {@code args[0]}: seconds per cell (default 5).
+ * database, in process. Scenario 1: throughput and latency at 1, 4 and 16 callers on a limit never reached (the
+ * gate's figure is a grant; its cycle also reports the outcome, as a real caller does), with the ratio and the host's
+ * CPU use. Scenario 2: two processes sharing 60 per 10 s, the fullest window by grant and by receipt time. Scenario
+ * 3: a person's call among a backfill flood. {@code args[0]}: seconds per cell of scenario 1 (default 5); scenarios 2
+ * and 3 run eight times as long.
  */
 public final class SideBySide {
 
@@ -104,8 +108,203 @@ public final class SideBySide {
         gate.stop();
         scheduler.shutdownNow();
         gatePool.close();
+
+        sharedWindow(db, 8 * seconds);
+        interactiveAmongBackfill(db, bucketPool, 8 * seconds);
         bucketPool.close();
         db.server().stop();
+    }
+
+    /**
+     * Scenario 2: two processes (two gate copies with their own pools; two Bucket4j proxy managers with their own
+     * pools) share 60 calls per 10 s, 4 greedy callers each. The fullest 10 s window by grant time and by the time
+     * the caller received the grant, and the utilization (grants against what the limit allows in that time).
+     */
+    private static void sharedWindow(GateDatabase db, int seconds) throws Exception {
+        int calls = 60;
+        Duration window = Duration.ofSeconds(10);
+        db.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('shared', " + calls + ", 10000)");
+        List<AutoCloseable> resources = new ArrayList<>();
+        Engine a = copy("shared-a", db, resources);
+        Engine b = copy("shared-b", db, resources);
+        List<Instant> gateReceived = Collections.synchronizedList(new ArrayList<>());
+        drive(List.of(a, b), 4, seconds, copy -> {
+            Permit p = copy.callers().acquire("shared", CallClass.SCHEDULED, Duration.ofSeconds(30), "bench",
+                    CallOptions.NONE);
+            gateReceived.add(Instant.now());
+            copy.callers().complete(p.callId(), 200);
+        });
+        List<Instant> gateGranted = db.sendLog().sends("shared");
+        closeAll(resources);
+
+        List<String> lines = new ArrayList<>();
+        lines.add(windowLine("gate", gateGranted, sorted(gateReceived), calls, window, seconds));
+        for (String refill : List.of("greedy", "intervally")) {
+            BucketConfiguration config = BucketConfiguration.builder().addLimit(l -> refill.equals("greedy")
+                    ? l.capacity(calls).refillGreedy(calls, window)
+                    : l.capacity(calls).refillIntervally(calls, window)).build();
+            long id = refill.equals("greedy") ? 10L : 11L;
+            HikariDataSource poolA = db.pool(8);
+            HikariDataSource poolB = db.pool(8);
+            Bucket bucketA = Bucket4jPostgreSQL.selectForUpdateBasedBuilder(poolA).build().builder()
+                    .build(id, () -> config);
+            Bucket bucketB = Bucket4jPostgreSQL.selectForUpdateBasedBuilder(poolB).build().builder()
+                    .build(id, () -> config);
+            List<Instant> received = Collections.synchronizedList(new ArrayList<>());
+            drive(List.of(bucketA, bucketB), 4, seconds, bucket -> {
+                if (bucket.tryConsume(1)) {
+                    received.add(Instant.now());
+                } else {
+                    Thread.sleep(5); // a token bucket caller's usual back-off
+                }
+            });
+            poolA.close();
+            poolB.close();
+            List<Instant> sortedReceived = sorted(received);
+            lines.add(windowLine("Bucket4j SELECT FOR UPDATE, refill " + refill, null, sortedReceived, calls, window,
+                    seconds));
+        }
+        System.out.printf("%nscenario 2: two processes share %d per %d s for %d s (4 greedy callers each)%n", calls,
+                window.toSeconds(), seconds);
+        System.out.println("| system | fullest window by grant time | fullest window by receipt | utilization |");
+        System.out.println("| --- | --- | --- | --- |");
+        lines.forEach(System.out::println);
+    }
+
+    private static String windowLine(String system, List<Instant> granted, List<Instant> received, int calls,
+                                     Duration window, int seconds) {
+        double allowed = calls * ((double) seconds / window.toSeconds());
+        return String.format("| %s | %s | %d (limit %d) | %.2f |", system,
+                granted == null ? "n/a (the grant is the receipt)"
+                        : SendLog.fullestWindow(granted, window) + " (limit " + calls + ")",
+                SendLog.fullestWindow(received, window), calls, received.size() / allowed);
+    }
+
+    /**
+     * Scenario 3: one INTERACTIVE call every 2 s among 4 BACKFILL flooders on 10 per second: how long the person
+     * waits. Bucket4j has no classes: its interactive caller retries like every other.
+     */
+    private static void interactiveAmongBackfill(GateDatabase db, HikariDataSource bucketPool, int seconds)
+            throws Exception {
+        db.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('flooded', 10, 1000)");
+        List<AutoCloseable> resources = new ArrayList<>();
+        Engine gate = copy("flooded", db, resources);
+        List<Double> gateWaits = interactive(seconds, () -> gate.callers().acquire("flooded", CallClass.BACKFILL,
+                Duration.ofSeconds(300), "backfill", CallOptions.NONE), p -> gate.callers().complete(
+                ((Permit) p).callId(), 200), () -> {
+            Permit p = gate.callers().acquire("flooded", CallClass.INTERACTIVE, Duration.ofSeconds(300), "person",
+                    CallOptions.NONE);
+            gate.callers().complete(p.callId(), 200);
+        });
+        closeAll(resources);
+        BucketConfiguration config = BucketConfiguration.builder()
+                .addLimit(l -> l.capacity(10).refillGreedy(10, Duration.ofSeconds(1))).build();
+        Bucket bucket = Bucket4jPostgreSQL.selectForUpdateBasedBuilder(bucketPool).build().builder()
+                .build(20L, () -> config);
+        Take retrying = () -> {
+            while (!bucket.tryConsume(1)) {
+                Thread.sleep(1);
+            }
+            return true;
+        };
+        List<Double> bucketWaits = interactive(seconds, retrying::take, p -> { }, retrying::take);
+        System.out.printf("%nscenario 3: one INTERACTIVE call every 2 s among 4 BACKFILL flooders, 10 per s, %d s%n",
+                seconds);
+        System.out.println("| system | interactive wait |");
+        System.out.println("| --- | --- |");
+        System.out.println("| gate | " + new Percentiles(gateWaits).summary() + " |");
+        System.out.println("| Bucket4j SELECT FOR UPDATE | " + new Percentiles(bucketWaits).summary() + " |");
+    }
+
+    @FunctionalInterface
+    interface Step<T> {
+        void run(T on) throws Exception;
+    }
+
+    @FunctionalInterface
+    interface Call {
+        Object call() throws Exception;
+    }
+
+    @FunctionalInterface
+    interface Person {
+        void call() throws Exception;
+    }
+
+    /** 4 flooders repeat {@code flood} (then {@code done}); a person calls every 2 s; answers the person's waits. */
+    private static List<Double> interactive(int seconds, Call flood, Step<Object> done, Person person)
+            throws Exception {
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        ExecutorService flooders = Executors.newFixedThreadPool(4);
+        for (int i = 0; i < 4; i++) {
+            flooders.submit(() -> {
+                while (System.nanoTime() < until) {
+                    try {
+                        done.run(flood.call());
+                    } catch (Exception e) {
+                        return null;
+                    }
+                }
+                return null;
+            });
+        }
+        Thread.sleep(2_000); // the flood is on
+        List<Double> waits = new ArrayList<>();
+        while (System.nanoTime() + TimeUnit.SECONDS.toNanos(2) < until) {
+            long t = System.nanoTime();
+            person.call();
+            waits.add((System.nanoTime() - t) / 1e6);
+            Thread.sleep(Math.max(0, 2_000 - (System.nanoTime() - t) / 1_000_000));
+        }
+        flooders.shutdownNow();
+        flooders.awaitTermination(30, TimeUnit.SECONDS);
+        return waits;
+    }
+
+    /** {@code perTarget} threads per target repeat {@code step} for {@code seconds}. */
+    private static <T> void drive(List<T> targets, int perTarget, int seconds, Step<T> step) throws Exception {
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        ExecutorService pool = Executors.newFixedThreadPool(targets.size() * perTarget);
+        List<Future<?>> runs = new ArrayList<>();
+        for (T target : targets) {
+            for (int i = 0; i < perTarget; i++) {
+                runs.add(pool.submit(() -> {
+                    while (System.nanoTime() < until) {
+                        step.run(target);
+                    }
+                    return null;
+                }));
+            }
+        }
+        for (Future<?> f : runs) {
+            f.get();
+        }
+        pool.shutdown();
+    }
+
+    private static List<Instant> sorted(List<Instant> instants) {
+        List<Instant> out = new ArrayList<>(instants);
+        Collections.sort(out);
+        return out;
+    }
+
+    private static Engine copy(String name, GateDatabase db, List<AutoCloseable> resources) {
+        EngineSettings settings = EngineSettings.defaults();
+        HikariDataSource pool = db.pool(PoolNeeds.connections(settings));
+        ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(4);
+        Engine engine = new Engine(name, pool, name + "-pool", pool.getMaximumPoolSize(), scheduler,
+                Executors.defaultThreadFactory(), settings);
+        engine.start();
+        resources.add(engine::stop);
+        resources.add(scheduler::shutdownNow);
+        resources.add(pool);
+        return engine;
+    }
+
+    private static void closeAll(List<AutoCloseable> resources) throws Exception {
+        for (AutoCloseable r : resources) {
+            r.close();
+        }
     }
 
     /** {@code callers} threads repeat {@code take} for a warm-up second, then for {@code seconds}. */
