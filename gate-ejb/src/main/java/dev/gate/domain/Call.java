@@ -23,10 +23,11 @@ import java.time.Instant;
 @NamedQuery(name = Call.VIEW_OWNED, query = Call.VIEW_SELECT + " WHERE c.id = :id AND c.owner = :owner")
 @NamedQuery(name = Call.VIEW_VISIBLE, query = Call.VIEW_SELECT + " WHERE c.id = :id AND (c.owner = :owner"
         + " OR EXISTS (SELECT j.id FROM Joiner j WHERE j.callId = c.id AND j.program = :program))")
-@NamedQuery(name = Call.NOT_WAITING, query = Call.VIEW_SELECT + " WHERE c.id IN :ids AND c.state <> :waiting")
+@NamedQuery(name = Call.NOT_WAITING, query = Call.VIEW_SELECT
+        + " WHERE c.id IN :ids AND c.state <> dev.gate.line.CallState.WAITING")
 @NamedQuery(name = Call.WAITING_BY_CLASS, query = """
         SELECT c.limitName, c.callClass, count(c), min(c.enqueuedAt) FROM Call c
-        WHERE c.state = :waiting GROUP BY c.limitName, c.callClass""")
+        WHERE c.state = dev.gate.line.CallState.WAITING GROUP BY c.limitName, c.callClass""")
 public class Call {
 
     // A call as its program and the poll see it: the entity, and how many joined it by its dedupe key.
@@ -38,9 +39,9 @@ public class Call {
     public static final String VIEW_OWNED = "Call.viewOwned";
     /** As {@link #VIEW}, if {@code owner} owns it or {@code program} joined it. */
     public static final String VIEW_VISIBLE = "Call.viewVisible";
-    /** Of the calls {@code ids}, those that are no longer {@code waiting}, with their joiners' count. */
+    /** Of the calls {@code ids}, those that are no longer WAITING, with their joiners' count. */
     public static final String NOT_WAITING = "Call.notWaiting";
-    /** Per limit and class: how many calls are {@code waiting} and since when the oldest. */
+    /** Per limit and class: how many calls wait and since when the oldest (WAITING a literal: the partial index). */
     public static final String WAITING_BY_CLASS = "Call.waitingByClass";
 
     @Id

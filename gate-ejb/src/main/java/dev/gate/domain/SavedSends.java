@@ -21,6 +21,10 @@ public class SavedSends {
         // for JPA
     }
 
+    public String limitName() {
+        return limitName;
+    }
+
     public long count() {
         return count;
     }

@@ -64,8 +64,14 @@ public class SlotLoop {
         EngineSettings settings = EngineSettings.defaults().withCallerConcurrency(callers);
         engine = new Engine(InstanceName.next(), dataSource, "GateDS (" + GateDataSource.JNDI + ")", poolSize,
                 scheduler, threads, settings.withRetention(retention, settings.pruneEvery()));
-        declareLimits();
-        engine.start();
+        try {
+            declareLimits();
+            engine.start();
+        } catch (RuntimeException e) {
+            engine.halt();
+            engine.release(); // the deployment fails: nothing of this instance is left behind
+            throw e;
+        }
         LOG.info(() -> "gate ready: status page " + baseUrl() + "/gate/ , API " + baseUrl() + "/gate/api/v1/limits");
     }
 

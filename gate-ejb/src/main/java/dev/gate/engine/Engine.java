@@ -105,6 +105,7 @@ public final class Engine {
                     + "); their leases will run out");
         }
         waiters.endAll(new CallEndedException("the gate instance is stopping"));
+        release();
         LOG.info(() -> "gate instance " + owner + " stopped");
     }
 
@@ -115,6 +116,13 @@ public final class Engine {
             ticks.cancel(false);
         }
         listener.stop();
+    }
+
+    /**
+     * Frees what a stopped (or halted) instance still holds: its persistence unit. A caller's step after this is
+     * turned away as paused ("the gate instance is stopping").
+     */
+    public void release() {
         jpa.close();
     }
 

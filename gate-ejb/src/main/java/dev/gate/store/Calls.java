@@ -98,6 +98,9 @@ public final class Calls {
             UPDATE gate_call SET lease_expires_at = clock_timestamp() + lease_ms * interval '1 millisecond'
             WHERE owner = ? AND state = 'WAITING'""";
 
+    /** Call ids per poll statement (padded to a power of two by Hibernate, so few distinct statements). */
+    static final int POLL_CHUNK = 512;
+
     private final Tx tx;
     private final Jpa jpa;
 
@@ -267,9 +270,17 @@ public final class Calls {
         if (ids.isEmpty()) {
             return List.of();
         }
-        return jpa.run(em -> em.createNamedQuery(Call.NOT_WAITING, Object[].class)
-                .setParameter("ids", ids).setParameter("waiting", CallState.WAITING)
-                .getResultStream().map(Calls::row).toList());
+        List<Long> all = List.copyOf(ids);
+        return jpa.run(em -> {
+            List<CallRow> rows = new ArrayList<>();
+            // a bounded number of bind parameters per statement, however many calls this instance watches
+            for (int from = 0; from < all.size(); from += POLL_CHUNK) {
+                em.createNamedQuery(Call.NOT_WAITING, Object[].class)
+                        .setParameter("ids", all.subList(from, Math.min(all.size(), from + POLL_CHUNK)))
+                        .getResultStream().map(Calls::row).forEach(rows::add);
+            }
+            return rows;
+        });
     }
 
     private static Optional<CallRow> one(TypedQuery<Object[]> query) {

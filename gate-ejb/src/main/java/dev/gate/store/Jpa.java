@@ -40,6 +40,9 @@ public final class Jpa implements AutoCloseable {
      * @throws StoreBusy        a lock or statement timed out, or a deadlock was broken; nothing was changed
      */
     public <T> T run(Work<T> work) throws StoreUnavailable {
+        if (!emf.isOpen()) {
+            throw new StoreUnavailable("the gate instance is stopping");
+        }
         EntityManager em = emf.createEntityManager();
         EntityTransaction t = em.getTransaction();
         try {
@@ -91,6 +94,8 @@ public final class Jpa implements AutoCloseable {
 
     @Override
     public void close() {
-        emf.close();
+        if (emf.isOpen()) {
+            emf.close();
+        }
     }
 }

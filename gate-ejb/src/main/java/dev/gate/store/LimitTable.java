@@ -1,11 +1,9 @@
 package dev.gate.store;
 
 import dev.gate.domain.Limit;
-import dev.gate.line.CallState;
 import dev.gate.line.LimitOptions;
 import dev.gate.line.Pace;
 import jakarta.persistence.EntityManager;
-import jakarta.persistence.LockModeType;
 import jakarta.persistence.PersistenceException;
 import org.hibernate.jpa.HibernateHints;
 
@@ -23,6 +21,9 @@ public final class LimitTable {
     private static final String DECLARE = """
             INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, ?, ?)
             ON CONFLICT (name) DO NOTHING""";
+
+    // A change's time, on the database's clock (clock_timestamp(), not the transaction's start).
+    private static final String TOUCH = "UPDATE gate_limit SET updated_at = clock_timestamp() WHERE name = ?";
 
     // Removal, in small batches first (history that nothing reads), then the limit itself under its slot lock.
     private static final String DROP_FINISHED_CALLS = """
@@ -70,16 +71,18 @@ public final class LimitTable {
         }
     }
 
+    // No lock on the limit row first: FOR UPDATE on gate_limit would block every insert that references it (joins,
+    // grants) until the change commits; the update itself takes the weaker lock those inserts do not wait for.
+    // Two operators changing one limit at once: the last one wins. updated_at on the database clock.
     private static boolean putIn(EntityManager em, String name, Pace pace, LimitOptions options) {
-        Limit limit = em.find(Limit.class, name, LockModeType.PESSIMISTIC_WRITE);
+        Limit limit = em.find(Limit.class, name);
         if (limit == null) {
             em.persist(new Limit(name, pace, options));
             return true;
         }
         limit.change(pace, options);
         em.flush();
-        em.createQuery("UPDATE Limit l SET l.updatedAt = CURRENT_TIMESTAMP WHERE l.name = :name")
-                .setParameter("name", name).executeUpdate();
+        em.createNativeQuery(TOUCH).setParameter(1, name).executeUpdate();
         return false;
     }
 
@@ -87,8 +90,7 @@ public final class LimitTable {
     public List<Limit> withWaitingCalls() throws StoreUnavailable {
         // read-only: no snapshots to keep for a dirty check that never comes (the loop runs every slot)
         return jpa.run(em -> em.createNamedQuery(Limit.WITH_WAITING_CALLS, Limit.class)
-                .setParameter("waiting", CallState.WAITING).setHint(HibernateHints.HINT_READ_ONLY, true)
-                .getResultList());
+                .setHint(HibernateHints.HINT_READ_ONLY, true).getResultList());
     }
 
     /**

@@ -7,7 +7,6 @@ import dev.gate.domain.Limit;
 import dev.gate.domain.SavedSends;
 import dev.gate.domain.Send;
 import dev.gate.domain.Slot;
-import dev.gate.line.CallState;
 import jakarta.persistence.EntityManager;
 
 import java.time.Duration;
@@ -47,8 +46,7 @@ public final class LineView {
         Instant now = Jpa.dbNow(em);
         Map<String, Map<CallClass, Long>> waiting = new HashMap<>();
         Map<String, Map<CallClass, Long>> oldestMs = new HashMap<>();
-        List<Object[]> rows = em.createNamedQuery(Call.WAITING_BY_CLASS, Object[].class)
-                .setParameter("waiting", CallState.WAITING).getResultList();
+        List<Object[]> rows = em.createNamedQuery(Call.WAITING_BY_CLASS, Object[].class).getResultList();
         for (Object[] r : rows) {
             String limit = (String) r[0];
             CallClass cls = (CallClass) r[1];
@@ -56,15 +54,22 @@ public final class LineView {
             oldestMs.computeIfAbsent(limit, k -> new EnumMap<>(CallClass.class))
                     .put(cls, Duration.between((Instant) r[3], now).toMillis());
         }
+        Map<String, Slot> slots = new HashMap<>();
+        em.createQuery("SELECT s FROM Slot s", Slot.class).getResultStream().forEach(x -> slots.put(x.limitName(), x));
+        Map<String, Long> saved = new HashMap<>();
+        em.createQuery("SELECT v FROM SavedSends v", SavedSends.class).getResultStream()
+                .forEach(v -> saved.put(v.limitName(), v.count()));
         List<LimitStatus> out = new ArrayList<>();
         for (Limit l : limits) {
-            Slot slot = em.find(Slot.class, l.name());
-            SavedSends saved = em.find(SavedSends.class, l.name());
+            Slot slot = slots.get(l.name());
+            if (slot == null) {
+                continue; // removed since the limits were read (each statement sees the latest commits)
+            }
             long used = em.createNamedQuery(Send.COUNT_SINCE, Long.class)
                     .setParameter("limit", l.name()).setParameter("from", now.minusMillis(l.windowMs()))
                     .getSingleResult();
             out.add(new LimitStatus(l.name(), l.calls(), l.windowMs(), used, slot.nextSlotAt(),
-                    slot.pausedUntil(now), saved == null ? 0 : saved.count(),
+                    slot.pausedUntil(now), saved.getOrDefault(l.name(), 0L),
                     waiting.getOrDefault(l.name(), Map.of()), oldestMs.getOrDefault(l.name(), Map.of())));
         }
         return out;

@@ -50,6 +50,7 @@ final class GateCopies extends GateDatabase implements BeforeEachCallback, After
     public void afterEach(ExtensionContext context) throws Exception {
         for (Engine e : engines) {
             e.halt();
+            e.release();
         }
         for (AutoCloseable r : resources) {
             r.close();
