@@ -1,6 +1,5 @@
 package dev.gate.bench;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.gate.client.CallClass;
 import dev.gate.client.CallOptions;
 import dev.gate.client.CallEndedException;
@@ -9,8 +8,6 @@ import dev.gate.client.Permit;
 import dev.gate.dev.GateDatabase;
 import dev.gate.dev.SendLog;
 import dev.gate.engine.Engine;
-import dev.gate.engine.EngineSettings;
-import dev.gate.engine.PoolNeeds;
 
 import java.sql.SQLException;
 import java.time.Duration;
@@ -22,7 +19,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -48,8 +44,8 @@ public final class LineBenchmark {
         int seconds = args.length > 0 ? Integer.parseInt(args[0]) : 60;
         GateDatabase db = GateDatabase.fresh("gate_bench");
         List<AutoCloseable> resources = new ArrayList<>();
-        Engine a = copy("bench-copy-a", db, resources);
-        Engine b = copy("bench-copy-b", db, resources);
+        Engine a = BenchCopies.start("bench-copy-a", db, resources);
+        Engine b = BenchCopies.start("bench-copy-b", db, resources);
         // the limit (and its first beat slot) comes once both copies run: their start-up is not the first send's
         // lateness
         db.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('" + LIMIT + "', " + CALLS + ", "
@@ -133,7 +129,7 @@ public final class LineBenchmark {
     private static Percentiles uncontended(GateDatabase db, List<AutoCloseable> resources)
             throws Exception {
         db.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('idle', 1000, 1000)");
-        Engine c = copy("bench-copy-c", db, resources);
+        Engine c = BenchCopies.start("bench-copy-c", db, resources);
         List<Double> latencies = new ArrayList<>();
         for (int i = 0; i < 250; i++) {
             long t0 = System.nanoTime();
@@ -147,17 +143,5 @@ public final class LineBenchmark {
         }
         c.stop();
         return new Percentiles(latencies);
-    }
-
-    private static Engine copy(String name, GateDatabase db, List<AutoCloseable> resources) {
-        EngineSettings settings = EngineSettings.defaults();
-        HikariDataSource pool = db.pool(PoolNeeds.connections(settings));
-        ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(4);
-        Engine engine = new Engine(name, pool, name + "-pool", pool.getMaximumPoolSize(), scheduler,
-                Executors.defaultThreadFactory(), settings);
-        engine.start();
-        resources.add(scheduler::shutdownNow);
-        resources.add(pool);
-        return engine;
     }
 }

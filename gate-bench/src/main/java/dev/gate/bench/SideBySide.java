@@ -125,8 +125,10 @@ public final class SideBySide {
         Duration window = Duration.ofSeconds(10);
         db.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('shared', " + calls + ", 10000)");
         List<AutoCloseable> resources = new ArrayList<>();
-        Engine a = copy("shared-a", db, resources);
-        Engine b = copy("shared-b", db, resources);
+        Engine a = BenchCopies.start("shared-a", db, resources);
+        Engine b = BenchCopies.start("shared-b", db, resources);
+        resources.add(0, a::stop);
+        resources.add(1, b::stop);
         List<Instant> gateReceived = Collections.synchronizedList(new ArrayList<>());
         drive(List.of(a, b), 4, seconds, copy -> {
             Permit p = copy.callers().acquire("shared", CallClass.SCHEDULED, Duration.ofSeconds(30), "bench",
@@ -188,7 +190,8 @@ public final class SideBySide {
             throws Exception {
         db.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('flooded', 10, 1000)");
         List<AutoCloseable> resources = new ArrayList<>();
-        Engine gate = copy("flooded", db, resources);
+        Engine gate = BenchCopies.start("flooded", db, resources);
+        resources.add(0, gate::stop);
         List<Double> gateWaits = interactive(seconds, () -> gate.callers().acquire("flooded", CallClass.BACKFILL,
                 Duration.ofSeconds(300), "backfill", CallOptions.NONE), p -> gate.callers().complete(
                 ((Permit) p).callId(), 200), () -> {
@@ -286,19 +289,6 @@ public final class SideBySide {
         List<Instant> out = new ArrayList<>(instants);
         Collections.sort(out);
         return out;
-    }
-
-    private static Engine copy(String name, GateDatabase db, List<AutoCloseable> resources) {
-        EngineSettings settings = EngineSettings.defaults();
-        HikariDataSource pool = db.pool(PoolNeeds.connections(settings));
-        ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(4);
-        Engine engine = new Engine(name, pool, name + "-pool", pool.getMaximumPoolSize(), scheduler,
-                Executors.defaultThreadFactory(), settings);
-        engine.start();
-        resources.add(engine::stop);
-        resources.add(scheduler::shutdownNow);
-        resources.add(pool);
-        return engine;
     }
 
     private static void closeAll(List<AutoCloseable> resources) throws Exception {
