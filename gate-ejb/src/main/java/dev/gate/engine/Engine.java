@@ -72,9 +72,9 @@ public final class Engine {
         this.health = new Health(waiters::endAll);
         Admission admission = new Admission(health, settings.callerConcurrency(), settings.callerWait());
         Delivery delivery = new Delivery(owner, calls, waiters, watches, health);
-        Recovery recovery = new Recovery(health, leases, waiters);
+        Recovery recovery = new Recovery(health, tx, leases, waiters);
         this.loop = new GrantLoop(new Granter(tx), limitTable, delivery, recovery, health, settings, scheduler);
-        this.housekeeper = new Housekeeper(owner, settings, tx, leases, new Retention(tx), waiters, delivery,
+        this.housekeeper = new Housekeeper(owner, settings, leases, new Retention(tx), waiters, delivery,
                 recovery, health);
         this.listener = new GrantListener(dataSource, owner, threads, delivery::announced, health::failed);
         Joining joining = new Joining(settings, admission, calls, new Granter(tx), waiters, delivery, loop, health);

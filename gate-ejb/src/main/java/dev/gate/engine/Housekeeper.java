@@ -5,7 +5,6 @@ import dev.gate.store.Leases;
 import dev.gate.store.Retention;
 import dev.gate.store.StoreBusy;
 import dev.gate.store.StoreUnavailable;
-import dev.gate.store.Tx;
 import dev.gate.wait.Waiters;
 
 import java.time.Duration;
@@ -29,7 +28,6 @@ final class Housekeeper {
 
     private final String owner;
     private final EngineSettings settings;
-    private final Tx tx;
     private final Leases leases;
     private final Retention retention;
     private final Waiters waiters;
@@ -41,11 +39,10 @@ final class Housekeeper {
     private long lastPruneNanos;
     private boolean pruneBacklog;
 
-    Housekeeper(String owner, EngineSettings settings, Tx tx, Leases leases, Retention retention, Waiters waiters,
+    Housekeeper(String owner, EngineSettings settings, Leases leases, Retention retention, Waiters waiters,
                 Delivery delivery, Recovery recovery, Health health) {
         this.owner = owner;
         this.settings = settings;
-        this.tx = tx;
         this.leases = leases;
         this.retention = retention;
         this.waiters = waiters;
@@ -59,8 +56,7 @@ final class Housekeeper {
         long now = System.nanoTime();
         try {
             if (health.isPaused()) {
-                tx.probe();
-                recovery.resumeIfPaused();
+                recovery.resumeIfPaused(); // probes the database first
             }
             if (now - lastHeartbeatNanos >= settings.heartbeat().toNanos()) {
                 lastHeartbeatNanos = now;

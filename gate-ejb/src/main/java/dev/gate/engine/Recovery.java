@@ -2,6 +2,7 @@ package dev.gate.engine;
 
 import dev.gate.store.Leases;
 import dev.gate.store.StoreUnavailable;
+import dev.gate.store.Tx;
 import dev.gate.wait.Waiters;
 
 import java.util.Set;
@@ -17,19 +18,25 @@ final class Recovery {
     private static final Logger LOG = Logger.getLogger(Recovery.class.getName());
 
     private final Health health;
+    private final Tx tx;
     private final Leases leases;
     private final Waiters waiters;
 
-    Recovery(Health health, Leases leases, Waiters waiters) {
+    Recovery(Health health, Tx tx, Leases leases, Waiters waiters) {
         this.health = health;
+        this.tx = tx;
         this.leases = leases;
         this.waiters = waiters;
     }
 
-    /** After an outage: the orphans end, then calls resume. A no-op while the gate is up. */
+    /**
+     * After an outage: the orphans end, then calls resume, but only once the database has answered (the probe: with
+     * no orphans to end, nothing else here would touch it, and the gate would resume blind). A no-op while up.
+     */
     void resumeIfPaused() throws StoreUnavailable {
         if (health.isPaused()) {
             sweepOrphans();
+            tx.probe();
             health.up();
         }
     }
