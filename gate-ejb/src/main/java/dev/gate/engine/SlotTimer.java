@@ -13,6 +13,9 @@ import java.util.concurrent.TimeUnit;
  */
 final class SlotTimer {
 
+    /** Longest wait of a stop for the running pass (a pass is a few short transactions, each bounded). */
+    static final Duration STOP_WAIT = Duration.ofSeconds(2);
+
     private final ScheduledExecutorService scheduler;
     private final Runnable pass;
     private ScheduledFuture<?> armed;
@@ -69,6 +72,7 @@ final class SlotTimer {
         } finally {
             synchronized (this) {
                 running = false;
+                notifyAll(); // a stop may be waiting for this pass
                 if (again && !stopped) {
                     again = false;
                     schedule(againAtNanos);
@@ -77,11 +81,23 @@ final class SlotTimer {
         }
     }
 
+    /**
+     * No pass after this one; waits (a bounded while) for a pass that is running, so that a clean stop cancels its
+     * instance's calls after the last grant this instance makes, not beside it.
+     */
     synchronized void stop() {
         stopped = true;
         if (armed != null) {
             armed.cancel(false);
             armed = null;
+        }
+        long until = System.nanoTime() + STOP_WAIT.toNanos();
+        try {
+            while (running && until - System.nanoTime() > 0) {
+                wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(until - System.nanoTime())));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 }
