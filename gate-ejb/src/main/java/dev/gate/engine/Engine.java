@@ -75,7 +75,7 @@ public final class Engine {
         Recovery recovery = new Recovery(health, tx, leases, waiters);
         this.loop = new GrantLoop(new Granter(tx), limitTable, delivery, recovery, health, settings, scheduler);
         this.housekeeper = new Housekeeper(owner, settings, leases, new Retention(tx), waiters, delivery,
-                recovery, health);
+                recovery, health, loop::wake);
         this.listener = new GrantListener(dataSource, owner, threads, delivery::announced, health::failed);
         Joining joining = new Joining(settings, admission, calls, new Granter(tx), waiters, delivery, loop, health);
         this.callers = new Callers(owner, admission, joining, calls, outcomes, waiters, watches, loop);

@@ -34,13 +34,14 @@ final class Housekeeper {
     private final Delivery delivery;
     private final Recovery recovery;
     private final Health health;
+    private final Runnable keysFreed;
     private long lastHeartbeatNanos;
     private long lastPollNanos;
     private long lastPruneNanos;
     private boolean pruneBacklog;
 
     Housekeeper(String owner, EngineSettings settings, Leases leases, Retention retention, Waiters waiters,
-                Delivery delivery, Recovery recovery, Health health) {
+                Delivery delivery, Recovery recovery, Health health, Runnable keysFreed) {
         this.owner = owner;
         this.settings = settings;
         this.leases = leases;
@@ -49,6 +50,7 @@ final class Housekeeper {
         this.delivery = delivery;
         this.recovery = recovery;
         this.health = health;
+        this.keysFreed = keysFreed;
         lastHeartbeatNanos = lastPollNanos = lastPruneNanos = System.nanoTime();
     }
 
@@ -88,9 +90,13 @@ final class Housekeeper {
     private void expire() throws StoreUnavailable {
         expired(leases.expireLapsed(), "its lease ran out");
         expired(leases.expirePastDeadline(), "its deadline passed");
-        for (Leases.Cleared c : leases.abandonLapsed()) {
+        List<Leases.Cleared> abandoned = leases.abandonLapsed();
+        for (Leases.Cleared c : abandoned) {
             LOG.info(() -> "call " + c.callId() + " limit=" + c.limit() + " class=" + c.callClass()
                     + " abandoned: granted, but no outcome came within its lease (owner " + c.owner() + ")");
+        }
+        if (!abandoned.isEmpty()) {
+            keysFreed.run(); // a call waiting on an abandoned grant's concurrency key may go now
         }
     }
 
