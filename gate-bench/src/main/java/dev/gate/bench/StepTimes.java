@@ -38,6 +38,7 @@ public final class StepTimes {
             List<Double> join = new ArrayList<>();
             List<Double> grant = new ArrayList<>();
             List<Double> outcome = new ArrayList<>();
+            List<Double> entered = new ArrayList<>();
             for (int i = 0; i < ROUNDS; i++) {
                 boolean measured = i >= ROUNDS / 4; // the first quarter warms the JIT and the pool
                 long t0 = System.nanoTime();
@@ -57,12 +58,17 @@ public final class StepTimes {
                 long t4 = System.nanoTime();
                 outcomes.record(id, null, 200, null);
                 long t5 = System.nanoTime();
+                long id2 = calls.joinAndGrant("open", CallClass.INTERACTIVE, "bench", "step-times",
+                        Duration.ofSeconds(30), null, null, null, callId -> { }).orElseThrow().joined().id();
+                long t6 = System.nanoTime();
+                outcomes.record(id2, null, 200, null);
                 if (measured) {
                     empty.add((t1 - t0) / 1e6);
                     select.add((t2 - t1) / 1e6);
                     join.add((t3 - t2) / 1e6);
                     grant.add((t4 - t3) / 1e6);
                     outcome.add((t5 - t4) / 1e6);
+                    entered.add((t6 - t5) / 1e6);
                 }
             }
             System.out.println("where an uncontended grant's time goes (one caller, " + ROUNDS * 3 / 4 + " rounds):");
@@ -71,6 +77,8 @@ public final class StepTimes {
             System.out.println("  join (Calls.join):                           " + new Percentiles(join).summary());
             System.out.println("  fast-path grant (Granter.grantDue):          " + new Percentiles(grant).summary());
             System.out.println("  outcome (Outcomes.record):                   " + new Percentiles(outcome).summary());
+            System.out.println("  the gate's path: join and grant in one transaction (Calls.joinAndGrant): "
+                    + new Percentiles(entered).summary());
         }
         db.server().stop();
     }

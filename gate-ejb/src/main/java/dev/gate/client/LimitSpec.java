@@ -7,7 +7,8 @@ import java.util.List;
 /**
  * A limit as an operator declares it: its main rule ({@code calls} per {@code window}) and its options. Built from
  * {@link #of(int, Duration)} and {@code with...}; defaults: no minimum spacing, no further rules, a Retry-After
- * floor of 2 s, the cool-down ladder 2 s, 5 s, 15 s, 30 s, 60 s, stepped down after 10 successes.
+ * floor of 2 s, the cool-down ladder 2 s, 5 s, 15 s, 30 s, 60 s, stepped down after 10 successes, the default
+ * receipt margin (half a percent of each window, at most 100 ms).
  */
 public final class LimitSpec implements Serializable {
 
@@ -40,9 +41,10 @@ public final class LimitSpec implements Serializable {
     private final Duration retryFloor;
     private final List<Duration> coolDownLadder;
     private final int stepDownAfter;
+    private final Duration receiptMargin;
 
     private LimitSpec(int calls, Duration window, Duration minInterval, List<Rule> moreRules, Duration retryFloor,
-                      List<Duration> coolDownLadder, int stepDownAfter) {
+                      List<Duration> coolDownLadder, int stepDownAfter, Duration receiptMargin) {
         this.calls = calls;
         this.window = window;
         this.minInterval = minInterval;
@@ -50,24 +52,38 @@ public final class LimitSpec implements Serializable {
         this.retryFloor = retryFloor;
         this.coolDownLadder = List.copyOf(coolDownLadder);
         this.stepDownAfter = stepDownAfter;
+        this.receiptMargin = receiptMargin;
     }
 
     public static LimitSpec of(int calls, Duration window) {
         return new LimitSpec(calls, window, Duration.ZERO, List.of(), Duration.ofSeconds(2),
                 List.of(Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(15), Duration.ofSeconds(30),
-                        Duration.ofSeconds(60)), 10);
+                        Duration.ofSeconds(60)), 10, null);
     }
 
     public LimitSpec withMinInterval(Duration spacing) {
-        return new LimitSpec(calls, window, spacing, moreRules, retryFloor, coolDownLadder, stepDownAfter);
+        return new LimitSpec(calls, window, spacing, moreRules, retryFloor, coolDownLadder, stepDownAfter,
+                receiptMargin);
     }
 
     public LimitSpec withMoreRules(List<Rule> rules) {
-        return new LimitSpec(calls, window, minInterval, rules, retryFloor, coolDownLadder, stepDownAfter);
+        return new LimitSpec(calls, window, minInterval, rules, retryFloor, coolDownLadder, stepDownAfter,
+                receiptMargin);
     }
 
     public LimitSpec withCoolDown(Duration floor, List<Duration> ladder, int successesToStepDown) {
-        return new LimitSpec(calls, window, minInterval, moreRules, floor, ladder, successesToStepDown);
+        return new LimitSpec(calls, window, minInterval, moreRules, floor, ladder, successesToStepDown,
+                receiptMargin);
+    }
+
+    /**
+     * The time a grant may take to reach its caller; the window cap keeps it free (each rule's window counts as
+     * window + margin), so that counted by receipt no window holds more than the limit. Zero: no margin. Default:
+     * half a percent of each rule's window, at most 100 ms.
+     */
+    public LimitSpec withReceiptMargin(Duration margin) {
+        return new LimitSpec(calls, window, minInterval, moreRules, retryFloor, coolDownLadder, stepDownAfter,
+                margin);
     }
 
     public int calls() {
@@ -96,5 +112,10 @@ public final class LimitSpec implements Serializable {
 
     public int stepDownAfter() {
         return stepDownAfter;
+    }
+
+    /** The declared receipt margin; null for the default. */
+    public Duration receiptMargin() {
+        return receiptMargin;
     }
 }

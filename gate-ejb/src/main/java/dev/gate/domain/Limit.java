@@ -3,6 +3,7 @@ package dev.gate.domain;
 import dev.gate.line.CoolDownLadder;
 import dev.gate.line.LimitOptions;
 import dev.gate.line.Pace;
+import dev.gate.line.ReceiptMargin;
 import jakarta.persistence.CollectionTable;
 import jakarta.persistence.Column;
 import jakarta.persistence.ElementCollection;
@@ -62,6 +63,10 @@ public class Limit {
     @Column(name = "step_down_after", nullable = false)
     private int stepDownAfter;
 
+    // null: the default margin (ReceiptMargin)
+    @Column(name = "receipt_margin_ms")
+    private Long receiptMarginMs;
+
     // set by the database (clock_timestamp()): the gate's only clock
     @Column(name = "created_at", nullable = false, insertable = false, updatable = false)
     private Instant createdAt;
@@ -92,6 +97,8 @@ public class Limit {
         this.retryFloorMs = options.coolDown().floor().toMillis();
         this.coolDownLadderMs = options.coolDown().steps().stream().map(Duration::toMillis).toArray(Long[]::new);
         this.stepDownAfter = options.coolDown().stepDownAfter();
+        Duration margin = options.receiptMargin().declared();
+        this.receiptMarginMs = margin == null ? null : margin.toMillis();
         this.rules.clear();
         for (Pace r : options.moreRules()) {
             rules.add(new Rule(r.calls(), r.window().toMillis()));
@@ -110,7 +117,8 @@ public class Limit {
         return new LimitOptions(Duration.ofMillis(minIntervalMs),
                 rules.stream().map(r -> new Pace(r.calls(), Duration.ofMillis(r.windowMs()))).toList(),
                 new CoolDownLadder(Arrays.stream(coolDownLadderMs).map(Duration::ofMillis).toList(),
-                        Duration.ofMillis(retryFloorMs), stepDownAfter));
+                        Duration.ofMillis(retryFloorMs), stepDownAfter),
+                ReceiptMargin.ofNullable(receiptMarginMs == null ? null : Duration.ofMillis(receiptMarginMs)));
     }
 
     public int calls() {

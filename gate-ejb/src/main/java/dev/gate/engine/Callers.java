@@ -67,7 +67,6 @@ public final class Callers {
             return awaitJoined(entry.id(), maxWait);
         }
         Ticket ticket = new Ticket(entry.id(), limit, callClass, entry.granted());
-        joining.fastPath(limit, ticket.callId());
         return await(ticket, maxWait);
     }
 
@@ -80,7 +79,6 @@ public final class Callers {
     public Ticket join(String limit, CallClass callClass, String program, CallOptions options) throws GateException {
         Joining.Entry entry = joining.enter(limit, callClass, program, owner, options, null, true);
         Ticket ticket = new Ticket(entry.id(), limit, callClass, entry.granted());
-        joining.fastPath(limit, ticket.callId());
         return ticket;
     }
 

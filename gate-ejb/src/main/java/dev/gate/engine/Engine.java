@@ -77,7 +77,7 @@ public final class Engine {
         this.housekeeper = new Housekeeper(owner, settings, leases, new Retention(tx), waiters, delivery,
                 recovery, health, loop::wake);
         this.listener = new GrantListener(dataSource, owner, threads, delivery::announced, health::failed);
-        Joining joining = new Joining(settings, admission, calls, new Granter(tx), waiters, delivery, loop, health);
+        Joining joining = new Joining(settings, admission, calls, waiters, loop);
         this.callers = new Callers(owner, admission, joining, calls, outcomes, waiters, watches, loop);
         this.programs = new ProgramCalls(admission, joining, calls, outcomes, new Estimates(tx), delivery, watches,
                 loop);

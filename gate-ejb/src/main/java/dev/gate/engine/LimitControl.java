@@ -8,6 +8,7 @@ import dev.gate.line.CoolDownLadder;
 import dev.gate.line.LimitName;
 import dev.gate.line.LimitOptions;
 import dev.gate.line.Pace;
+import dev.gate.line.ReceiptMargin;
 import dev.gate.store.LimitTable;
 import dev.gate.store.LineView;
 
@@ -58,7 +59,8 @@ public final class LimitControl {
             pace = new Pace(spec.calls(), spec.window());
             options = new LimitOptions(spec.minInterval(),
                     spec.moreRules().stream().map(r -> new Pace(r.calls(), r.window())).toList(),
-                    new CoolDownLadder(spec.coolDownLadder(), spec.retryFloor(), spec.stepDownAfter()));
+                    new CoolDownLadder(spec.coolDownLadder(), spec.retryFloor(), spec.stepDownAfter()),
+                    ReceiptMargin.ofNullable(spec.receiptMargin()));
         } catch (IllegalArgumentException | NullPointerException e) {
             throw new InvalidLimitException("limit '" + name + "': " + e.getMessage());
         }

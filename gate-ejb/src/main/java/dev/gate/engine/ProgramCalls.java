@@ -59,9 +59,6 @@ public final class ProgramCalls {
     public Submitted submit(String program, String limit, CallClass callClass, CallOptions options, String dedupeKey)
             throws GateException {
         Joining.Entry entry = joining.enter(limit, callClass, program, owner(program), options, dedupeKey, false);
-        if (!entry.joinedExisting()) {
-            joining.fastPath(limit, entry.id());
-        }
         return new Submitted(admission.run(() -> calls.find(entry.id())).orElseThrow(), entry.joinedExisting());
     }
 

@@ -2,14 +2,18 @@ package dev.gate.line;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 
 /**
- * A limit's options beside its main rule: minimum spacing between sends, more rules, and its cool-down ladder.
+ * A limit's options beside its main rule: minimum spacing between sends, more rules, its cool-down ladder, and the
+ * margin its window cap keeps for grants on their way to their callers.
  */
-public record LimitOptions(Duration minInterval, List<Pace> moreRules, CoolDownLadder coolDown) {
+public record LimitOptions(Duration minInterval, List<Pace> moreRules, CoolDownLadder coolDown,
+                           ReceiptMargin receiptMargin) {
 
     public LimitOptions {
         moreRules = List.copyOf(moreRules);
+        Objects.requireNonNull(receiptMargin, "receiptMargin");
         if (minInterval.isNegative()) {
             throw new IllegalArgumentException("minInterval must not be negative");
         }

@@ -109,42 +109,71 @@ public final class Calls {
         this.jpa = jpa;
     }
 
+    /** A join and the grant pass made in its transaction (nothing granted when it joined a live call). */
+    public record Entered(Joined joined, GrantPass pass) {
+    }
+
     /**
-     * Adds a WAITING call to the end of its class in the line; empty when there is no such limit.
+     * Adds a WAITING call to the end of its class in the line and, in the same transaction (one commit), grants what
+     * is due on its limit: the fast path, often the new call itself. Empty when there is no such limit.
      * {@code beforeCommit} sees the new id while the row is still invisible to every other transaction, so a waiter
      * registered there can never miss its grant. With a deadline (checked against the estimate before the row
-     * commits: a call that cannot make it
-     * throws {@link DeadlineMiss} and nothing joins), a concurrency key and a dedupe key; any may be null. With a
-     * dedupe key and a live call of that key, the submission joins that call instead (one send saved).
+     * commits: a call that cannot make it throws {@link DeadlineMiss} and nothing joins), a concurrency key and a
+     * dedupe key; any may be null. With a dedupe key and a live call of that key, the submission joins that call
+     * instead (one send saved) and nothing is granted.
+     *
+     * <p>Lock order holds: the new row is invisible to others until commit, so nobody waits for it while this
+     * transaction takes the slot row (SKIP LOCKED: if another holds it, the join commits alone and the loop grants).
+     * If the grant fails, the join rolls back with it: a caller who hears "no" has nothing in the line.
      */
+    public Optional<Entered> joinAndGrant(String limit, CallClass callClass, String program, String owner,
+                                          Duration lease, Duration deadline, String concurrencyKey, String dedupeKey,
+                                          LongConsumer beforeCommit) throws StoreUnavailable {
+        return tx.run(c -> {
+            Optional<Joined> joined = join(c, limit, callClass, program, owner, lease, deadline, concurrencyKey,
+                    dedupeKey, beforeCommit);
+            if (joined.isEmpty()) {
+                return Optional.<Entered>empty();
+            }
+            GrantPass pass = joined.get().joinedExisting() ? GrantPass.nothing() : Granter.grantDue(c, limit);
+            return Optional.of(new Entered(joined.get(), pass));
+        });
+    }
+
+    /** As {@link #joinAndGrant}, without the grant: the call only joins the line (the loop grants it). */
     public Optional<Joined> join(String limit, CallClass callClass, String program, String owner, Duration lease,
                                  Duration deadline, String concurrencyKey, String dedupeKey,
                                  LongConsumer beforeCommit) throws StoreUnavailable {
-        return tx.run(c -> {
-            for (int attempt = 0; attempt < 3; attempt++) {
-                Optional<Long> inserted = insert(c, limit, callClass, program, owner, lease, deadline,
-                        concurrencyKey, dedupeKey);
-                if (inserted.isPresent()) {
-                    beforeCommit.accept(inserted.get());
-                    return Optional.of(new Joined(inserted.get(), false));
-                }
-                if (dedupeKey == null || !exists(c, LIMIT_EXISTS, limit)) {
-                    return Optional.<Joined>empty();
-                }
-                Optional<Long> live = liveWithKey(c, limit, dedupeKey);
-                if (live.isPresent()) {
-                    try (PreparedStatement ps = c.prepareStatement(ADD_JOINER)) {
-                        ps.setLong(1, live.get());
-                        ps.setString(2, program);
-                        ps.setString(3, limit);
-                        ps.executeUpdate();
-                    }
-                    return Optional.of(new Joined(live.get(), true));
-                }
-                // the live call finished between the two statements: submit anew
+        return tx.run(c -> join(c, limit, callClass, program, owner, lease, deadline, concurrencyKey, dedupeKey,
+                beforeCommit));
+    }
+
+    private static Optional<Joined> join(java.sql.Connection c, String limit, CallClass callClass, String program,
+                                         String owner, Duration lease, Duration deadline, String concurrencyKey,
+                                         String dedupeKey, LongConsumer beforeCommit) throws SQLException {
+        for (int attempt = 0; attempt < 3; attempt++) {
+            Optional<Long> inserted = insert(c, limit, callClass, program, owner, lease, deadline,
+                    concurrencyKey, dedupeKey);
+            if (inserted.isPresent()) {
+                beforeCommit.accept(inserted.get());
+                return Optional.of(new Joined(inserted.get(), false));
             }
-            throw new SQLException("dedupe key " + dedupeKey + " of limit " + limit + " keeps changing hands");
-        });
+            if (dedupeKey == null || !exists(c, LIMIT_EXISTS, limit)) {
+                return Optional.empty();
+            }
+            Optional<Long> live = liveWithKey(c, limit, dedupeKey);
+            if (live.isPresent()) {
+                try (PreparedStatement ps = c.prepareStatement(ADD_JOINER)) {
+                    ps.setLong(1, live.get());
+                    ps.setString(2, program);
+                    ps.setString(3, limit);
+                    ps.executeUpdate();
+                }
+                return Optional.of(new Joined(live.get(), true));
+            }
+            // the live call finished between the two statements: submit anew
+        }
+        throw new SQLException("dedupe key " + dedupeKey + " of limit " + limit + " keeps changing hands");
     }
 
     private static Optional<Long> insert(java.sql.Connection c, String limit, CallClass callClass, String program,

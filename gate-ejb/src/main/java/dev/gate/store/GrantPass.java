@@ -12,6 +12,11 @@ import java.util.Optional;
 public record GrantPass(List<Grant> grants, Instant dbNow, Optional<Instant> nextDueAt,
                         boolean skipped) {
 
+    /** No pass was made (nothing to grant: a submission joined a live call). */
+    public static GrantPass nothing() {
+        return new GrantPass(List.of(), Instant.EPOCH, Optional.empty(), false);
+    }
+
     /** Another transaction held the limit's lock, so this pass did nothing; the loop must look again. */
     public static GrantPass lockedElsewhere() {
         return new GrantPass(List.of(), Instant.EPOCH, Optional.empty(), true);

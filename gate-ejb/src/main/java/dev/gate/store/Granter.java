@@ -4,6 +4,7 @@ import dev.gate.client.CallClass;
 import dev.gate.line.Beat;
 import dev.gate.line.LimitRules;
 import dev.gate.line.Pace;
+import dev.gate.line.ReceiptMargin;
 import dev.gate.line.SlotDecision;
 import dev.gate.line.SlotRule;
 
@@ -31,6 +32,7 @@ public final class Granter {
     // the cool-down) right now, and this pass comes back shortly instead of waiting behind it.
     private static final String LOCK_SLOT = """
             SELECT s.next_slot_at, s.paused_until, s.send_seq, l.calls, l.window_ms, l.min_interval_ms,
+                   l.receipt_margin_ms,
                    ARRAY(SELECT r.calls FROM gate_limit_rule r WHERE r.limit_name = l.name ORDER BY r.window_ms)
                        AS rule_calls,
                    ARRAY(SELECT r.window_ms FROM gate_limit_rule r WHERE r.limit_name = l.name ORDER BY r.window_ms)
@@ -47,8 +49,11 @@ public final class Granter {
      */
     public static final String CHANNEL = "gate_call";
 
-    // Sent in the grant's own transaction, so a listener hears of a grant only once it is committed.
-    private static final String NOTIFY = "SELECT pg_notify('" + CHANNEL + "', ?)";
+    // The beat and the send number move together, under the slot lock the pass holds; the grants are announced in
+    // the same round trip, and a listener hears of them only once they are committed.
+    private static final String MOVE_SLOT_AND_NOTIFY = """
+            WITH moved AS (UPDATE gate_slot SET next_slot_at = ?, send_seq = ? WHERE limit_name = ?)
+            SELECT pg_notify('""" + CHANNEL + "', ?)";
 
     // "now" is read after the lock is held (a separate statement), so waiting for the lock cannot age it. Sends are
     // numbered per limit under this lock, so each probe is a point lookup on (limit_name, seq): the last send, and
@@ -90,10 +95,10 @@ public final class Granter {
             sent AS (
                 INSERT INTO gate_send (limit_name, call_id, sent_at, slot_at, seq)
                 SELECT limit_name, id, granted_at, ?, ? FROM granted)
-            SELECT id, call_class, owner, enqueued_at, granted_at FROM granted""";
-
-    // The beat and the send number move together, under the slot lock the pass holds.
-    private static final String MOVE_SLOT = "UPDATE gate_slot SET next_slot_at = ?, send_seq = ? WHERE limit_name = ?";
+            SELECT id, call_class, owner, enqueued_at, granted_at,
+                   EXISTS (SELECT 1 FROM gate_call o WHERE o.limit_name = granted.limit_name AND o.state = 'WAITING'
+                                                       AND o.id <> granted.id) AS more_waiting
+            FROM granted""";
 
     private final Tx tx;
 
@@ -110,7 +115,8 @@ public final class Granter {
         return tx.run(c -> grantDue(c, limit));
     }
 
-    private static GrantPass grantDue(Connection c, String limit) throws SQLException {
+    /** As {@link #grantDue(String)}, inside a transaction of the caller's (the fast path: its join's). */
+    static GrantPass grantDue(Connection c, String limit) throws SQLException {
         Instant slot;
         Instant pausedUntil;
         LimitRules limitRules;
@@ -128,7 +134,6 @@ public final class Granter {
                 limitRules = rules(rs);
             }
         }
-        Instant startSlot = slot;
         List<Grant> grants = new ArrayList<>();
         Instant now;
         Optional<Instant> nextDue;
@@ -145,37 +150,37 @@ public final class Granter {
                 nextDue = Optional.of(now);
                 break;
             }
-            Optional<Grant> grant = grantHead(c, limit, now, slot, seq + 1);
-            if (grant.isEmpty()) {
+            Optional<Head> head = grantHead(c, limit, now, slot, seq + 1);
+            if (head.isEmpty()) {
                 nextDue = Optional.empty();
                 break;
             }
-            grants.add(grant.get());
+            grants.add(head.get().grant());
             seq++;
             slot = Beat.next(slot, now, limitRules.gap());
-        }
-        if (!slot.equals(startSlot)) {
-            try (PreparedStatement ps = c.prepareStatement(MOVE_SLOT)) {
-                Times.set(ps, 1, slot);
-                ps.setLong(2, seq);
-                ps.setString(3, limit);
-                ps.executeUpdate();
+            if (!head.get().moreWaiting()) {
+                nextDue = Optional.empty(); // the line is empty now: no need to look at the clock again
+                break;
             }
         }
-        if (!grants.isEmpty()) {
-            notifyGranted(c, grants);
+        if (!grants.isEmpty()) { // the slot moves exactly when something was granted
+            moveAndAnnounce(c, limit, slot, seq, grants);
         }
         return new GrantPass(List.copyOf(grants), now, nextDue, false);
     }
 
-    /** Delivered at commit, so every instance's listener learns of the grants only once they are durable. */
-    private static void notifyGranted(Connection c, List<Grant> grants) throws SQLException {
+    /** The announcement is delivered at commit: every instance's listener learns of the grants once durable. */
+    private static void moveAndAnnounce(Connection c, String limit, Instant slot, long seq, List<Grant> grants)
+            throws SQLException {
         StringBuilder ids = new StringBuilder();
         for (Grant g : grants) {
             ids.append(ids.isEmpty() ? "" : ",").append(g.callId());
         }
-        try (PreparedStatement ps = c.prepareStatement(NOTIFY)) {
-            ps.setString(1, ids.toString());
+        try (PreparedStatement ps = c.prepareStatement(MOVE_SLOT_AND_NOTIFY)) {
+            Times.set(ps, 1, slot);
+            ps.setLong(2, seq);
+            ps.setString(3, limit);
+            ps.setString(4, ids.toString());
             ps.execute();
         }
     }
@@ -189,6 +194,7 @@ public final class Granter {
         }
     }
 
+    /** The limit's rules as the cap and the beat count them: each window widened by its receipt margin. */
     static LimitRules rules(ResultSet rs) throws SQLException {
         List<Pace> rules = new ArrayList<>();
         rules.add(Pace.of(rs.getInt("calls"), rs.getLong("window_ms")));
@@ -197,7 +203,9 @@ public final class Granter {
         for (int i = 0; i < calls.length; i++) {
             rules.add(Pace.of(calls[i], windows[i]));
         }
-        return new LimitRules(rules, Duration.ofMillis(rs.getLong("min_interval_ms")));
+        long margin = rs.getLong("receipt_margin_ms");
+        return ReceiptMargin.ofNullable(rs.wasNull() ? null : Duration.ofMillis(margin))
+                .widen(new LimitRules(rules, Duration.ofMillis(rs.getLong("min_interval_ms"))));
     }
 
     private record Probe(Instant now, Optional<Instant> lastSent, List<Optional<Instant>> nthSent) {
@@ -226,7 +234,11 @@ public final class Granter {
         }
     }
 
-    private static Optional<Grant> grantHead(Connection c, String limit, Instant now, Instant slot, long seq)
+    /** A granted head of the line, and whether other calls still wait behind it. */
+    private record Head(Grant grant, boolean moreWaiting) {
+    }
+
+    private static Optional<Head> grantHead(Connection c, String limit, Instant now, Instant slot, long seq)
             throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(GRANT_HEAD)) {
             ps.setString(1, limit);
@@ -241,8 +253,9 @@ public final class Granter {
                 if (!rs.next()) {
                     return Optional.empty();
                 }
-                return Optional.of(new Grant(rs.getLong("id"), limit, CallClass.ofRank(rs.getInt("call_class")),
-                        rs.getString("owner"), Times.get(rs, "enqueued_at"), Times.get(rs, "granted_at")));
+                return Optional.of(new Head(new Grant(rs.getLong("id"), limit,
+                        CallClass.ofRank(rs.getInt("call_class")), rs.getString("owner"),
+                        Times.get(rs, "enqueued_at"), Times.get(rs, "granted_at")), rs.getBoolean("more_waiting")));
             }
         }
     }

@@ -24,14 +24,19 @@ public final class Outcomes {
     private static final Logger LOG = Logger.getLogger(Outcomes.class.getName());
 
     // A late outcome of an ABANDONED call (its lease ran out first) still counts: a 429 must not lose its cool-down.
+    // Those who wait for this outcome (joiners) hear of it at commit, on any instance. An outcome that moves no
+    // cool-down commits without waiting for the disk (synchronous_commit off for this transaction only): PostgreSQL
+    // flushes it within a few hundred ms, and if it crashes first the call ends ABANDONED at its lease instead of
+    // DONE; no grant, send or cool-down is ever committed that way.
     private static final String DONE = """
             WITH done AS (
                 UPDATE gate_call SET state = 'DONE', done_at = clock_timestamp(), outcome_status = ?,
                                      outcome_retry_after_s = ?
                 WHERE id = ? AND state IN ('GRANTED', 'ABANDONED') AND (?::varchar IS NULL OR owner = ?)
                 RETURNING id)
-            """ // those who wait for this outcome (joiners) hear of it at commit, on any instance
-            + "SELECT pg_notify('" + Granter.CHANNEL + "', id::text), clock_timestamp() AS now FROM done";
+            SELECT pg_notify('%s', id::text), clock_timestamp() AS now,
+                   CASE WHEN ? THEN set_config('synchronous_commit', 'off', true) END
+            FROM done""".formatted(Granter.CHANNEL);
 
     // Read without a lock first: most outcomes (a success with no cool-down running) change nothing on the slot row,
     // so they never queue behind a grant pass.
@@ -83,7 +88,7 @@ public final class Outcomes {
             boolean signal = CoolDownLadder.isRateLimitSignal(status, retryAfterSeconds);
             Seen locked = signal || seen.get().next(signal, retryAfterSeconds) != null
                     ? read(c, LOCK_COOLDOWN, callId, owner, limit).orElseThrow() : null;
-            Instant doneAt = done(c, callId, owner, status, retryAfterSeconds);
+            Instant doneAt = done(c, callId, owner, status, retryAfterSeconds, locked == null);
             if (doneAt == null) {
                 throw new SQLException("call " + callId + " left GRANTED while its outcome was recorded", "40001");
             }
@@ -140,8 +145,8 @@ public final class Outcomes {
     }
 
     /** The call becomes DONE; answers the database time of that, or null when it was not granted (any more). */
-    private static Instant done(Connection c, long callId, String owner, int status, Integer retryAfterSeconds)
-            throws SQLException {
+    private static Instant done(Connection c, long callId, String owner, int status, Integer retryAfterSeconds,
+                                boolean movesNothing) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(DONE)) {
             ps.setInt(1, status);
             if (retryAfterSeconds == null) {
@@ -152,6 +157,7 @@ public final class Outcomes {
             ps.setLong(3, callId);
             ps.setString(4, owner);
             ps.setString(5, owner);
+            ps.setBoolean(6, movesNothing);
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() ? Times.get(rs, "now") : null;
             }

@@ -6,6 +6,7 @@ import dev.gate.client.CallEndedException;
 import dev.gate.client.GateBusyException;
 import dev.gate.client.GateException;
 import dev.gate.client.GatePausedException;
+import dev.gate.client.Permit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -23,29 +24,33 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /**
- * A caller who hears "no" holds nothing: any failure of its grant attempt, or of its wait, takes its call out of the
- * line before the caller is told, so nothing stays in the line renewed (and later granted to nobody).
+ * A caller who hears "no" holds nothing: a failure of the fast path (the grant tried in the join's own transaction)
+ * rolls the join back, and a failure of its wait takes its call out of the line before the caller is told, so
+ * nothing stays in the line renewed (and later granted to nobody).
  */
 class FastPathFaultTest {
 
     @RegisterExtension
     final GateCopies copies = new GateCopies();
 
-    /** The grant's insert into the send log fails once with the given SQLSTATE (a sequence is not rolled back). */
-    private void failNextSendWith(String sqlState) throws Exception {
+    /**
+     * The grant's insert into the send log fails with the given SQLSTATE, the first {@code shots} times (a sequence
+     * is not rolled back).
+     */
+    private void failSendsWith(String sqlState, int shots) throws Exception {
         copies.sql("DROP TRIGGER IF EXISTS fault ON gate_send");
         copies.sql("DROP SEQUENCE IF EXISTS fault_shots");
         copies.sql("CREATE SEQUENCE fault_shots");
         copies.sql("""
                 CREATE OR REPLACE FUNCTION fault() RETURNS trigger LANGUAGE plpgsql AS $$
                 BEGIN
-                    IF nextval('fault_shots') = 1 THEN
+                    IF nextval('fault_shots') <= TG_ARGV[1]::int THEN
                         RAISE EXCEPTION 'injected fault' USING ERRCODE = TG_ARGV[0];
                     END IF;
                     RETURN NEW;
                 END $$""");
         copies.sql("CREATE TRIGGER fault BEFORE INSERT ON gate_send FOR EACH ROW EXECUTE FUNCTION fault('"
-                + sqlState + "')");
+                + sqlState + "', '" + shots + "')");
     }
 
     @ParameterizedTest(name = "SQLSTATE {0} on the fast path: {1}")
@@ -56,12 +61,12 @@ class FastPathFaultTest {
             "25006, paused",   // read-only transaction: a standby after a switchover
             "23514, failed",   // anything else: the gate's own bug, still no orphan
     })
-    void aFailedFastPathCancelsTheCallBeforeTheCallerHears(String sqlState, String told) throws Exception {
+    void aFailedFastPathRollsTheJoinBackBeforeTheCallerHears(String sqlState, String told) throws Exception {
         String limit = "faulty-" + sqlState.toLowerCase();
         copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 10, 1000)", limit);
         // only the caller's own grant attempt grants here: the copy's loop never runs
         Engine gate = copies.start("fault-" + sqlState, GateCopies.FAST, new StalledLoopScheduler());
-        failNextSendWith(sqlState);
+        failSendsWith(sqlState, Admission.BUSY_TRIES); // a busy moment is tried again: this one lasts every try
 
         GateException e = assertThrows(GateException.class,
                 () -> gate.callers().acquire(limit, CallClass.INTERACTIVE, Duration.ofSeconds(5), "web", CallOptions.NONE));
@@ -70,15 +75,30 @@ class FastPathFaultTest {
             case "paused" -> assertInstanceOf(GatePausedException.class, e);
             default -> assertEquals(GateException.class, e.getClass(), e.toString());
         }
-        assertEquals(0, copies.count("SELECT count(*) FROM gate_call WHERE limit_name = ? AND state <> 'CANCELLED'",
-                limit), "the line holds no orphan: the call was cancelled before the caller heard " + e);
-        assertEquals(1, copies.count("SELECT count(*) FROM gate_call WHERE limit_name = ?", limit));
+        assertEquals(0, copies.count("SELECT count(*) FROM gate_call WHERE limit_name = ?", limit),
+                "the line holds nothing: the join rolled back with its grant before the caller heard " + e);
         assertEquals(0, copies.count("SELECT count(*) FROM gate_send WHERE limit_name = ?", limit));
         if (told.equals("paused")) {
             GateCopies.await("the copy to resume", Duration.ofSeconds(3), () -> !gate.paused());
         }
-        // the next call goes through: the fault was one statement, not the gate
+        copies.sql("DROP TRIGGER fault ON gate_send");
+        // the next call goes through: the fault was in the database, not in the gate
         gate.callers().acquire(limit, CallClass.INTERACTIVE, Duration.ofSeconds(5), "web", CallOptions.NONE);
+    }
+
+    @Test
+    void aBusyMomentOnTheFastPathIsTriedAgainAndTheCallerIsGranted() throws Exception {
+        String limit = "busy-once";
+        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 10, 1000)", limit);
+        Engine gate = copies.start("busy-once", GateCopies.FAST, new StalledLoopScheduler());
+        failSendsWith("55P03", 1);
+
+        Permit p = gate.callers().acquire(limit, CallClass.INTERACTIVE, Duration.ofSeconds(5), "web",
+                CallOptions.NONE);
+        assertEquals("GRANTED", copies.state(p.callId()));
+        assertEquals(1, copies.count("SELECT count(*) FROM gate_call WHERE limit_name = ?", limit),
+                "the busy try left nothing behind");
+        assertEquals(1, copies.count("SELECT count(*) FROM gate_send WHERE limit_name = ?", limit));
     }
 
     @Test

@@ -2,6 +2,7 @@ package dev.gate.engine;
 
 import dev.gate.client.CallClass;
 import dev.gate.client.CallOptions;
+import dev.gate.line.ReceiptMargin;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -27,7 +28,9 @@ class RealClockPacingTest {
         String limit = "late";
         int calls = 200;
         Duration window = Duration.ofSeconds(10);
-        Duration gap = window.dividedBy(calls);
+        // the gate paces on the window its receipt margin widens (ReceiptMargin): that is the rate it promises
+        Duration counted = window.plus(ReceiptMargin.byDefault().forWindow(window));
+        Duration gap = counted.dividedBy(calls);
         int slots = 260;
         Engine gate = copies.start("late-copy", GateCopies.FAST, new LateScheduler(gap.dividedBy(2)));
         // every call waits for the loop: the first slot is a second away, so no join takes the fast path
@@ -47,7 +50,7 @@ class RealClockPacingTest {
         assertEquals(slots, sends.size());
         Duration span = Duration.between(sends.get(0), sends.get(slots - 1));
         double achieved = (slots - 1) / (span.toNanos() / 1e9);
-        double limitRate = calls / (window.toNanos() / 1e9);
+        double limitRate = calls / (counted.toNanos() / 1e9);
         long[] lateMs = new long[slots];
         for (int k = 0; k < slots; k++) {
             lateMs[k] = Duration.between(sends.get(0).plus(gap.multipliedBy(k)), sends.get(k)).toMillis();

@@ -46,7 +46,7 @@ import java.util.Set;
 public class LimitsResource {
 
     private static final Set<String> LIMIT_FIELDS = Set.of("calls", "windowSeconds", "minIntervalMs", "rules",
-            "retryFloorSeconds", "coolDownLadderSeconds", "stepDownAfter");
+            "retryFloorSeconds", "coolDownLadderSeconds", "stepDownAfter", "receiptMarginMs");
     private static final Set<String> RULE_FIELDS = Set.of("calls", "windowSeconds");
     private static final Set<String> CALL_FIELDS = Set.of("class", "leaseSeconds", "deadlineSeconds",
             "concurrencyKey", "dedupeKey");
@@ -113,6 +113,9 @@ public class LimitsResource {
             ladder = spec.coolDownLadder();
         }
         int stepDownAfter = Bodies.integer(fields, "stepDownAfter", 1, 10_000, spec.stepDownAfter());
+        if (fields.containsKey("receiptMarginMs") && !fields.isNull("receiptMarginMs")) {
+            spec = spec.withReceiptMargin(Duration.ofMillis(Bodies.integer(fields, "receiptMarginMs", 0, 60_000, 0)));
+        }
         boolean created = limits.put(name, spec.withMinInterval(Duration.ofMillis(minIntervalMs)).withMoreRules(rules)
                 .withCoolDown(Duration.ofSeconds(floor), ladder, stepDownAfter));
         String view = find(name).toString();
