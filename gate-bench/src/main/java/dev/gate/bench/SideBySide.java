@@ -9,6 +9,7 @@ import dev.gate.dev.SendLog;
 import dev.gate.engine.Engine;
 import dev.gate.engine.EngineSettings;
 import dev.gate.engine.PoolNeeds;
+import dev.gate.line.ReceiptMargin;
 import io.github.bucket4j.Bucket;
 import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.postgresql.Bucket4jPostgreSQL;
@@ -73,15 +74,9 @@ public final class SideBySide {
         Bucket advisory = Bucket4jPostgreSQL.advisoryLockBasedBuilder(bucketPool).build().builder()
                 .build(2L, () -> config);
 
-        Take gateGrant = () -> {
-            Permit p = gate.callers().acquire("open", CallClass.INTERACTIVE, Duration.ofSeconds(5), "bench",
-                    CallOptions.NONE);
-            gate.callers().complete(p.callId(), 200);
-            return true;
-        };
         List<String> rows = new ArrayList<>();
         for (int callers : CALLERS) {
-            Cell g = cell(gateGrant, callers, seconds);
+            Cell g = gateCell(gate, "open", callers, seconds);
             Cell u = cell(() -> forUpdate.tryConsume(1), callers, seconds);
             Cell a = cell(() -> advisory.tryConsume(1), callers, seconds);
             double best = Math.max(u.perSecond(), a.perSecond());
@@ -111,36 +106,84 @@ public final class SideBySide {
 
         sharedWindow(db, 8 * seconds);
         interactiveAmongBackfill(db, bucketPool, 8 * seconds);
+        beat(db, 4 * seconds);
         bucketPool.close();
         db.server().stop();
     }
 
+    /** The gate's figures of scenario 2: the fullest window by grant and by receipt, and the slowest delivery. */
+    record SharedWindow(int calls, Duration window, int byGrant, int byReceipt, double utilization,
+                        Duration slowestReceipt, Duration margin, long grants, long done, Percentiles lateness) {
+
+        /** The margin holds the cap by receipt only for grants that reach their callers within it. */
+        boolean receiptWithinMargin() {
+            return slowestReceipt.compareTo(margin) < 0;
+        }
+    }
+
     /**
-     * Scenario 2: two processes (two gate copies with their own pools; two Bucket4j proxy managers with their own
-     * pools) share 60 calls per 10 s, 4 greedy callers each. The fullest 10 s window by grant time and by the time
-     * the caller received the grant, and the utilization (grants against what the limit allows in that time).
+     * Scenario 2, the gate's side: two copies (two processes' worth: own pools, own loops) share {@code calls} per
+     * {@code window}, 4 greedy callers each, for {@code seconds}.
+     */
+    static SharedWindow gateSharedWindow(GateDatabase db, String limit, int calls, Duration window, int seconds)
+            throws Exception {
+        List<AutoCloseable> resources = new ArrayList<>();
+        Engine a = BenchCopies.start(limit + "-a", db, resources);
+        Engine b = BenchCopies.start(limit + "-b", db, resources);
+        resources.add(0, a::stop);
+        resources.add(1, b::stop);
+        // the limit (and its first beat slot) comes once both copies run: their start-up is no send's lateness
+        db.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, ?, ?)", limit, calls, window.toMillis());
+        List<Instant> received = Collections.synchronizedList(new ArrayList<>());
+        AtomicLong slowestNanos = new AtomicLong();
+        drive(List.of(a, b), 4, seconds, copy -> {
+            Permit p = copy.callers().acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(30), "bench",
+                    CallOptions.NONE);
+            Instant at = Instant.now(); // the same host clock as the database's
+            received.add(at);
+            slowestNanos.accumulateAndGet(Duration.between(p.grantedAt(), at).toNanos(), Math::max);
+            copy.callers().complete(p.callId(), 200);
+        });
+        closeAll(resources);
+        List<SendLog.Send> sends = db.sendLog().withSlots(limit);
+        List<Instant> granted = sends.stream().map(SendLog.Send::sentAt).toList();
+        List<Double> lateness = sends.stream()
+                .map(x -> Duration.between(x.slotAt(), x.sentAt()).toNanos() / 1e6).toList();
+        double allowed = calls * ((double) seconds / window.toSeconds());
+        return new SharedWindow(calls, window, SendLog.fullestWindow(granted, window),
+                SendLog.fullestWindow(sorted(received), window), received.size() / allowed,
+                Duration.ofNanos(slowestNanos.get()), ReceiptMargin.byDefault().forWindow(window), granted.size(),
+                db.count("SELECT count(*) FROM gate_call WHERE limit_name = ? AND state = 'DONE'", limit),
+                new Percentiles(lateness));
+    }
+
+    /**
+     * Scenario 4: lateness of each send against its beat slot, two copies flooding 100 per second (a 10 ms beat).
+     * Bucket4j has no beat: a token is taken whenever a retry finds one.
+     */
+    private static void beat(GateDatabase db, int seconds) throws Exception {
+        SharedWindow gate = gateSharedWindow(db, "beat", 100, Duration.ofSeconds(1), seconds);
+        System.out.printf("%nscenario 4: lateness against the beat, two copies flooding 100 per s for %d s%n",
+                seconds);
+        System.out.println("| system | lateness of each send against its slot | fullest 1 s window | sends |");
+        System.out.println("| --- | --- | --- | --- |");
+        System.out.printf("| gate | %s | %d (limit 100) | %d |%n", gate.lateness().summary(), gate.byGrant(),
+                gate.grants());
+        System.out.println("| Bucket4j | n/a (no beat) | | |");
+    }
+
+    /**
+     * Scenario 2 beside Bucket4j: two processes (two gate copies; two Bucket4j proxy managers with their own pools)
+     * share 60 calls per 10 s, 4 greedy callers each.
      */
     private static void sharedWindow(GateDatabase db, int seconds) throws Exception {
         int calls = 60;
         Duration window = Duration.ofSeconds(10);
-        db.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('shared', " + calls + ", 10000)");
-        List<AutoCloseable> resources = new ArrayList<>();
-        Engine a = BenchCopies.start("shared-a", db, resources);
-        Engine b = BenchCopies.start("shared-b", db, resources);
-        resources.add(0, a::stop);
-        resources.add(1, b::stop);
-        List<Instant> gateReceived = Collections.synchronizedList(new ArrayList<>());
-        drive(List.of(a, b), 4, seconds, copy -> {
-            Permit p = copy.callers().acquire("shared", CallClass.SCHEDULED, Duration.ofSeconds(30), "bench",
-                    CallOptions.NONE);
-            gateReceived.add(Instant.now());
-            copy.callers().complete(p.callId(), 200);
-        });
-        List<Instant> gateGranted = db.sendLog().sends("shared");
-        closeAll(resources);
-
+        SharedWindow gate = gateSharedWindow(db, "shared", calls, window, seconds);
         List<String> lines = new ArrayList<>();
-        lines.add(windowLine("gate", gateGranted, sorted(gateReceived), calls, window, seconds));
+        lines.add(String.format("| gate | %d (limit %d) | %d (limit %d; slowest receipt %d ms, margin %d ms) | %.3f |",
+                gate.byGrant(), calls, gate.byReceipt(), calls, gate.slowestReceipt().toMillis(),
+                gate.margin().toMillis(), gate.utilization()));
         for (String refill : List.of("greedy", "intervally")) {
             BucketConfiguration config = BucketConfiguration.builder().addLimit(l -> refill.equals("greedy")
                     ? l.capacity(calls).refillGreedy(calls, window)
@@ -162,8 +205,7 @@ public final class SideBySide {
             });
             poolA.close();
             poolB.close();
-            List<Instant> sortedReceived = sorted(received);
-            lines.add(windowLine("Bucket4j SELECT FOR UPDATE, refill " + refill, null, sortedReceived, calls, window,
+            lines.add(windowLine("Bucket4j SELECT FOR UPDATE, refill " + refill, sorted(received), calls, window,
                     seconds));
         }
         System.out.printf("%nscenario 2: two processes share %d per %d s for %d s (4 greedy callers each)%n", calls,
@@ -173,13 +215,40 @@ public final class SideBySide {
         lines.forEach(System.out::println);
     }
 
-    private static String windowLine(String system, List<Instant> granted, List<Instant> received, int calls,
-                                     Duration window, int seconds) {
+    private static String windowLine(String system, List<Instant> received, int calls, Duration window,
+                                     int seconds) {
         double allowed = calls * ((double) seconds / window.toSeconds());
-        return String.format("| %s | %s | %d (limit %d) | %.2f |", system,
-                granted == null ? "n/a (the grant is the receipt)"
-                        : SendLog.fullestWindow(granted, window) + " (limit " + calls + ")",
+        return String.format("| %s | n/a (the grant is the receipt) | %d (limit %d) | %.3f |", system,
                 SendLog.fullestWindow(received, window), calls, received.size() / allowed);
+    }
+
+    /**
+     * Scenario 3, the gate's side: the person's waits, and the most BACKFILL grants made between one of the person's
+     * calls joining and its grant (the order allows one: a pass already under way when it joined).
+     */
+    record Interactive(List<Double> waits, long mostBackfillGrantsWhileWaiting) {
+    }
+
+    static Interactive gateInteractive(GateDatabase db, String limit, int seconds) throws Exception {
+        db.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 10, 1000)", limit);
+        List<AutoCloseable> resources = new ArrayList<>();
+        Engine gate = BenchCopies.start(limit, db, resources);
+        resources.add(0, gate::stop);
+        List<Double> waits = interactive(seconds, () -> gate.callers().acquire(limit, CallClass.BACKFILL,
+                Duration.ofSeconds(300), "backfill", CallOptions.NONE), p -> gate.callers().complete(
+                ((Permit) p).callId(), 200), () -> {
+            Permit p = gate.callers().acquire(limit, CallClass.INTERACTIVE, Duration.ofSeconds(300), "person",
+                    CallOptions.NONE);
+            gate.callers().complete(p.callId(), 200);
+        });
+        closeAll(resources);
+        long jumped = db.count("""
+                SELECT coalesce(max((SELECT count(*) FROM gate_call b
+                                     WHERE b.limit_name = i.limit_name AND b.call_class = ?
+                                       AND b.granted_at > i.enqueued_at AND b.granted_at < i.granted_at)), 0)
+                FROM gate_call i WHERE i.limit_name = ? AND i.call_class = ? AND i.granted_at IS NOT NULL""",
+                CallClass.BACKFILL.rank(), limit, CallClass.INTERACTIVE.rank());
+        return new Interactive(waits, jumped);
     }
 
     /**
@@ -188,18 +257,8 @@ public final class SideBySide {
      */
     private static void interactiveAmongBackfill(GateDatabase db, HikariDataSource bucketPool, int seconds)
             throws Exception {
-        db.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('flooded', 10, 1000)");
-        List<AutoCloseable> resources = new ArrayList<>();
-        Engine gate = BenchCopies.start("flooded", db, resources);
-        resources.add(0, gate::stop);
-        List<Double> gateWaits = interactive(seconds, () -> gate.callers().acquire("flooded", CallClass.BACKFILL,
-                Duration.ofSeconds(300), "backfill", CallOptions.NONE), p -> gate.callers().complete(
-                ((Permit) p).callId(), 200), () -> {
-            Permit p = gate.callers().acquire("flooded", CallClass.INTERACTIVE, Duration.ofSeconds(300), "person",
-                    CallOptions.NONE);
-            gate.callers().complete(p.callId(), 200);
-        });
-        closeAll(resources);
+        Interactive gate = gateInteractive(db, "flooded", seconds);
+        List<Double> gateWaits = gate.waits();
         BucketConfiguration config = BucketConfiguration.builder()
                 .addLimit(l -> l.capacity(10).refillGreedy(10, Duration.ofSeconds(1))).build();
         Bucket bucket = Bucket4jPostgreSQL.selectForUpdateBasedBuilder(bucketPool).build().builder()
@@ -295,6 +354,16 @@ public final class SideBySide {
         for (AutoCloseable r : resources) {
             r.close();
         }
+    }
+
+    /** Scenario 1, the gate's side: {@code callers} threads acquire and report the outcome, over and over. */
+    static Cell gateCell(Engine gate, String limit, int callers, int seconds) throws Exception {
+        return cell(() -> {
+            Permit p = gate.callers().acquire(limit, CallClass.INTERACTIVE, Duration.ofSeconds(5), "bench",
+                    CallOptions.NONE);
+            gate.callers().complete(p.callId(), 200);
+            return true;
+        }, callers, seconds);
     }
 
     /** {@code callers} threads repeat {@code take} for a warm-up second, then for {@code seconds}. */
