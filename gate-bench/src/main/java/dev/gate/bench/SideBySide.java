@@ -56,6 +56,8 @@ public final class SideBySide {
 
     public static void main(String[] args) throws Exception {
         int seconds = args.length > 0 && !args[0].isBlank() ? Integer.parseInt(args[0]) : 5;
+        // which scenarios to run, e.g. "1" or "24" (-Dbench.scenarios): all by default
+        String scenarios = System.getProperty("bench.scenarios", "1234");
         GateDatabase db = GateDatabase.fresh("gate_side_by_side");
         db.sql("CREATE TABLE bucket (id bigint PRIMARY KEY, state bytea)");
         db.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('open', " + NEVER_REACHED + ", 1000)");
@@ -75,7 +77,7 @@ public final class SideBySide {
                 .build(2L, () -> config);
 
         List<String> rows = new ArrayList<>();
-        for (int callers : CALLERS) {
+        for (int callers : scenarios.contains("1") ? CALLERS : new int[0]) {
             Cell g = gateCell(gate, "open", callers, seconds);
             Cell u = cell(() -> forUpdate.tryConsume(1), callers, seconds);
             Cell a = cell(() -> advisory.tryConsume(1), callers, seconds);
@@ -104,9 +106,15 @@ public final class SideBySide {
         scheduler.shutdownNow();
         gatePool.close();
 
-        sharedWindow(db, 8 * seconds);
-        interactiveAmongBackfill(db, bucketPool, 8 * seconds);
-        beat(db, 4 * seconds);
+        if (scenarios.contains("2")) {
+            sharedWindow(db, 8 * seconds);
+        }
+        if (scenarios.contains("3")) {
+            interactiveAmongBackfill(db, bucketPool, 8 * seconds);
+        }
+        if (scenarios.contains("4")) {
+            beat(db, 4 * seconds);
+        }
         bucketPool.close();
         db.server().stop();
     }

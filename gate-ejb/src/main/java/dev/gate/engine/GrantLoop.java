@@ -52,9 +52,17 @@ final class GrantLoop {
         timer.stop();
     }
 
-    /** A pass made elsewhere (a caller's fast path) is delivered like the loop's own, and the loop set by it. */
+    /**
+     * A pass made elsewhere (a caller's fast path) is delivered like the loop's own, and the loop set by it. A pass
+     * that granted while other callers here wait runs the loop at once: callers whose own fast path found the slot
+     * row taken by this one are waiting for it, and one loop pass grants all that are due under one commit.
+     */
     void passMade(GrantPass pass) {
         delivery.granted(pass);
+        if (!pass.grants().isEmpty() && delivery.othersWait()) {
+            timer.armIn(Duration.ZERO);
+            return;
+        }
         pass.dueIn().ifPresent(due -> timer.armIn(pass.skipped() ? BUSY_RETRY : due));
     }
 

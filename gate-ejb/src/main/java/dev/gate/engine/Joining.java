@@ -7,6 +7,7 @@ import dev.gate.client.GateException;
 import dev.gate.client.GatePausedException;
 import dev.gate.client.UnknownLimitException;
 import dev.gate.line.LimitName;
+import dev.gate.store.CallRow;
 import dev.gate.store.Calls;
 import dev.gate.store.Grant;
 import dev.gate.wait.Waiters;
@@ -14,6 +15,7 @@ import dev.gate.wait.Waiters;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Level;
@@ -43,7 +45,7 @@ final class Joining {
     }
 
     /** A submission's place in the line, and (for a caller waiting here) the future of its grant. */
-    record Entry(long id, boolean joinedExisting, CompletableFuture<Grant> granted) {
+    record Entry(long id, boolean joinedExisting, CompletableFuture<Grant> granted, Optional<CallRow> row) {
     }
 
     /**
@@ -86,12 +88,12 @@ final class Joining {
         Calls.Joined joined = entered.joined();
         if (joined.joinedExisting()) {
             LOG.fine(() -> program + " joined call " + joined.id() + " of limit " + limit + " by its dedupe key");
-            return new Entry(joined.id(), true, null);
+            return new Entry(joined.id(), true, null, Optional.empty());
         }
         LOG.fine(() -> "call " + joined.id() + " limit=" + limit + " class=" + callClass + " joined the line for "
                 + program);
         loop.passMade(entered.pass());
-        return new Entry(joined.id(), false, granted.get());
+        return new Entry(joined.id(), false, granted.get(), entered.row());
     }
 
     /**

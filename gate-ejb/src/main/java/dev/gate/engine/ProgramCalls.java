@@ -59,7 +59,9 @@ public final class ProgramCalls {
     public Submitted submit(String program, String limit, CallClass callClass, CallOptions options, String dedupeKey)
             throws GateException {
         Joining.Entry entry = joining.enter(limit, callClass, program, owner(program), options, dedupeKey, false);
-        return new Submitted(admission.run(() -> calls.find(entry.id())).orElseThrow(), entry.joinedExisting());
+        CallRow row = entry.row().isPresent() ? entry.row().get()
+                : admission.run(() -> calls.find(entry.id())).orElseThrow(); // a joined call: as it is now
+        return new Submitted(row, entry.joinedExisting());
     }
 
     /** A program's own call; another program's call is as good as absent. */

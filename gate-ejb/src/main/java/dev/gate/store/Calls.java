@@ -32,7 +32,7 @@ public final class Calls {
             FROM gate_limit l WHERE l.name = ?
             ON CONFLICT (limit_name, dedupe_key) WHERE dedupe_key IS NOT NULL AND state IN ('WAITING', 'GRANTED')
             DO NOTHING
-            RETURNING id, deadline_at""";
+            RETURNING id, deadline_at, enqueued_at, lease_expires_at""";
 
     // FOR SHARE: the call cannot finish while it is being joined (a grant may still move it to GRANTED: the lock
     // waits for it and reads the row again). The joiner never touches the slot row: the granter locks the slot row,
@@ -53,6 +53,10 @@ public final class Calls {
 
     /** A submission's place: its own new call, or the live call with its dedupe key that it joined. */
     public record Joined(long id, boolean joinedExisting) {
+    }
+
+    /** A new call's row as its insert wrote it. */
+    private record Inserted(long id, Instant enqueuedAt, Instant leaseExpiresAt) {
     }
 
     /** The line and the rate say the call cannot be granted before its deadline; nothing was joined. */
@@ -109,8 +113,11 @@ public final class Calls {
         this.jpa = jpa;
     }
 
-    /** A join and the grant pass made in its transaction (nothing granted when it joined a live call). */
-    public record Entered(Joined joined, GrantPass pass) {
+    /**
+     * A join and the grant pass made in its transaction (nothing granted when it joined a live call), and the new
+     * call's row as committed (empty when it joined a live call): what the statements wrote, no second read.
+     */
+    public record Entered(Joined joined, GrantPass pass, Optional<CallRow> row) {
     }
 
     /**
@@ -130,13 +137,24 @@ public final class Calls {
                                           Duration lease, Duration deadline, String concurrencyKey, String dedupeKey,
                                           LongConsumer beforeCommit) throws StoreUnavailable {
         return tx.run(c -> {
+            List<Inserted> inserted = new ArrayList<>(1);
             Optional<Joined> joined = join(c, limit, callClass, program, owner, lease, deadline, concurrencyKey,
-                    dedupeKey, beforeCommit);
+                    dedupeKey, inserted, beforeCommit);
             if (joined.isEmpty()) {
                 return Optional.<Entered>empty();
             }
-            GrantPass pass = joined.get().joinedExisting() ? GrantPass.nothing() : Granter.grantDue(c, limit);
-            return Optional.of(new Entered(joined.get(), pass));
+            if (joined.get().joinedExisting()) {
+                return Optional.of(new Entered(joined.get(), GrantPass.nothing(), Optional.empty()));
+            }
+            GrantPass pass = Granter.grantDue(c, limit);
+            Inserted mine = inserted.get(0);
+            Optional<Grant> grant = pass.grants().stream().filter(g -> g.callId() == mine.id()).findFirst();
+            CallRow row = grant.isPresent()
+                    ? new CallRow(mine.id(), limit, callClass, program, owner, CallState.GRANTED, mine.enqueuedAt(),
+                    grant.get().grantedAt().plus(lease), grant.get().grantedAt(), null, null, 0)
+                    : new CallRow(mine.id(), limit, callClass, program, owner, CallState.WAITING, mine.enqueuedAt(),
+                    mine.leaseExpiresAt(), null, null, null, 0);
+            return Optional.of(new Entered(joined.get(), pass, Optional.of(row)));
         });
     }
 
@@ -145,18 +163,20 @@ public final class Calls {
                                  Duration deadline, String concurrencyKey, String dedupeKey,
                                  LongConsumer beforeCommit) throws StoreUnavailable {
         return tx.run(c -> join(c, limit, callClass, program, owner, lease, deadline, concurrencyKey, dedupeKey,
-                beforeCommit));
+                new ArrayList<>(1), beforeCommit));
     }
 
     private static Optional<Joined> join(java.sql.Connection c, String limit, CallClass callClass, String program,
                                          String owner, Duration lease, Duration deadline, String concurrencyKey,
-                                         String dedupeKey, LongConsumer beforeCommit) throws SQLException {
+                                         String dedupeKey, List<Inserted> inserted, LongConsumer beforeCommit)
+            throws SQLException {
         for (int attempt = 0; attempt < 3; attempt++) {
-            Optional<Long> inserted = insert(c, limit, callClass, program, owner, lease, deadline,
-                    concurrencyKey, dedupeKey);
-            if (inserted.isPresent()) {
-                beforeCommit.accept(inserted.get());
-                return Optional.of(new Joined(inserted.get(), false));
+            Optional<Inserted> row = insert(c, limit, callClass, program, owner, lease, deadline, concurrencyKey,
+                    dedupeKey);
+            if (row.isPresent()) {
+                inserted.add(row.get());
+                beforeCommit.accept(row.get().id());
+                return Optional.of(new Joined(row.get().id(), false));
             }
             if (dedupeKey == null || !exists(c, LIMIT_EXISTS, limit)) {
                 return Optional.empty();
@@ -176,11 +196,13 @@ public final class Calls {
         throw new SQLException("dedupe key " + dedupeKey + " of limit " + limit + " keeps changing hands");
     }
 
-    private static Optional<Long> insert(java.sql.Connection c, String limit, CallClass callClass, String program,
+    private static Optional<Inserted> insert(java.sql.Connection c, String limit, CallClass callClass, String program,
                                          String owner, Duration lease, Duration deadline, String concurrencyKey,
                                          String dedupeKey) throws SQLException {
         long newId;
         Instant deadlineAt;
+        Instant enqueuedAt;
+        Instant leaseExpiresAt;
         try (PreparedStatement ps = c.prepareStatement(JOIN)) {
             ps.setInt(1, callClass.rank());
             ps.setString(2, program);
@@ -201,6 +223,8 @@ public final class Calls {
                 }
                 newId = rs.getLong(1);
                 deadlineAt = Times.get(rs, "deadline_at");
+                enqueuedAt = Times.get(rs, "enqueued_at");
+                leaseExpiresAt = Times.get(rs, "lease_expires_at");
             }
         }
         if (deadlineAt != null) {
@@ -209,7 +233,7 @@ public final class Calls {
                 throw new DeadlineMiss(estimate.get()); // rolls the join back
             }
         }
-        return Optional.of(newId);
+        return Optional.of(new Inserted(newId, enqueuedAt, leaseExpiresAt));
     }
 
     private static Optional<Long> liveWithKey(java.sql.Connection c, String limit, String key) throws SQLException {
