@@ -129,7 +129,7 @@ final class LongLine implements AutoCloseable {
             case JOIN -> timedJoin(() -> engine.programs().submit(PROBE_PROGRAM, LIMIT, CallClass.SCHEDULED,
                     CallOptions.NONE, null).call().id(), id -> engine.programs().cancel(PROBE_PROGRAM, id));
             case STATUS -> timed(() -> engine.limits().status(LIMIT).orElseThrow());
-            case POSITION -> timed(() -> positionSeen = engine.programs().estimate(lastInLine).orElseThrow()
+            case POSITION -> timed(() -> positionSeen = engine.programs().estimate(lastInLine()).orElseThrow()
                     .position());
         };
     }
@@ -150,8 +150,15 @@ final class LongLine implements AutoCloseable {
     private void startEngine() throws Exception {
         update("UPDATE gate_slot SET paused_until = clock_timestamp() + interval '1 hour' WHERE limit_name = ?");
         engine = BenchCopies.start("scale-line-copy", db, engineResources);
-        lastInLine = engine.programs().submit(PROBE_PROGRAM, LIMIT, CallClass.BACKFILL, CallOptions.NONE, null)
-                .call().id();
+    }
+
+    /** A call at the end of the line, joined at the first ask; its lease (nobody renews it) outlasts the figure. */
+    private long lastInLine() throws Exception {
+        if (lastInLine == 0) {
+            lastInLine = engine.programs().submit(PROBE_PROGRAM, LIMIT, CallClass.BACKFILL,
+                    CallOptions.NONE.withLease(Duration.ofSeconds(300)), null).call().id();
+        }
+        return lastInLine;
     }
 
     @FunctionalInterface
