@@ -1,0 +1,49 @@
+package dev.gate.bench;
+
+import dev.gate.dev.GateDatabase;
+import dev.gate.dev.GateServer;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.util.Map;
+
+/**
+ * The gate over HTTP, as a program outside the server calls it: the provisioned WildFly with the EAR (its own
+ * process, on a fresh database), then scenario 1 over HTTP and the long-poll scale figure.
+ *
+ * <p>Arguments: the server directory, the EAR, seconds per cell (default 5).
+ */
+public final class HttpSide {
+
+    private HttpSide() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Path server = Path.of(args[0]);
+        Path ear = Path.of(args[1]);
+        int seconds = args.length > 2 && !args[2].isBlank() ? Integer.parseInt(args[2]) : 5;
+        GateDatabase db = GateDatabase.fresh("gate_http_side");
+        Map<String, String> env = Map.of("GATE_DB_URL", db.server().url(db.name()), "GATE_DB_USER",
+                db.server().user(), "GATE_DB_PASSWORD", db.server().password(), "GATE_DEV_MODE", "true");
+        try (GateServer gate = GateServer.start(server, ear, env, false)) {
+            if (!gate.awaitGate(Duration.ofMinutes(5))) {
+                throw new IllegalStateException("the gate did not answer within 5 minutes: see "
+                        + server.resolve("standalone/log/server.log"));
+            }
+            int polls = 1_000;
+            LongPolls.Figures f = LongPolls.run(GateServer.BASE, "web", "web", gate.process().pid(), polls);
+            System.out.printf("%nscale: %,d long-polls held at once by one server (%s, %d cores)%n", polls,
+                    LocalDate.now(), Runtime.getRuntime().availableProcessors());
+            System.out.println("| figure | measured | target |");
+            System.out.println("| --- | --- | --- |");
+            System.out.printf("| server threads, idle / while holding them | %d / %d (+%d) | fewer than 100 more |%n",
+                    f.idleThreads(), f.peakThreads(), f.peakThreads() - f.idleThreads());
+            System.out.printf("| answer after its grant | %s | within 50 ms |%n", f.answerAfterGrant().summary());
+            System.out.printf("| answered GRANTED / errors | %d of %d / %d | all, none |%n", f.answeredGranted(),
+                    polls, f.errors());
+        } finally {
+            db.server().stop();
+        }
+    }
+}
