@@ -24,19 +24,8 @@ import java.util.List;
 /** A vendor's limit: its main rule, further rules, minimum spacing and cool-down ladder. */
 @Entity
 @Table(name = "gate_limit")
-@NamedQuery(name = Limit.WITH_WAITING_CALLS, query = """
-        SELECT l FROM Limit l
-        WHERE EXISTS (SELECT c.id FROM Call c WHERE c.limitName = l.name
-                      AND c.state = dev.gate.line.CallState.WAITING)
-        ORDER BY l.name""")
 @NamedQuery(name = Limit.ALL, query = "SELECT l FROM Limit l ORDER BY l.name")
 public class Limit {
-
-    // WAITING as a literal, not a parameter: the line's partial index (WHERE state = 'WAITING') serves only a
-    // predicate the planner can prove, also in a generic plan of a server-prepared statement.
-
-    /** The limits the slot loop looks at: those with waiting calls, in name order. */
-    public static final String WITH_WAITING_CALLS = "Limit.withWaitingCalls";
 
     /** Every limit, in name order. */
     public static final String ALL = "Limit.all";

@@ -1,11 +1,11 @@
 package dev.gate.engine;
 
-import dev.gate.domain.Limit;
 import dev.gate.store.GrantPass;
 import dev.gate.store.Granter;
 import dev.gate.store.LimitTable;
 import dev.gate.store.StoreBusy;
 import dev.gate.store.StoreUnavailable;
+import dev.gate.store.WaitingLimits;
 
 import java.time.Duration;
 import java.util.concurrent.ScheduledExecutorService;
@@ -70,8 +70,11 @@ final class GrantLoop {
         Duration sleep = settings.idlePoll();
         try {
             recovery.resumeIfPaused();
-            for (Limit limit : limits.withWaitingCalls()) {
-                Duration due = grant(limit.name(), sleep);
+            WaitingLimits waiting = limits.withWaitingCalls();
+            for (WaitingLimits.Due limit : waiting.limits()) {
+                Duration until = waiting.untilDue(limit);
+                // a limit whose beat or cool-down is still ahead cannot send: no transaction for it this pass
+                Duration due = until.isNegative() || until.isZero() ? grant(limit.limit(), sleep) : until;
                 if (due.compareTo(sleep) < 0) {
                     sleep = due;
                 }

@@ -1,6 +1,7 @@
 package dev.gate.store;
 
 import dev.gate.domain.Limit;
+import dev.gate.domain.Slot;
 import dev.gate.line.LimitOptions;
 import dev.gate.line.Pace;
 import jakarta.persistence.EntityManager;
@@ -9,6 +10,7 @@ import org.hibernate.jpa.HibernateHints;
 
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.time.Instant;
 import java.util.List;
 
 /**
@@ -87,10 +89,15 @@ public final class LimitTable {
     }
 
     /** The limits the slot loop looks at: those with waiting calls, in name order. */
-    public List<Limit> withWaitingCalls() throws StoreUnavailable {
+    public WaitingLimits withWaitingCalls() throws StoreUnavailable {
         // read-only: no snapshots to keep for a dirty check that never comes (the loop runs every slot)
-        return jpa.run(em -> em.createNamedQuery(Limit.WITH_WAITING_CALLS, Limit.class)
-                .setHint(HibernateHints.HINT_READ_ONLY, true).getResultList());
+        return jpa.run(em -> {
+            Instant now = Jpa.dbNow(em);
+            List<WaitingLimits.Due> due = em.createNamedQuery(Slot.WITH_WAITING_CALLS, Slot.class)
+                    .setHint(HibernateHints.HINT_READ_ONLY, true).getResultStream()
+                    .map(s -> new WaitingLimits.Due(s.limitName(), s.nextSlotAt(), s.pausedUntil(now))).toList();
+            return new WaitingLimits(now, System.nanoTime(), due);
+        });
     }
 
     /**
