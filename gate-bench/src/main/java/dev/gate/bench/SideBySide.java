@@ -383,10 +383,7 @@ public final class SideBySide {
         long t0 = System.nanoTime();
         long done = run(take, callers, seconds, latencies, failures);
         double elapsed = (System.nanoTime() - t0) / 1e9;
-        long[] cpu1 = cpu();
-        double busy = cpu1[0] == cpu0[0] ? Double.NaN
-                : 100.0 * (1 - (double) (cpu1[1] - cpu0[1]) / (cpu1[0] - cpu0[0]));
-        return new Cell(done / elapsed, new Percentiles(latencies), (int) failures.get(), busy);
+        return new Cell(done / elapsed, new Percentiles(latencies), (int) failures.get(), busy(cpu0, cpu()));
     }
 
     private static long run(Take take, int callers, int seconds, List<Double> latencies, AtomicLong failures)
@@ -423,8 +420,14 @@ public final class SideBySide {
         return total;
     }
 
+    /** The host's CPU busy (%) between two {@link #cpu()} readings; NaN where there is no /proc. */
+    static double busy(long[] before, long[] after) {
+        return after[0] == before[0] ? Double.NaN
+                : 100.0 * (1 - (double) (after[1] - before[1]) / (after[0] - before[0]));
+    }
+
     /** Host CPU jiffies from /proc/stat: {total, idle + iowait}; zeros where there is no /proc. */
-    private static long[] cpu() {
+    static long[] cpu() {
         try {
             String[] f = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
             long total = 0;

@@ -1,6 +1,5 @@
 package dev.gate.web.api;
 
-import jakarta.json.Json;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonException;
 import jakarta.json.JsonNumber;
@@ -43,7 +42,7 @@ final class Bodies {
             return JsonValue.EMPTY_JSON_OBJECT;
         }
         JsonStructure parsed;
-        try (JsonReader reader = Json.createReader(new StringReader(text))) {
+        try (JsonReader reader = JsonBuilders.reader(new StringReader(text))) {
             parsed = reader.read();
         } catch (JsonParsingException e) {
             throw new ProblemException(Problem.of(400, "malformed-json", "Malformed JSON", "body: " + e.getMessage()));
@@ -83,7 +82,7 @@ final class Bodies {
 
     /** An integer array item within bounds. */
     static int integer(JsonArray array, int index, String name, long min, long max) {
-        JsonObject wrapped = jakarta.json.Json.createObjectBuilder().add(name, array.get(index)).build();
+        JsonObject wrapped = JsonBuilders.object().add(name, array.get(index)).build();
         return integer(wrapped, name, min, max, null);
     }
 

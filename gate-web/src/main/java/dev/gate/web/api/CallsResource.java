@@ -60,9 +60,9 @@ public class CallsResource {
     @Operation(summary = "Leave the line (WAITING to CANCELLED); 204; a granted call is not un-granted (409)")
     @DELETE
     public Response leave(@PathParam("id") String id) throws GateException {
-        long call = own(id);
+        long call = Bodies.id(id);
         if (!programs.cancel(program(), call)) {
-            throw conflict(call, "only a WAITING call can leave the line");
+            throw refused(call, "only a WAITING call can leave the line");
         }
         return Response.noContent().build();
     }
@@ -72,9 +72,9 @@ public class CallsResource {
     @POST
     @Path("lease")
     public Response lease(@PathParam("id") String id) throws GateException {
-        long call = own(id);
+        long call = Bodies.id(id);
         if (!programs.renew(program(), call)) {
-            throw conflict(call, "only a WAITING or GRANTED call holds a lease");
+            throw refused(call, "only a WAITING or GRANTED call holds a lease");
         }
         return Response.ok(Views.call(current(call)).toString()).build();
     }
@@ -84,27 +84,43 @@ public class CallsResource {
     @POST
     @Path("outcome")
     public Response outcome(@PathParam("id") String id, InputStream body) throws GateException {
-        long call = own(id);
-        JsonObject fields = Bodies.object(body, OUTCOME_FIELDS);
-        int status = Bodies.integer(fields, "status", 100, 599, null);
-        Integer retryAfter = fields.containsKey("retryAfterSeconds") && !fields.isNull("retryAfterSeconds")
-                ? Bodies.integer(fields, "retryAfterSeconds", 0, 86_400, null) : null;
+        long call = Bodies.id(id);
+        JsonObject fields;
+        int status;
+        Integer retryAfter;
+        try {
+            fields = Bodies.object(body, OUTCOME_FIELDS);
+            status = Bodies.integer(fields, "status", 100, 599, null);
+            retryAfter = fields.containsKey("retryAfterSeconds") && !fields.isNull("retryAfterSeconds")
+                    ? Bodies.integer(fields, "retryAfterSeconds", 0, 86_400, null) : null;
+        } catch (ProblemException badBody) {
+            own(call); // another program's call is a 404 (a joined one a 403) whatever the body says
+            throw badBody;
+        }
         if (!programs.outcome(program(), call, status, retryAfter)) {
-            throw conflict(call, "only a GRANTED call has an outcome to report");
+            throw refused(call, "only a GRANTED call has an outcome to report");
         }
         return Response.noContent().build();
     }
 
+    /**
+     * Why the engine refused an action on a call: not the program's (404), only joined by it (403), or in the wrong
+     * state (409). The engine's actions check the owner themselves, so this read happens only when one was refused,
+     * never on the way to a success.
+     */
+    private ProblemException refused(long id, String why) throws GateException {
+        own(id);
+        return conflict(id, why);
+    }
+
     /** The program's own call; a call it only joined (by a dedupe key) it may watch, not act on. */
-    private long own(String rawId) throws GateException {
-        long id = Bodies.id(rawId);
+    private void own(long id) throws GateException {
         switch (programs.find(program(), id)) {
             case OWN -> {
-                return id;
             }
             case JOINED_ONLY -> throw new ProblemException(Problem.of(403, "joined-call", "Joined call",
                     "call: " + id + " was joined by its dedupe key; only the program that submitted it acts on it"));
-            default -> throw ProblemException.notFound("call: no call " + rawId);
+            default -> throw ProblemException.notFound("call: no call " + id);
         }
     }
 

@@ -11,7 +11,6 @@ import jakarta.annotation.security.RolesAllowed;
 import jakarta.ejb.EJB;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
@@ -67,7 +66,7 @@ public class LimitsResource {
     @GET
     @RolesAllowed({"caller", "operator", "viewer"})
     public Response all() throws GateException {
-        JsonArrayBuilder all = Json.createArrayBuilder();
+        JsonArrayBuilder all = JsonBuilders.array();
         for (LimitStatus l : limits.all()) {
             all.add(Views.limit(l));
         }
@@ -134,7 +133,7 @@ public class LimitsResource {
             throw ProblemException.notFound("limit: no limit named '" + name + "'");
         }
         if (!removal.removed()) {
-            String body = Json.createObjectBuilder(Problem.of(409, "limit-in-use", "Limit has live calls",
+            String body = JsonBuilders.object(Problem.of(409, "limit-in-use", "Limit has live calls",
                     "limit: '" + name + "' has " + removal.liveCalls() + " waiting or granted calls; remove it when "
                             + "they are done").json()).add("liveCalls", removal.liveCalls()).build().toString();
             return Response.status(409).type(Problem.MEDIA_TYPE).entity(body).build();

@@ -1,6 +1,5 @@
 package dev.gate.web.api;
 
-import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.ws.rs.core.Response;
 
@@ -13,7 +12,7 @@ public record Problem(String type, String title, int status, String detail) {
     public static final String REQUEST_ATTRIBUTE = "dev.gate.problem";
 
     public JsonObject json() {
-        return Json.createObjectBuilder().add("type", type).add("title", title).add("status", status)
+        return JsonBuilders.object().add("type", type).add("title", title).add("status", status)
                 .add("detail", detail == null ? "" : detail).build();
     }
 

@@ -81,7 +81,7 @@ public final class ProblemMappers {
         @Override
         public Response toResponse(DeadlineException e) {
             Problem p = Problem.of(429, "deadline", "Deadline cannot be met", "deadlineSeconds: " + e.getMessage());
-            String body = jakarta.json.Json.createObjectBuilder(p.json())
+            String body = JsonBuilders.object(p.json())
                     .add("estimatedWaitMs", e.estimatedWait().toMillis())
                     .add("estimatedGrantAt", e.estimatedGrantAt().toString()).build().toString();
             return Response.status(429).type(Problem.MEDIA_TYPE).entity(body).build();

@@ -5,7 +5,6 @@ import dev.gate.app.Programs;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ejb.EJB;
 import jakarta.enterprise.context.RequestScoped;
-import jakarta.json.Json;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
@@ -34,6 +33,6 @@ public class ProgramsResource {
     @RolesAllowed("caller")
     public Response lease() throws GateException {
         int renewed = programs.renewAll(security.getUserPrincipal().getName());
-        return Response.ok(Json.createObjectBuilder().add("renewed", renewed).build().toString()).build();
+        return Response.ok(JsonBuilders.object().add("renewed", renewed).build().toString()).build();
     }
 }

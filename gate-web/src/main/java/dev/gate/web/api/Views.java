@@ -3,7 +3,6 @@ package dev.gate.web.api;
 import dev.gate.app.CallView;
 import dev.gate.client.CallClass;
 import dev.gate.client.LimitStatus;
-import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 
@@ -19,7 +18,7 @@ final class Views {
 
     /** A call; a waiting one also says how many calls are ahead of it and when it may expect its grant. */
     static JsonObject call(CallView c) {
-        JsonObjectBuilder b = Json.createObjectBuilder()
+        JsonObjectBuilder b = JsonBuilders.object()
                 .add("id", c.id())
                 .add("limit", c.limit())
                 .add("class", c.callClass().name())
@@ -31,7 +30,7 @@ final class Views {
         if (c.outcomeStatus() == null) {
             b.addNull("outcome");
         } else {
-            JsonObjectBuilder outcome = Json.createObjectBuilder().add("status", c.outcomeStatus());
+            JsonObjectBuilder outcome = JsonBuilders.object().add("status", c.outcomeStatus());
             if (c.outcomeRetryAfterSeconds() == null) {
                 outcome.addNull("retryAfterSeconds");
             } else {
@@ -51,11 +50,11 @@ final class Views {
 
     /** A submission's answer: the call, and whether its dedupe key joined a live call. */
     static JsonObject submitted(CallView c, boolean joined) {
-        return Json.createObjectBuilder(call(c)).add("joined", joined).build();
+        return JsonBuilders.object(call(c)).add("joined", joined).build();
     }
 
     static JsonObject limit(LimitStatus l) {
-        JsonObjectBuilder b = Json.createObjectBuilder()
+        JsonObjectBuilder b = JsonBuilders.object()
                 .add("name", l.getName())
                 .add("calls", l.getCalls())
                 .add("windowSeconds", l.getWindowMs() % 1000 == 0 ? BigDecimal.valueOf(l.getWindowMs() / 1000)
@@ -70,7 +69,7 @@ final class Views {
     }
 
     private static JsonObjectBuilder byClass(Map<String, Long> values) {
-        JsonObjectBuilder b = Json.createObjectBuilder();
+        JsonObjectBuilder b = JsonBuilders.object();
         for (CallClass c : CallClass.values()) {
             Long v = values.get(c.name());
             if (v == null) {
