@@ -31,6 +31,18 @@ public final class HttpSide {
                 throw new IllegalStateException("the gate did not answer within 5 minutes: see "
                         + server.resolve("standalone/log/server.log"));
             }
+            System.out.printf("%nscenario 1 over HTTP: the gate in its own server (WildFly, the EAR), a limit never "
+                    + "reached, %d s per cell (%s, %d cores; client, server and PostgreSQL on one host)%n", seconds,
+                    LocalDate.now(), Runtime.getRuntime().availableProcessors());
+            System.out.println("| callers | grants | p50 | p99 | errors | lost | left waiting | host cpu |");
+            System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- |");
+            for (int callers : new int[] {1, 4, 16}) {
+                System.out.println(HttpPath.run(java.net.URI.create(GateServer.BASE + "/api/v1/"), "web", "web",
+                        "ops:ops", callers, seconds));
+            }
+            System.out.println("(targets: p50 <= 3 ms at 1 caller, >= 1,000 grants/s at 16 callers, no error, "
+                    + "nothing lost)");
+
             int polls = 1_000;
             LongPolls.Figures f = LongPolls.run(GateServer.BASE, "web", "web", gate.process().pid(), polls);
             System.out.printf("%nscale: %,d long-polls held at once by one server (%s, %d cores)%n", polls,
