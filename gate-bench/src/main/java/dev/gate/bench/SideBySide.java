@@ -121,7 +121,8 @@ public final class SideBySide {
 
     /** The gate's figures of scenario 2: the fullest window by grant and by receipt, and the slowest delivery. */
     record SharedWindow(int calls, Duration window, int byGrant, int byReceipt, double utilization,
-                        Duration slowestReceipt, Duration margin, long grants, long done, Percentiles lateness) {
+                        Duration slowestReceipt, Duration margin, long grants, long done, Percentiles lateness,
+                        long failures) {
 
         /** The margin holds the cap by receipt only for grants that reach their callers within it. */
         boolean receiptWithinMargin() {
@@ -144,7 +145,7 @@ public final class SideBySide {
         db.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, ?, ?)", limit, calls, window.toMillis());
         List<Instant> received = Collections.synchronizedList(new ArrayList<>());
         AtomicLong slowestNanos = new AtomicLong();
-        drive(List.of(a, b), 4, seconds, copy -> {
+        long failures = drive(List.of(a, b), 4, seconds, copy -> {
             Permit p = copy.callers().acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(30), "bench",
                     CallOptions.NONE);
             Instant at = Instant.now(); // the same host clock as the database's
@@ -162,7 +163,7 @@ public final class SideBySide {
                 SendLog.fullestWindow(sorted(received), window), received.size() / allowed,
                 Duration.ofNanos(slowestNanos.get()), ReceiptMargin.byDefault().forWindow(window), granted.size(),
                 db.count("SELECT count(*) FROM gate_call WHERE limit_name = ? AND state = 'DONE'", limit),
-                new Percentiles(lateness));
+                new Percentiles(lateness), failures);
     }
 
     /**
@@ -204,7 +205,7 @@ public final class SideBySide {
             Bucket bucketB = Bucket4jPostgreSQL.selectForUpdateBasedBuilder(poolB).build().builder()
                     .build(id, () -> config);
             List<Instant> received = Collections.synchronizedList(new ArrayList<>());
-            drive(List.of(bucketA, bucketB), 4, seconds, bucket -> {
+            long failed = drive(List.of(bucketA, bucketB), 4, seconds, bucket -> {
                 if (bucket.tryConsume(1)) {
                     received.add(Instant.now());
                 } else {
@@ -213,8 +214,8 @@ public final class SideBySide {
             });
             poolA.close();
             poolB.close();
-            lines.add(windowLine("Bucket4j SELECT FOR UPDATE, refill " + refill, sorted(received), calls, window,
-                    seconds));
+            lines.add(windowLine("Bucket4j SELECT FOR UPDATE, refill " + refill + (failed > 0 ? " (" + failed
+                    + " calls failed)" : ""), sorted(received), calls, window, seconds));
         }
         System.out.printf("%nscenario 2: two processes share %d per %d s for %d s (4 greedy callers each)%n", calls,
                 window.toSeconds(), seconds);
@@ -331,25 +332,39 @@ public final class SideBySide {
         return waits;
     }
 
-    /** {@code perTarget} threads per target repeat {@code step} for {@code seconds}. */
-    private static <T> void drive(List<T> targets, int perTarget, int seconds, Step<T> step) throws Exception {
+    /**
+     * {@code perTarget} threads per target repeat {@code step} for {@code seconds}; a step that throws is counted
+     * (and the first such error printed), and its thread goes on. Answers the failed steps.
+     */
+    private static <T> long drive(List<T> targets, int perTarget, int seconds, Step<T> step) throws Exception {
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         ExecutorService pool = Executors.newFixedThreadPool(targets.size() * perTarget);
-        List<Future<?>> runs = new ArrayList<>();
-        for (T target : targets) {
-            for (int i = 0; i < perTarget; i++) {
-                runs.add(pool.submit(() -> {
-                    while (System.nanoTime() < until) {
-                        step.run(target);
-                    }
-                    return null;
-                }));
+        AtomicLong failed = new AtomicLong();
+        try {
+            List<Future<?>> runs = new ArrayList<>();
+            for (T target : targets) {
+                for (int i = 0; i < perTarget; i++) {
+                    runs.add(pool.submit(() -> {
+                        while (System.nanoTime() < until) {
+                            try {
+                                step.run(target);
+                            } catch (Exception e) {
+                                if (failed.getAndIncrement() == 0) {
+                                    System.err.println("a step failed (later failures are only counted): " + e);
+                                }
+                            }
+                        }
+                        return null;
+                    }));
+                }
             }
+            for (Future<?> f : runs) {
+                f.get();
+            }
+        } finally {
+            pool.shutdownNow();
         }
-        for (Future<?> f : runs) {
-            f.get();
-        }
-        pool.shutdown();
+        return failed.get();
     }
 
     private static List<Instant> sorted(List<Instant> instants) {
