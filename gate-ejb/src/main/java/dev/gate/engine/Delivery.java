@@ -54,11 +54,6 @@ final class Delivery {
         }
     }
 
-    /** Whether any caller or watcher here still waits (for any limit). */
-    boolean othersWait() {
-        return waiters.any() || watches.any();
-    }
-
     /** These calls left WAITING here without a grant (cancelled): their watches hear it. */
     void leftWaiting(List<Long> callIds) {
         watches.leftWaiting(callIds);

@@ -41,11 +41,6 @@ public final class StateWatches {
         }
     }
 
-    /** Whether anyone here watches a call (a long-poll, a joiner). */
-    public boolean any() {
-        return !byCall.isEmpty();
-    }
-
     public Set<Long> callIds() {
         return Set.copyOf(byCall.keySet());
     }

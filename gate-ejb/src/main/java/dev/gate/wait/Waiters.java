@@ -82,11 +82,6 @@ public final class Waiters {
         abandoned.removeAll(callIds);
     }
 
-    /** Whether any caller of this instance waits for a grant. */
-    public boolean any() {
-        return !byCall.isEmpty();
-    }
-
     /** The calls that have a live waiter here: the ones whose leases this instance renews. */
     public Set<Long> callIds() {
         return Set.copyOf(byCall.keySet());
