@@ -44,7 +44,8 @@ public final class HttpSide {
                     + "nothing lost)");
 
             int polls = 1_000;
-            LongPolls.Figures f = LongPolls.run(GateServer.BASE, "web", "web", gate.process().pid(), polls);
+            LongPolls.Figures f = LongPolls.run(GateServer.BASE, "web", "web", "ops:ops", gate.process().pid(),
+                    polls);
             System.out.printf("%nscale: %,d long-polls held at once by one server (%s, %d cores)%n", polls,
                     LocalDate.now(), Runtime.getRuntime().availableProcessors());
             System.out.println("| figure | measured | target |");

@@ -41,14 +41,17 @@ final class LongPolls {
     private LongPolls() {
     }
 
-    static Figures run(String base, String user, String password, long serverPid, int polls) throws Exception {
+    /** @param operator {@code name:password} of an operator, who declares the limit */
+    static Figures run(String base, String user, String password, String operator, long serverPid, int polls)
+            throws Exception {
         HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(Duration.ofSeconds(10)).build();
         String auth = "Basic " + Base64.getEncoder().encodeToString((user + ":" + password)
                 .getBytes(StandardCharsets.UTF_8));
         String api = base + "/api/v1";
+        String ops = "Basic " + Base64.getEncoder().encodeToString(operator.getBytes(StandardCharsets.UTF_8));
         // 200 per second: 1,000 calls drain in 5 s once the pause ends
-        check(send(http, auth, "PUT", api + "/limits/" + LIMIT, "{\"calls\":200,\"windowSeconds\":1}"), 200, 201);
+        check(send(http, ops, "PUT", api + "/limits/" + LIMIT, "{\"calls\":200,\"windowSeconds\":1}"), 200, 201);
         JsonObject first = json(send(http, auth, "POST", api + "/limits/" + LIMIT + "/calls?waitSeconds=10",
                 "{\"class\":\"SCHEDULED\",\"leaseSeconds\":120}"));
         check(send(http, auth, "POST", api + "/calls/" + first.getJsonNumber("id").longValue() + "/outcome",
