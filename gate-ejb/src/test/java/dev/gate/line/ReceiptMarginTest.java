@@ -1,5 +1,6 @@
 package dev.gate.line;
 
+import dev.gate.dev.SendLog;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -68,8 +69,8 @@ class ReceiptMarginTest {
             received.add(i % 61 == 0 ? sent.get(i).plus(margin).minusNanos(1_000) : sent.get(i));
         }
         received.sort(null);
-        assertTrue(fullest(received, Duration.ofSeconds(10)) <= 60, "by receipt: " + fullest(received,
-                Duration.ofSeconds(10)));
+        int byReceipt = SendLog.fullestWindow(received, Duration.ofSeconds(10));
+        assertTrue(byReceipt <= 60, "by receipt: " + byReceipt);
         double rate = (sent.size() - 1) / (Duration.between(sent.get(0), sent.get(sent.size() - 1)).toNanos() / 1e9);
         assertTrue(rate >= 0.99 * 6.0 && rate <= 6.0, "rate " + rate + "/s against 6/s");
     }
@@ -81,17 +82,5 @@ class ReceiptMarginTest {
         }
         Instant nth = sent.get(sent.size() - p.calls());
         return List.of(nth.isAfter(now.minus(p.window())) ? Optional.of(nth) : Optional.empty());
-    }
-
-    private static int fullest(List<Instant> sorted, Duration window) {
-        int best = 0;
-        int from = 0;
-        for (int to = 0; to < sorted.size(); to++) {
-            while (!sorted.get(from).isAfter(sorted.get(to).minus(window))) {
-                from++;
-            }
-            best = Math.max(best, to - from + 1);
-        }
-        return best;
     }
 }
