@@ -25,9 +25,9 @@ public final class Outcomes {
 
     // A late outcome of an ABANDONED call (its lease ran out first) still counts: a 429 must not lose its cool-down.
     // Those who wait for this outcome (joiners) hear of it at commit, on any instance. An outcome that moves no
-    // cool-down commits without waiting for the disk (synchronous_commit off for this transaction only): PostgreSQL
-    // flushes it within a few hundred ms, and if it crashes first the call ends ABANDONED at its lease instead of
-    // DONE; no grant, send or cool-down is ever committed that way.
+    // cool-down and frees no concurrency key commits without waiting for the disk (synchronous_commit off for this
+    // transaction only): PostgreSQL flushes it within a few hundred ms, and if it crashes first the call ends
+    // ABANDONED at its lease instead of DONE; no grant, send, cool-down or freed key is ever committed that way.
     private static final String DONE = """
             WITH done AS (
                 UPDATE gate_call SET state = 'DONE', done_at = clock_timestamp(), outcome_status = ?,
@@ -88,7 +88,10 @@ public final class Outcomes {
             boolean signal = CoolDownLadder.isRateLimitSignal(status, retryAfterSeconds);
             Seen locked = signal || seen.get().next(signal, retryAfterSeconds) != null
                     ? read(c, LOCK_COOLDOWN, callId, owner, limit).orElseThrow() : null;
-            Instant doneAt = done(c, callId, owner, status, retryAfterSeconds, locked == null);
+            // a freed concurrency key commits durably: the next call of the key must not be granted on a
+            // record a crash could lose, and its grant then reads after this outcome's time, not before
+            Instant doneAt = done(c, callId, owner, status, retryAfterSeconds,
+                    locked == null && !seen.get().freesKey());
             if (doneAt == null) {
                 throw new SQLException("call " + callId + " left GRANTED while its outcome was recorded", "40001");
             }
