@@ -26,8 +26,7 @@ import java.util.List;
  * Part b of the scale figures: many limits, each with a few waiting calls and a slow beat, their slots spread evenly
  * over one beat so that some limit is due all the time; one gate copy runs its slot loop over them. What the loop
  * does is read from outside, from the send log: each send's lateness against its slot, the grants made against the
- * slots that came due, and the loop's passes (the loop visits the limits in name order, one pass at a time, so a send
- * for a limit whose name sorts before the previous send's starts a new pass).
+ * slots that came due.
  */
 final class ManyLimits {
 
@@ -38,8 +37,8 @@ final class ManyLimits {
     private static final Duration READS = Duration.ofSeconds(60);
 
     /** What the run showed. */
-    record Run(int limits, Duration beat, Duration ran, long slotsDue, List<Double> lateness, List<Double> passes,
-               double grantsPerPass, Percentiles waitingRead, Percentiles notDueGrant, Percentiles oneStatus,
+    record Run(int limits, Duration beat, Duration ran, long slotsDue, List<Double> lateness,
+               Percentiles waitingRead, Percentiles notDueGrant, Percentiles oneStatus,
                Percentiles allStatus) {
 
         long grants() {
@@ -74,8 +73,7 @@ final class ManyLimits {
                 }
             }
             List<Double> lateness = new ArrayList<>();
-            List<Double> passes = new ArrayList<>();
-            double grantsPerPass = readSends(sql, end, lateness, passes);
+            readSends(sql, end, lateness);
             try (HikariDataSource pool = db.pool(4); Jpa jpa = new Jpa(pool)) {
                 // the same store calls a pass makes, timed from outside now that the loop is stopped
                 Tx tx = new Tx(pool);
@@ -99,7 +97,7 @@ final class ManyLimits {
                 Percentiles one = timed(50, READS, () -> view.limit(name(LIMITS / 2)).orElseThrow());
                 Percentiles all = timed(3, READS, view::limits);
                 return new Run(LIMITS, beat, Duration.between(firstSlot, end), slotsDue(firstSlot, end), lateness,
-                        passes, grantsPerPass, waitingRead, new Percentiles(notDue.subList(200, notDue.size())),
+                        waitingRead, new Percentiles(notDue.subList(200, notDue.size())),
                         one, all);
             }
         }
@@ -148,38 +146,20 @@ final class ManyLimits {
         return due;
     }
 
-    /**
-     * Each send's lateness, and each whole pass's time (from its first send to the next pass's first send; the first
-     * pass is left out, it may have begun before its first send); answers the grants per whole pass.
-     */
-    private static double readSends(Connection sql, Instant end, List<Double> lateness, List<Double> passes)
-            throws SQLException {
-        List<Instant> passStarts = new ArrayList<>();
-        List<Integer> passFirstSend = new ArrayList<>();
-        String previous = null;
+    /** Each send's lateness against its slot. */
+    private static void readSends(Connection sql, Instant end, List<Double> lateness) throws SQLException {
         // only what was sent by the end: a pass running at the stop goes on a while (the stop waits 2 s at most)
         try (PreparedStatement ps = sql.prepareStatement(
-                "SELECT limit_name, sent_at, slot_at FROM gate_send WHERE sent_at <= ? ORDER BY id")) {
+                "SELECT sent_at, slot_at FROM gate_send WHERE sent_at <= ? ORDER BY id")) {
             ps.setObject(1, OffsetDateTime.ofInstant(end, ZoneOffset.UTC));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    String limit = rs.getString(1);
-                    Instant sent = rs.getObject(2, OffsetDateTime.class).toInstant();
-                    Instant slot = rs.getObject(3, OffsetDateTime.class).toInstant();
-                    if (previous != null && limit.compareTo(previous) <= 0) {
-                        passStarts.add(sent);
-                        passFirstSend.add(lateness.size());
-                    }
+                    Instant sent = rs.getObject(1, OffsetDateTime.class).toInstant();
+                    Instant slot = rs.getObject(2, OffsetDateTime.class).toInstant();
                     lateness.add(Duration.between(slot, sent).toNanos() / 1e6);
-                    previous = limit;
                 }
             }
         }
-        for (int k = 1; k < passStarts.size(); k++) {
-            passes.add(Duration.between(passStarts.get(k - 1), passStarts.get(k)).toNanos() / 1e6);
-        }
-        return passes.isEmpty() ? Double.NaN
-                : (double) (passFirstSend.get(passFirstSend.size() - 1) - passFirstSend.get(0)) / passes.size();
     }
 
     @FunctionalInterface
