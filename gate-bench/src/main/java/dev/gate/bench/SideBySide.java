@@ -48,6 +48,20 @@ public final class SideBySide {
         boolean take() throws Exception;
     }
 
+    /** One operation a caller repeats; answers how long its grant took (ns), or -1 when it was refused. */
+    @FunctionalInterface
+    interface Timed {
+        long grantNanos() throws Exception;
+
+        /** The whole of {@code take} is the grant (Bucket4j's tryConsume). */
+        static Timed whole(Take take) {
+            return () -> {
+                long t = System.nanoTime();
+                return take.take() ? System.nanoTime() - t : -1;
+            };
+        }
+    }
+
     record Cell(double perSecond, Percentiles latency, int failures, double cpuBusy) {
     }
 
@@ -79,8 +93,8 @@ public final class SideBySide {
         List<String> rows = new ArrayList<>();
         for (int callers : scenarios.contains("1") ? CALLERS : new int[0]) {
             Cell g = gateCell(gate, "open", callers, seconds);
-            Cell u = cell(() -> forUpdate.tryConsume(1), callers, seconds);
-            Cell a = cell(() -> advisory.tryConsume(1), callers, seconds);
+            Cell u = cell(Timed.whole(() -> forUpdate.tryConsume(1)), callers, seconds);
+            Cell a = cell(Timed.whole(() -> advisory.tryConsume(1)), callers, seconds);
             double best = Math.max(u.perSecond(), a.perSecond());
             rows.add(String.format("| %2d callers | %,8.0f /s, p50 %5.2f ms, p99 %6.2f ms, cpu %3.0f%% "
                             + "| %,8.0f /s, p50 %5.2f ms, p99 %6.2f ms, cpu %3.0f%% "
@@ -382,15 +396,17 @@ public final class SideBySide {
     /** Scenario 1, the gate's side: {@code callers} threads acquire and report the outcome, over and over. */
     static Cell gateCell(Engine gate, String limit, int callers, int seconds) throws Exception {
         return cell(() -> {
+            long t = System.nanoTime();
             Permit p = gate.callers().acquire(limit, CallClass.INTERACTIVE, Duration.ofSeconds(5), "bench",
                     CallOptions.NONE);
-            gate.callers().complete(p.callId(), 200);
-            return true;
+            long granted = System.nanoTime() - t;
+            gate.callers().complete(p.callId(), 200); // in the rate, not in the grant's latency
+            return granted;
         }, callers, seconds);
     }
 
     /** {@code callers} threads repeat {@code take} for a warm-up second, then for {@code seconds}. */
-    private static Cell cell(Take take, int callers, int seconds) throws Exception {
+    private static Cell cell(Timed take, int callers, int seconds) throws Exception {
         run(take, callers, 1, new ArrayList<>(), new AtomicLong());
         List<Double> latencies = Collections.synchronizedList(new ArrayList<>());
         AtomicLong failures = new AtomicLong();
@@ -401,7 +417,7 @@ public final class SideBySide {
         return new Cell(done / elapsed, new Percentiles(latencies), (int) failures.get(), busy(cpu0, cpu()));
     }
 
-    private static long run(Take take, int callers, int seconds, List<Double> latencies, AtomicLong failures)
+    private static long run(Timed take, int callers, int seconds, List<Double> latencies, AtomicLong failures)
             throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(callers);
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
@@ -410,15 +426,14 @@ public final class SideBySide {
             counts.add(pool.submit(() -> {
                 long n = 0;
                 while (System.nanoTime() < until) {
-                    long t = System.nanoTime();
-                    boolean granted;
+                    long granted;
                     try {
-                        granted = take.take();
+                        granted = take.grantNanos();
                     } catch (Exception e) {
-                        granted = false;
+                        granted = -1;
                     }
-                    if (granted) {
-                        latencies.add((System.nanoTime() - t) / 1e6);
+                    if (granted >= 0) {
+                        latencies.add(granted / 1e6);
                         n++;
                     } else {
                         failures.incrementAndGet();

@@ -1,6 +1,7 @@
 package dev.gate.ejb;
 
 import dev.gate.db.Migrations;
+import dev.gate.store.ConnectionSettings;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
 import jakarta.ejb.Singleton;
@@ -30,6 +31,7 @@ public class Schema {
     @PostConstruct
     void migrate() {
         try (Connection c = dataSource.getConnection()) {
+            ConnectionSettings.lift(c); // a pooled connection may carry the gate's short timeouts (a redeployment)
             int applied = Migrations.apply(c);
             LOG.info(() -> applied == 0 ? "gate schema is up to date"
                     : "gate schema updated: " + applied + " change sets applied");

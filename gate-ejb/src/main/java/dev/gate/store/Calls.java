@@ -34,6 +34,11 @@ public final class Calls {
             DO NOTHING
             RETURNING id, deadline_at, enqueued_at, lease_expires_at""";
 
+    // The fast path's join: the insert and the limit's slot lock (with its first probe) in one round trip. Lock order
+    // holds: the new row is invisible to every other transaction until commit, and the slot lock never waits.
+    private static final String JOIN_AND_LOCK = "WITH j AS (" + JOIN + "),\nk AS (" + Granter.LOCK_SLOT + ")\n"
+            + "SELECT j.*, k.* FROM (SELECT 1) one LEFT JOIN j ON true LEFT JOIN k ON true";
+
     // FOR SHARE: the call cannot finish while it is being joined (a grant may still move it to GRANTED: the lock
     // waits for it and reads the row again). The joiner never touches the slot row: the granter locks the slot row,
     // then call rows, and a joiner holding a call row while waiting for the slot row would close a cycle.
@@ -55,8 +60,8 @@ public final class Calls {
     public record Joined(long id, boolean joinedExisting) {
     }
 
-    /** A new call's row as its insert wrote it. */
-    private record Inserted(long id, Instant enqueuedAt, Instant leaseExpiresAt) {
+    /** A new call's row as its insert wrote it; with the slot as its statement locked it, on the fast path. */
+    private record Inserted(long id, Instant enqueuedAt, Instant leaseExpiresAt, Optional<Granter.Locked> slot) {
     }
 
     /** The line and the rate say the call cannot be granted before its deadline; nothing was joined. */
@@ -139,15 +144,15 @@ public final class Calls {
         return tx.run(c -> {
             List<Inserted> inserted = new ArrayList<>(1);
             Optional<Joined> joined = join(c, limit, callClass, program, owner, lease, deadline, concurrencyKey,
-                    dedupeKey, inserted, beforeCommit);
+                    dedupeKey, true, inserted, beforeCommit);
             if (joined.isEmpty()) {
                 return Optional.<Entered>empty();
             }
             if (joined.get().joinedExisting()) {
                 return Optional.of(new Entered(joined.get(), GrantPass.nothing(), Optional.empty()));
             }
-            GrantPass pass = Granter.grantDue(c, limit);
             Inserted mine = inserted.get(0);
+            GrantPass pass = Granter.grantDue(c, limit, mine.slot());
             Optional<Grant> grant = pass.grants().stream().filter(g -> g.callId() == mine.id()).findFirst();
             CallRow row = grant.isPresent()
                     ? new CallRow(mine.id(), limit, callClass, program, owner, CallState.GRANTED, mine.enqueuedAt(),
@@ -163,16 +168,16 @@ public final class Calls {
                                  Duration deadline, String concurrencyKey, String dedupeKey,
                                  LongConsumer beforeCommit) throws StoreUnavailable {
         return tx.run(c -> join(c, limit, callClass, program, owner, lease, deadline, concurrencyKey, dedupeKey,
-                new ArrayList<>(1), beforeCommit));
+                false, new ArrayList<>(1), beforeCommit));
     }
 
     private static Optional<Joined> join(java.sql.Connection c, String limit, CallClass callClass, String program,
                                          String owner, Duration lease, Duration deadline, String concurrencyKey,
-                                         String dedupeKey, List<Inserted> inserted, LongConsumer beforeCommit)
-            throws SQLException {
+                                         String dedupeKey, boolean lockSlot, List<Inserted> inserted,
+                                         LongConsumer beforeCommit) throws SQLException {
         for (int attempt = 0; attempt < 3; attempt++) {
             Optional<Inserted> row = insert(c, limit, callClass, program, owner, lease, deadline, concurrencyKey,
-                    dedupeKey);
+                    dedupeKey, lockSlot);
             if (row.isPresent()) {
                 inserted.add(row.get());
                 beforeCommit.accept(row.get().id());
@@ -198,12 +203,13 @@ public final class Calls {
 
     private static Optional<Inserted> insert(java.sql.Connection c, String limit, CallClass callClass, String program,
                                          String owner, Duration lease, Duration deadline, String concurrencyKey,
-                                         String dedupeKey) throws SQLException {
+                                         String dedupeKey, boolean lockSlot) throws SQLException {
         long newId;
         Instant deadlineAt;
         Instant enqueuedAt;
         Instant leaseExpiresAt;
-        try (PreparedStatement ps = c.prepareStatement(JOIN)) {
+        Optional<Granter.Locked> slot = Optional.empty();
+        try (PreparedStatement ps = c.prepareStatement(lockSlot ? JOIN_AND_LOCK : JOIN)) {
             ps.setInt(1, callClass.rank());
             ps.setString(2, program);
             ps.setString(3, owner);
@@ -217,14 +223,23 @@ public final class Calls {
             ps.setString(7, concurrencyKey);
             ps.setString(8, dedupeKey);
             ps.setString(9, limit);
+            if (lockSlot) {
+                ps.setString(10, limit);
+            }
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
                     return Optional.empty();
                 }
-                newId = rs.getLong(1);
+                newId = rs.getLong("id");
+                if (rs.wasNull()) {
+                    return Optional.empty(); // nothing inserted (JOIN_AND_LOCK answers one row whatever happened)
+                }
                 deadlineAt = Times.get(rs, "deadline_at");
                 enqueuedAt = Times.get(rs, "enqueued_at");
                 leaseExpiresAt = Times.get(rs, "lease_expires_at");
+                if (lockSlot) {
+                    slot = Granter.locked(rs).map(l -> l.probedNotBefore(enqueuedAt));
+                }
             }
         }
         if (deadlineAt != null) {
@@ -233,7 +248,7 @@ public final class Calls {
                 throw new DeadlineMiss(estimate.get()); // rolls the join back
             }
         }
-        return Optional.of(new Inserted(newId, enqueuedAt, leaseExpiresAt));
+        return Optional.of(new Inserted(newId, enqueuedAt, leaseExpiresAt, slot));
     }
 
     private static Optional<Long> liveWithKey(java.sql.Connection c, String limit, String key) throws SQLException {

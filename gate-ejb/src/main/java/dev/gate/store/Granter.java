@@ -29,14 +29,26 @@ public final class Granter {
     static final int MAX_GRANTS_PER_PASS = 64;
 
     // SKIP LOCKED: nobody queues on a limit's lock. If another transaction holds it, that one is granting (or moving
-    // the cool-down) right now, and this pass comes back shortly instead of waiting behind it.
-    private static final String LOCK_SLOT = """
+    // the cool-down) right now, and this pass comes back shortly instead of waiting behind it. It never waits, so the
+    // clock read in the same statement is as good as one taken after the lock.
+    // The first probe rides along: the last send and, per rule, the calls-th most recent send, by send number. Their
+    // rows are read in this statement's snapshot, and the slot row is its newest version: if another grant committed
+    // between the two, the last send is missing from the snapshot and the pass probes again (see probeSql).
+    static final String LOCK_SLOT = """
             SELECT s.next_slot_at, s.paused_until, s.send_seq, l.calls, l.window_ms, l.min_interval_ms,
                    l.receipt_margin_ms,
-                   ARRAY(SELECT r.calls FROM gate_limit_rule r WHERE r.limit_name = l.name ORDER BY r.window_ms)
+                   ARRAY(SELECT r.calls FROM gate_limit_rule r WHERE r.limit_name = l.name ORDER BY r.window_ms, r.calls)
                        AS rule_calls,
-                   ARRAY(SELECT r.window_ms FROM gate_limit_rule r WHERE r.limit_name = l.name ORDER BY r.window_ms)
-                       AS rule_windows
+                   ARRAY(SELECT r.window_ms FROM gate_limit_rule r WHERE r.limit_name = l.name ORDER BY r.window_ms, r.calls)
+                       AS rule_windows,
+                   clock_timestamp() AS now,
+                   (SELECT sent_at FROM gate_send g WHERE g.limit_name = s.limit_name AND g.seq = s.send_seq)
+                       AS last_sent,
+                   (SELECT sent_at FROM gate_send g WHERE g.limit_name = s.limit_name AND g.seq = s.send_seq - l.calls + 1)
+                       AS nth_sent,
+                   ARRAY(SELECT (SELECT sent_at FROM gate_send g
+                                 WHERE g.limit_name = r.limit_name AND g.seq = s.send_seq - r.calls + 1)
+                         FROM gate_limit_rule r WHERE r.limit_name = l.name ORDER BY r.window_ms, r.calls) AS rule_nth_sent
             FROM gate_slot s JOIN gate_limit l ON l.name = s.limit_name
             WHERE s.limit_name = ?
             FOR UPDATE OF s SKIP LOCKED""";
@@ -49,15 +61,10 @@ public final class Granter {
      */
     public static final String CHANNEL = "gate_call";
 
-    // The beat and the send number move together, under the slot lock the pass holds; the grants are announced in
-    // the same round trip, and a listener hears of them only once they are committed.
-    private static final String MOVE_SLOT_AND_NOTIFY = """
-            WITH moved AS (UPDATE gate_slot SET next_slot_at = ?, send_seq = ? WHERE limit_name = ?)
-            SELECT pg_notify('""" + CHANNEL + "', ?)";
-
-    // "now" is read after the lock is held (a separate statement), so waiting for the lock cannot age it. Sends are
-    // numbered per limit under this lock, so each probe is a point lookup on (limit_name, seq): the last send, and
-    // per rule the calls-th most recent send, which fills the rule's window if it lies inside it.
+    // A probe of its own, in a new snapshot, once the lock is held: after a grant of this pass, or when the lock's
+    // snapshot missed a grant committed meanwhile. Sends are numbered per limit under this lock, so each probe is a
+    // point lookup on (limit_name, seq): the last send, and per rule the calls-th most recent send, which fills the
+    // rule's window if it lies inside it.
     static String probeSql(int rules) {
         StringBuilder sql = new StringBuilder("""
                 WITH t AS (SELECT clock_timestamp() AS now)
@@ -74,6 +81,8 @@ public final class Granter {
     // passed deadline, or a key another call holds granted and not yet done (that call goes around it, keeping its
     // place). A grant's lease starts anew: a key is free again when the call is done, cancelled, or its lease runs out.
     // A call whose gate instance is dead (its process gone) is passed over: nobody is left to take its grant.
+    // The send is logged, the beat and the send number move (under the slot lock the pass holds) and the grant is
+    // announced, all in this one round trip; a listener hears of it only once it is committed.
     static final String GRANT_HEAD = """
             WITH head AS (
                 SELECT id FROM gate_call w
@@ -94,8 +103,12 @@ public final class Granter {
                 RETURNING c.id, c.limit_name, c.call_class, c.owner, c.enqueued_at, c.granted_at),
             sent AS (
                 INSERT INTO gate_send (limit_name, call_id, sent_at, slot_at, seq)
-                SELECT limit_name, id, granted_at, ?, ? FROM granted)
-            SELECT id, call_class, owner, enqueued_at, granted_at,
+                SELECT limit_name, id, granted_at, ?, ? FROM granted),
+            moved AS (
+                UPDATE gate_slot SET next_slot_at = ?, send_seq = ?
+                WHERE limit_name = ? AND EXISTS (SELECT 1 FROM granted))
+            SELECT id, call_class, owner, enqueued_at, granted_at, pg_notify('""" + CHANNEL + """
+            ', id::text) AS announced,
                    EXISTS (SELECT 1 FROM gate_call o WHERE o.limit_name = granted.limit_name AND o.state = 'WAITING'
                                                        AND o.id <> granted.id) AS more_waiting
             FROM granted""";
@@ -115,12 +128,9 @@ public final class Granter {
         return tx.run(c -> grantDue(c, limit));
     }
 
-    /** As {@link #grantDue(String)}, inside a transaction of the caller's (the fast path: its join's). */
+    /** As {@link #grantDue(String)}, inside a transaction of the caller's. */
     static GrantPass grantDue(Connection c, String limit) throws SQLException {
-        Instant slot;
-        Instant pausedUntil;
-        LimitRules limitRules;
-        long seq;
+        Optional<Locked> locked;
         try (PreparedStatement ps = c.prepareStatement(LOCK_SLOT)) {
             ps.setString(1, limit);
             try (ResultSet rs = ps.executeQuery()) {
@@ -128,17 +138,55 @@ public final class Granter {
                     return !exists(c, limit) ? new GrantPass(List.of(), Instant.EPOCH, Optional.empty(), false)
                             : GrantPass.lockedElsewhere();
                 }
-                slot = Times.get(rs, "next_slot_at");
-                pausedUntil = Times.get(rs, "paused_until");
-                seq = rs.getLong("send_seq");
-                limitRules = rules(rs);
+                locked = locked(rs);
             }
         }
+        return grantDue(c, limit, locked);
+    }
+
+    /**
+     * The limit's slot as {@link #LOCK_SLOT} read it, with its lock held; empty when another transaction held it.
+     * Another statement may carry LOCK_SLOT's columns (the fast path's join): a row without them is "locked
+     * elsewhere".
+     */
+    static Optional<Locked> locked(ResultSet rs) throws SQLException {
+        long seq = rs.getLong("send_seq");
+        if (rs.wasNull()) {
+            return Optional.empty();
+        }
+        return Optional.of(new Locked(Times.get(rs, "next_slot_at"), Times.get(rs, "paused_until"), seq, rules(rs),
+                lockedProbe(rs, seq)));
+    }
+
+    /** A locked slot: the beat, the cool-down, the latest send's number, the rules; the probe when complete. */
+    record Locked(Instant slot, Instant pausedUntil, long seq, LimitRules rules, Probe probe) {
+
+        /**
+         * Without its probe if the probe's clock read came before {@code t} (a statement's parts run in no set
+         * order): a grant is never recorded before its call joined.
+         */
+        Locked probedNotBefore(Instant t) {
+            return probe == null || !probe.now().isBefore(t) ? this
+                    : new Locked(slot, pausedUntil, seq, rules, null);
+        }
+    }
+
+    /** The pass, once {@link #LOCK_SLOT} has run; empty {@code locked}: another transaction holds the lock. */
+    static GrantPass grantDue(Connection c, String limit, Optional<Locked> locked) throws SQLException {
+        if (locked.isEmpty()) {
+            return GrantPass.lockedElsewhere();
+        }
+        Instant slot = locked.get().slot();
+        Instant pausedUntil = locked.get().pausedUntil();
+        LimitRules limitRules = locked.get().rules();
+        long seq = locked.get().seq();
+        Probe first = locked.get().probe();
         List<Grant> grants = new ArrayList<>();
         Instant now;
         Optional<Instant> nextDue;
         while (true) {
-            Probe probe = probe(c, limit, limitRules, seq);
+            Probe probe = first != null ? first : probe(c, limit, limitRules, seq);
+            first = null;
             now = probe.now();
             SlotDecision decision = SlotRule.decide(limitRules, now, slot, probe.nthSent(), probe.lastSent(),
                     pausedUntil);
@@ -150,39 +198,21 @@ public final class Granter {
                 nextDue = Optional.of(now);
                 break;
             }
-            Optional<Head> head = grantHead(c, limit, now, slot, seq + 1);
+            Instant next = Beat.next(slot, now, limitRules.gap());
+            Optional<Head> head = grantHead(c, limit, now, slot, seq + 1, next);
             if (head.isEmpty()) {
                 nextDue = Optional.empty();
                 break;
             }
             grants.add(head.get().grant());
             seq++;
-            slot = Beat.next(slot, now, limitRules.gap());
+            slot = next;
             if (!head.get().moreWaiting()) {
                 nextDue = Optional.empty(); // the line is empty now: no need to look at the clock again
                 break;
             }
         }
-        if (!grants.isEmpty()) { // the slot moves exactly when something was granted
-            moveAndAnnounce(c, limit, slot, seq, grants);
-        }
         return new GrantPass(List.copyOf(grants), now, nextDue, false);
-    }
-
-    /** The announcement is delivered at commit: every instance's listener learns of the grants once durable. */
-    private static void moveAndAnnounce(Connection c, String limit, Instant slot, long seq, List<Grant> grants)
-            throws SQLException {
-        StringBuilder ids = new StringBuilder();
-        for (Grant g : grants) {
-            ids.append(ids.isEmpty() ? "" : ",").append(g.callId());
-        }
-        try (PreparedStatement ps = c.prepareStatement(MOVE_SLOT_AND_NOTIFY)) {
-            Times.set(ps, 1, slot);
-            ps.setLong(2, seq);
-            ps.setString(3, limit);
-            ps.setString(4, ids.toString());
-            ps.execute();
-        }
     }
 
     private static boolean exists(Connection c, String limit) throws SQLException {
@@ -208,7 +238,25 @@ public final class Granter {
                 .widen(new LimitRules(rules, Duration.ofMillis(rs.getLong("min_interval_ms"))));
     }
 
-    private record Probe(Instant now, Optional<Instant> lastSent, List<Optional<Instant>> nthSent) {
+    record Probe(Instant now, Optional<Instant> lastSent, List<Optional<Instant>> nthSent) {
+    }
+
+    /**
+     * The probe the lock's statement read, if its snapshot holds the limit's latest send (the one the slot row
+     * numbers): then it holds every earlier one too. Null when it may have missed sends: probe again.
+     */
+    private static Probe lockedProbe(ResultSet rs, long seq) throws SQLException {
+        Instant last = Times.get(rs, "last_sent");
+        if (seq > 0 && last == null) {
+            return null;
+        }
+        List<Optional<Instant>> nth = new ArrayList<>();
+        nth.add(Optional.ofNullable(Times.get(rs, "nth_sent")));
+        java.sql.Array rules = rs.getArray("rule_nth_sent");
+        for (Object sent : (Object[]) rules.getArray()) {
+            nth.add(Optional.ofNullable(sent == null ? null : Times.of(sent)));
+        }
+        return new Probe(Times.get(rs, "now"), Optional.ofNullable(last), nth);
     }
 
     /** @param seq the number of the limit's latest send (0: none yet) */
@@ -238,8 +286,9 @@ public final class Granter {
     private record Head(Grant grant, boolean moreWaiting) {
     }
 
-    private static Optional<Head> grantHead(Connection c, String limit, Instant now, Instant slot, long seq)
-            throws SQLException {
+    /** Grants the head at {@code slot} as send {@code seq}; if one is granted the beat moves to {@code next}. */
+    private static Optional<Head> grantHead(Connection c, String limit, Instant now, Instant slot, long seq,
+                                            Instant next) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(GRANT_HEAD)) {
             ps.setString(1, limit);
             Times.set(ps, 2, now);
@@ -249,6 +298,9 @@ public final class Granter {
             Times.set(ps, 6, now);
             Times.set(ps, 7, slot);
             ps.setLong(8, seq);
+            Times.set(ps, 9, next);
+            ps.setLong(10, seq);
+            ps.setString(11, limit);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
                     return Optional.empty();

@@ -8,7 +8,6 @@ import org.hibernate.Session;
 
 import javax.sql.DataSource;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.Map;
@@ -49,9 +48,7 @@ public final class Jpa implements AutoCloseable {
             t.begin();
             em.unwrap(Session.class).doWork(c -> {
                 Tx.limitWait(c);
-                try (Statement s = c.createStatement()) {
-                    s.execute(Tx.BEGIN);
-                }
+                ConnectionSettings.inTransaction(c);
             });
             T result = work.run(em);
             t.commit();

@@ -18,6 +18,14 @@ final class Times {
         return t == null ? null : t.toInstant();
     }
 
+    /** An element of a timestamptz array, as the driver hands it out. */
+    static Instant of(Object element) {
+        if (element instanceof java.sql.Timestamp t) {
+            return t.toInstant();
+        }
+        return ((OffsetDateTime) element).toInstant();
+    }
+
     static void set(PreparedStatement ps, int index, Instant instant) throws SQLException {
         ps.setObject(index, OffsetDateTime.ofInstant(instant, ZoneOffset.UTC));
     }

@@ -37,11 +37,6 @@ public final class Tx {
     /** Longest run of one statement: the server cancels it (busy) before the network timeout calls it an outage. */
     public static final int STATEMENT_TIMEOUT_MS = 500;
 
-    // One round trip at the start of every transaction: the isolation level is explicit, and the waits are bounded
-    // for this transaction only (SET LOCAL), so a pooled connection lent to anyone else keeps its own settings.
-    static final String BEGIN = "SET TRANSACTION ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = '"
-            + LOCK_TIMEOUT_MS + "ms'; SET LOCAL statement_timeout = '" + STATEMENT_TIMEOUT_MS + "ms'";
-
     private static final Executor DIRECT = Runnable::run;
 
     private final DataSource dataSource;
@@ -57,12 +52,11 @@ public final class Tx {
     public <T> T run(Work<T> work) throws StoreUnavailable {
         try (Connection c = dataSource.getConnection()) {
             limitWait(c);
+            ConnectionSettings.beforeBegin(c);
             boolean autoCommit = c.getAutoCommit();
             c.setAutoCommit(false);
             try {
-                try (java.sql.Statement s = c.createStatement()) {
-                    s.execute(BEGIN);
-                }
+                ConnectionSettings.inTransaction(c);
                 T result = work.run(c);
                 c.commit();
                 return result;

@@ -56,7 +56,8 @@ class IndexPlanTest {
     @Test
     void theHeadOfTheLineComesFromThePartialLineIndex() throws SQLException {
         OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
-        String plan = explain(Granter.GRANT_HEAD, "vendor-7", now, now, now, now, now, now, 4401L);
+        String plan = explain(Granter.GRANT_HEAD, "vendor-7", now, now, now, now, now, now, 4401L, now, 4401L,
+                "vendor-7");
         assertTrue(plan.contains("gate_call_line"), plan);
         assertFalse(plan.contains("Sort"), "the index order is the line order: " + plan);
         assertFalse(plan.contains("Seq Scan on gate_call"), plan);
@@ -68,6 +69,13 @@ class IndexPlanTest {
         String plan = explain(Granter.probeSql(1), "vendor-7", 5000L, "vendor-7", 4401L, 60_000_000L);
         assertTrue(plan.contains("gate_send_seq"), plan);
         assertFalse(plan.contains("Seq Scan"), plan);
+    }
+
+    @Test
+    void theSlotLockReadsItsProbeBySendNumber() throws SQLException {
+        String plan = explain(Granter.LOCK_SLOT, "vendor-7");
+        assertTrue(plan.contains("gate_send_seq"), plan);
+        assertFalse(plan.contains("Seq Scan on gate_send"), plan);
     }
 
     @Test
