@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.io.File;
+import java.net.URI;
 import java.time.Duration;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -59,6 +60,52 @@ class OutageIT {
         Duration resumedIn = Duration.ofNanos(System.nanoTime() - t1);
         System.out.println("outage over HTTP: resumed " + resumedIn.toMillis() + " ms after the database came back");
         assertTrue(resumedIn.compareTo(Duration.ofSeconds(2)) < 0, "resumed after " + resumedIn);
+    }
+
+    /** MicroProfile Health on the management port: what a load balancer or Kubernetes probes. */
+    private static final URI READY = URI.create("http://127.0.0.1:9990/health/ready");
+    private static final URI LIVE = URI.create("http://127.0.0.1:9990/health/live");
+
+    @Test
+    void readinessIsDownWhileTheDatabaseIsCutAndUpOnceItIsBackWhileLivenessStaysUp() throws Exception {
+        assertEquals(200, Api.at(null, "GET", READY, null).status(), "ready with its database");
+
+        ItDatabase.proxy.cut();
+        try {
+            Api.Answer down = until(READY, 503, Duration.ofSeconds(20));
+            JsonObject check = gateCheck(down);
+            assertEquals("DOWN", check.getString("status"), down.body());
+            assertEquals("paused: the gate's database is unavailable",
+                    check.getJsonObject("data").getString("calls"), down.body());
+            assertEquals(200, Api.at(null, "GET", LIVE, null).status(), "a paused gate is alive");
+        } finally {
+            ItDatabase.proxy.restore();
+        }
+        Api.Answer up = until(READY, 200, Duration.ofSeconds(10));
+        assertEquals("UP", gateCheck(up).getString("status"), up.body());
+    }
+
+    /** Polls {@code uri} until it answers {@code status}; fails after {@code within}. */
+    private static Api.Answer until(URI uri, int status, Duration within) throws InterruptedException {
+        long t0 = System.nanoTime();
+        Api.Answer last = null;
+        while (System.nanoTime() - t0 < within.toNanos()) {
+            last = Api.at(null, "GET", uri, null);
+            if (last.status() == status) {
+                System.out.println(uri.getPath() + " answered " + status + " after "
+                        + Duration.ofNanos(System.nanoTime() - t0).toMillis() + " ms");
+                return last;
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError(uri + " did not answer " + status + " within " + within + "; last: "
+                + (last == null ? "none" : last.status() + " " + last.body()));
+    }
+
+    private static JsonObject gateCheck(Api.Answer health) {
+        return health.json().getJsonArray("checks").getValuesAs(JsonObject.class).stream()
+                .filter(c -> c.getString("name").equals("gate-database")).findFirst()
+                .orElseThrow(() -> new AssertionError("no gate-database check: " + health.body()));
     }
 
     @Test
