@@ -23,10 +23,11 @@ public final class LimitStatus implements Serializable {
     private final long savedSends;
     private final Map<String, Long> waiting;
     private final Map<String, Long> oldestWaitMs;
+    private final int coolDownStep;
 
     public LimitStatus(String name, int calls, long windowMs, long usedInWindow, Instant nextSlotAt,
                        Instant pausedUntil, long savedSends, Map<CallClass, Long> waiting,
-                       Map<CallClass, Long> oldestWaitMs) {
+                       Map<CallClass, Long> oldestWaitMs, int coolDownStep) {
         this.name = name;
         this.calls = calls;
         this.windowMs = windowMs;
@@ -36,6 +37,7 @@ public final class LimitStatus implements Serializable {
         this.savedSends = savedSends;
         this.waiting = byClassName(waiting, 0L);
         this.oldestWaitMs = byClassName(oldestWaitMs, null);
+        this.coolDownStep = coolDownStep;
     }
 
     private static Map<String, Long> byClassName(Map<CallClass, Long> values, Long absent) {
@@ -73,6 +75,11 @@ public final class LimitStatus implements Serializable {
     /** The end of the limit's cool-down after a vendor's "slow down"; null when not paused. */
     public Instant getPausedUntil() {
         return pausedUntil;
+    }
+
+    /** The cool-down ladder's step (0: no recent "slow down" from the vendor). */
+    public int getCoolDownStep() {
+        return coolDownStep;
     }
 
     /** Sends saved because submissions joined a live call of the same dedupe key. */

@@ -58,6 +58,11 @@ public class Slot {
         return nextSlotAt;
     }
 
+    /** The cool-down ladder's step: 0 when the vendor has not said "slow down" lately; up by one on each repeat. */
+    public int coolDownStep() {
+        return coolDownStep;
+    }
+
     /** The end of the cool-down, if it is still running at {@code now}. */
     public Instant pausedUntil(Instant now) {
         return pausedUntil != null && pausedUntil.isAfter(now) ? pausedUntil : null;

@@ -22,7 +22,14 @@ import jakarta.enterprise.concurrent.ManagedThreadFactory;
 import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;
 
+import dev.gate.engine.Tally;
+import io.micrometer.core.instrument.MeterRegistry;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
+
 import javax.sql.DataSource;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.Map;
 import java.util.logging.Logger;
 
@@ -40,6 +47,9 @@ public class SlotLoop {
 
     private static final Logger LOG = Logger.getLogger(SlotLoop.class.getName());
 
+    /** How often the line's gauges are read from the database (every instance reads the shared line). */
+    static final java.time.Duration METERS_EVERY = java.time.Duration.ofSeconds(5);
+
     @Resource(lookup = GateDataSource.JNDI)
     DataSource dataSource;
 
@@ -49,7 +59,13 @@ public class SlotLoop {
     @Resource
     ManagedThreadFactory threads;
 
+    // The server's Micrometer registry (its micrometer subsystem); absent on a server without it: no meters then.
+    @Inject
+    Instance<MeterRegistry> registry;
+
     private Engine engine;
+    private GateMeters meters;
+    private ScheduledFuture<?> metersRefresh;
 
     @PostConstruct
     void start() {
@@ -62,11 +78,20 @@ public class SlotLoop {
         java.time.Duration retention = config.getOptionalValue("gate.retention", String.class).map(Span::parse)
                 .orElse(EngineSettings.DEFAULT_RETENTION);
         EngineSettings settings = EngineSettings.defaults().withCallerConcurrency(callers);
+        Tally tally = Tally.NONE;
+        if (registry.isResolvable()) {
+            meters = new GateMeters(registry.get(), () -> engine != null && !engine.paused());
+            tally = meters;
+        }
         engine = new Engine(InstanceName.next(), dataSource, "GateDS (" + GateDataSource.JNDI + ")", poolSize,
-                scheduler, threads, settings.withRetention(retention, settings.pruneEvery()));
+                scheduler, threads, settings.withRetention(retention, settings.pruneEvery()), tally);
         try {
             declareLimits();
             engine.start();
+            if (meters != null) {
+                metersRefresh = scheduler.scheduleWithFixedDelay(() -> meters.refresh(engine), 0,
+                        METERS_EVERY.toMillis(), TimeUnit.MILLISECONDS);
+            }
         } catch (RuntimeException e) {
             engine.halt();
             engine.release(); // the deployment fails: nothing of this instance is left behind
@@ -77,7 +102,13 @@ public class SlotLoop {
 
     @PreDestroy
     void stop() {
+        if (metersRefresh != null) {
+            metersRefresh.cancel(false);
+        }
         engine.stop();
+        if (meters != null) {
+            meters.close();
+        }
     }
 
     public Engine engine() {

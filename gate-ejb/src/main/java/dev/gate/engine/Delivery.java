@@ -30,13 +30,15 @@ final class Delivery {
     private final Waiters waiters;
     private final StateWatches watches;
     private final Health health;
+    private final Tally tally;
 
-    Delivery(String owner, Calls calls, Waiters waiters, StateWatches watches, Health health) {
+    Delivery(String owner, Calls calls, Waiters waiters, StateWatches watches, Health health, Tally tally) {
         this.owner = owner;
         this.calls = calls;
         this.waiters = waiters;
         this.watches = watches;
         this.health = health;
+        this.tally = tally;
     }
 
     /** A committed pass: each of its grants reaches its waiter here (if any) and its watches. */
@@ -47,6 +49,7 @@ final class Delivery {
         for (Grant g : pass.grants()) {
             LOG.fine(() -> "call " + g.callId() + " limit=" + g.limit() + " class=" + g.callClass() + " granted at "
                     + g.grantedAt());
+            tally.granted(g);
             if (g.owner().equals(owner)) {
                 // no waiter left (it was told "paused", or gave up): the orphan sweep ends the grant
                 waiters.granted(g);

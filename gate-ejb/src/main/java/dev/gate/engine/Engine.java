@@ -58,6 +58,12 @@ public final class Engine {
      */
     public Engine(String owner, DataSource dataSource, String poolName, int poolSize,
                   ScheduledExecutorService scheduler, ThreadFactory threads, EngineSettings settings) {
+        this(owner, dataSource, poolName, poolSize, scheduler, threads, settings, Tally.NONE);
+    }
+
+    /** As the other constructor, telling {@code tally} what happens (the operators' counters). */
+    public Engine(String owner, DataSource dataSource, String poolName, int poolSize,
+                  ScheduledExecutorService scheduler, ThreadFactory threads, EngineSettings settings, Tally tally) {
         this.owner = Objects.requireNonNull(owner);
         this.settings = Objects.requireNonNull(settings);
         PoolNeeds.check(poolName, poolSize, settings);
@@ -70,14 +76,15 @@ public final class Engine {
         this.leases = new Leases(tx);
         StateWatches watches = new StateWatches(scheduler);
         this.health = new Health(waiters::endAll);
-        Admission admission = new Admission(health, settings.callerConcurrency(), settings.callerWait());
-        Delivery delivery = new Delivery(owner, calls, waiters, watches, health);
+        Admission admission = new Admission(health, settings.callerConcurrency(), settings.callerWait(),
+                tally);
+        Delivery delivery = new Delivery(owner, calls, waiters, watches, health, tally);
         Recovery recovery = new Recovery(health, tx, leases, waiters);
         this.loop = new GrantLoop(new Granter(tx), limitTable, delivery, recovery, health, settings, scheduler);
         this.housekeeper = new Housekeeper(owner, settings, leases, new Retention(tx), waiters, delivery,
-                recovery, health, loop::wake);
+                recovery, health, loop::wake, tally);
         this.listener = new GrantListener(dataSource, owner, threads, delivery::announced, health::failed);
-        Joining joining = new Joining(settings, admission, calls, waiters, loop);
+        Joining joining = new Joining(settings, admission, calls, waiters, loop, tally);
         this.callers = new Callers(owner, admission, joining, calls, outcomes, waiters, watches, loop);
         this.programs = new ProgramCalls(admission, joining, calls, outcomes, new Estimates(tx), delivery, watches,
                 loop);

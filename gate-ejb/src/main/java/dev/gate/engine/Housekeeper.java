@@ -40,8 +40,10 @@ final class Housekeeper {
     private long lastPruneNanos;
     private boolean pruneBacklog;
 
+    private final Tally tally;
+
     Housekeeper(String owner, EngineSettings settings, Leases leases, Retention retention, Waiters waiters,
-                Delivery delivery, Recovery recovery, Health health, Runnable keysFreed) {
+                Delivery delivery, Recovery recovery, Health health, Runnable keysFreed, Tally tally) {
         this.owner = owner;
         this.settings = settings;
         this.leases = leases;
@@ -51,6 +53,7 @@ final class Housekeeper {
         this.recovery = recovery;
         this.health = health;
         this.keysFreed = keysFreed;
+        this.tally = tally;
         lastHeartbeatNanos = lastPollNanos = lastPruneNanos = System.nanoTime();
     }
 
@@ -88,10 +91,11 @@ final class Housekeeper {
      * grants whose lease ran out without an outcome end as ABANDONED (their keys are free again).
      */
     private void expire() throws StoreUnavailable {
-        expired(leases.expireLapsed(), "its lease ran out");
-        expired(leases.expirePastDeadline(), "its deadline passed");
+        expired(leases.expireLapsed(), "its lease ran out", "lease");
+        expired(leases.expirePastDeadline(), "its deadline passed", "deadline");
         List<Leases.Cleared> abandoned = leases.abandonLapsed();
         for (Leases.Cleared c : abandoned) {
+            tally.abandoned(c.limit(), c.callClass());
             LOG.info(() -> "call " + c.callId() + " limit=" + c.limit() + " class=" + c.callClass()
                     + " abandoned: granted, but no outcome came within its lease (owner " + c.owner() + ")");
         }
@@ -100,8 +104,9 @@ final class Housekeeper {
         }
     }
 
-    private void expired(List<Leases.Cleared> cleared, String why) {
+    private void expired(List<Leases.Cleared> cleared, String why, String counted) {
         for (Leases.Cleared c : cleared) {
+            tally.expired(c.limit(), c.callClass(), counted);
             LOG.info(() -> "call " + c.callId() + " limit=" + c.limit() + " class=" + c.callClass() + " expired: "
                     + why + " (owner " + c.owner() + ")");
             if (c.owner().equals(owner)) {

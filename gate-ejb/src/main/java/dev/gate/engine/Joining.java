@@ -35,8 +35,11 @@ final class Joining {
     private final Calls calls;
     private final Waiters waiters;
     private final GrantLoop loop;
+    private final Tally tally;
 
-    Joining(EngineSettings settings, Admission admission, Calls calls, Waiters waiters, GrantLoop loop) {
+    Joining(EngineSettings settings, Admission admission, Calls calls, Waiters waiters, GrantLoop loop,
+            Tally tally) {
+        this.tally = tally;
         this.settings = settings;
         this.admission = admission;
         this.calls = calls;
@@ -87,6 +90,7 @@ final class Joining {
         }
         Calls.Joined joined = entered.joined();
         if (joined.joinedExisting()) {
+            tally.dedupeJoined(limit);
             LOG.fine(() -> program + " joined call " + joined.id() + " of limit " + limit + " by its dedupe key");
             return new Entry(joined.id(), true, null, Optional.empty());
         }

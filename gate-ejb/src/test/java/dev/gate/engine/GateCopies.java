@@ -69,8 +69,18 @@ final class GateCopies extends GateDatabase implements BeforeEachCallback, After
 
     /** A copy on a pool of the caller's (e.g. one that reaches the database through a proxy). */
     Engine start(String name, EngineSettings settings, ScheduledExecutorService scheduler, HikariDataSource pool) {
+        return start(name, settings, scheduler, pool, Tally.NONE);
+    }
+
+    /** A copy that tells {@code tally} what happens. */
+    Engine start(String name, Tally tally) {
+        return start(name, FAST, new ScheduledThreadPoolExecutor(2), pool(PoolNeeds.connections(FAST)), tally);
+    }
+
+    private Engine start(String name, EngineSettings settings, ScheduledExecutorService scheduler,
+                         HikariDataSource pool, Tally tally) {
         Engine engine = new Engine(name, pool, name + "-pool", pool.getMaximumPoolSize(), scheduler,
-                Executors.defaultThreadFactory(), settings);
+                Executors.defaultThreadFactory(), settings, tally);
         engine.start();
         engines.add(engine);
         resources.add(scheduler::shutdownNow);

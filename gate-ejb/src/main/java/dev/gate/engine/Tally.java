@@ -1,0 +1,38 @@
+package dev.gate.engine;
+
+import dev.gate.client.CallClass;
+import dev.gate.store.Grant;
+
+/**
+ * What this instance tells the operators' counters as it happens: the grants it made (with how long each call
+ * waited), the calls it ended because their lease or deadline ran out, the grants it ended as abandoned, the
+ * submissions that joined a live call by its dedupe key, and the callers it turned away because calls are paused.
+ * Counts of one instance: a monitoring system sums them over the instances. Called on the engine's threads; an
+ * implementation must not block.
+ */
+public interface Tally {
+
+    /** Counts nothing (tests, benchmarks). */
+    Tally NONE = new Tally() {
+    };
+
+    /** A grant this instance committed (the loop's or a caller's fast path). */
+    default void granted(Grant grant) {
+    }
+
+    /** A waiting call ended as EXPIRED: {@code why} "lease" (its program stopped renewing) or "deadline". */
+    default void expired(String limit, CallClass callClass, String why) {
+    }
+
+    /** A grant ended as ABANDONED: no outcome came within its lease. */
+    default void abandoned(String limit, CallClass callClass) {
+    }
+
+    /** A submission joined a live call of the same dedupe key: one send saved. */
+    default void dedupeJoined(String limit) {
+    }
+
+    /** A caller was turned away with "calls are paused" (the database is unavailable, or no connection was free). */
+    default void turnedAwayPaused() {
+    }
+}
