@@ -81,6 +81,8 @@ public final class Granter {
     // passed deadline, or a key another call holds granted and not yet done (that call goes around it, keeping its
     // place). A grant's lease starts anew: a key is free again when the call is done, cancelled, or its lease runs out.
     // A call whose gate instance is dead (its process gone) is passed over: nobody is left to take its grant.
+    // The grant is recorded at this statement's own clock read, after its snapshot: a key freed by a commit this
+    // statement sees is always done before the grant it lets through (the probe's earlier read could precede it).
     // The send is logged, the beat and the send number move (under the slot lock the pass holds) and the grant is
     // announced, all in this one round trip; a listener hears of it only once it is committed.
     static final String GRANT_HEAD = """
@@ -96,10 +98,11 @@ public final class Granter {
                 ORDER BY call_class, enqueued_at, id
                 LIMIT 1
                 FOR UPDATE),
+            t AS (SELECT clock_timestamp() AS at),
             granted AS (
-                UPDATE gate_call c SET state = 'GRANTED', granted_at = ?,
-                                       lease_expires_at = ? + c.lease_ms * interval '1 millisecond'
-                FROM head WHERE c.id = head.id
+                UPDATE gate_call c SET state = 'GRANTED', granted_at = t.at,
+                                       lease_expires_at = t.at + c.lease_ms * interval '1 millisecond'
+                FROM head, t WHERE c.id = head.id
                 RETURNING c.id, c.limit_name, c.call_class, c.owner, c.enqueued_at, c.granted_at),
             sent AS (
                 INSERT INTO gate_send (limit_name, call_id, sent_at, slot_at, seq)
@@ -294,13 +297,11 @@ public final class Granter {
             Times.set(ps, 2, now);
             Times.set(ps, 3, now);
             Times.set(ps, 4, now);
-            Times.set(ps, 5, now);
-            Times.set(ps, 6, now);
-            Times.set(ps, 7, slot);
+            Times.set(ps, 5, slot);
+            ps.setLong(6, seq);
+            Times.set(ps, 7, next);
             ps.setLong(8, seq);
-            Times.set(ps, 9, next);
-            ps.setLong(10, seq);
-            ps.setString(11, limit);
+            ps.setString(9, limit);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
                     return Optional.empty();

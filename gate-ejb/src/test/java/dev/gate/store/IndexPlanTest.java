@@ -56,7 +56,7 @@ class IndexPlanTest {
     @Test
     void theHeadOfTheLineComesFromThePartialLineIndex() throws SQLException {
         OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
-        String plan = explain(Granter.GRANT_HEAD, "vendor-7", now, now, now, now, now, now, 4401L, now, 4401L,
+        String plan = explain(Granter.GRANT_HEAD, "vendor-7", now, now, now, now, 4401L, now, 4401L,
                 "vendor-7");
         assertTrue(plan.contains("gate_call_line"), plan);
         assertFalse(plan.contains("Sort"), "the index order is the line order: " + plan);
