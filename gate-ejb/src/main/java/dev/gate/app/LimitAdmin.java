@@ -44,17 +44,20 @@ public class LimitAdmin {
         return LimitName.isValid(name) ? limits().status(name) : Optional.empty();
     }
 
-    /** Creates (true) or changes (false) a limit; a change takes effect at the next slot, never as a burst. */
-    public boolean put(String name, LimitSpec spec) throws GateException {
-        return limits().put(name, spec);
+    /**
+     * Creates (true) or changes (false) a limit, by {@code actor}'s hand (recorded); a change takes effect at the
+     * next slot, never as a burst.
+     */
+    public boolean put(String name, LimitSpec spec, String actor) throws GateException {
+        return limits().put(name, spec, actor);
     }
 
-    /** Removes a limit with no live calls, and its history. */
-    public Removal remove(String name) throws GateException {
+    /** Removes a limit with no live calls, and its history, by {@code actor}'s hand (recorded). */
+    public Removal remove(String name, String actor) throws GateException {
         if (!LimitName.isValid(name)) {
             return new Removal(false, false, 0);
         }
-        LimitTable.Removal r = limits().remove(name);
+        LimitTable.Removal r = limits().remove(name, actor);
         return new Removal(r.removed(), r.found(), r.liveCalls());
     }
 

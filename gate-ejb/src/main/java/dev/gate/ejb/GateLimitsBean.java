@@ -6,7 +6,9 @@ import dev.gate.client.GateLimits;
 import dev.gate.client.LimitSpec;
 import jakarta.ejb.ConcurrencyManagement;
 import jakarta.ejb.ConcurrencyManagementType;
+import jakarta.annotation.Resource;
 import jakarta.ejb.EJB;
+import jakarta.ejb.SessionContext;
 import jakarta.ejb.Remote;
 import jakarta.ejb.Singleton;
 import jakarta.ejb.TransactionAttribute;
@@ -22,8 +24,12 @@ public class GateLimitsBean implements GateLimits {
     @EJB
     LimitAdmin limits;
 
+    @Resource
+    SessionContext context;
+
     @Override
     public boolean put(String name, LimitSpec spec) throws GateException {
-        return limits.put(name, spec);
+        // recorded as the remote caller's (its principal; "anonymous" when the EJB connector does not authenticate)
+        return limits.put(name, spec, "remote:" + context.getCallerPrincipal().getName());
     }
 }

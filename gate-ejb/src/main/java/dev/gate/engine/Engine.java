@@ -1,6 +1,7 @@
 package dev.gate.engine;
 
 import dev.gate.client.CallEndedException;
+import dev.gate.store.ActionLog;
 import dev.gate.store.Calls;
 import dev.gate.store.Estimates;
 import dev.gate.store.Granter;
@@ -49,6 +50,7 @@ public final class Engine {
     private final Callers callers;
     private final ProgramCalls programs;
     private final LimitControl limits;
+    private final OperatorActions operators;
     private ScheduledFuture<?> ticks;
 
     /**
@@ -89,6 +91,8 @@ public final class Engine {
         this.programs = new ProgramCalls(admission, joining, calls, outcomes, new Estimates(tx), delivery, watches,
                 loop);
         this.limits = new LimitControl(admission, limitTable, new LineView(jpa), loop);
+        this.operators = new OperatorActions(owner, admission, limitTable, calls, new ActionLog(tx), waiters,
+                delivery, loop);
     }
 
     public void start() {
@@ -149,6 +153,10 @@ public final class Engine {
     }
 
     /** Whether calls are paused because the database is unavailable. */
+    public OperatorActions operators() {
+        return operators;
+    }
+
     public boolean paused() {
         return health.isPaused();
     }

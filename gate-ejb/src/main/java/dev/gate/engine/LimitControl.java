@@ -50,6 +50,11 @@ public final class LimitControl {
      * @throws InvalidLimitException a bad name or a rule out of range; nothing was changed
      */
     public boolean put(String name, LimitSpec spec) throws GateException {
+        return put(name, spec, "engine");
+    }
+
+    /** As {@link #put(String, LimitSpec)}, recorded as {@code actor}'s action. */
+    public boolean put(String name, LimitSpec spec, String actor) throws GateException {
         if (!LimitName.isValid(name)) {
             throw new InvalidLimitException("name: must be 1-64 of [A-Za-z0-9._-], was '" + name + "'");
         }
@@ -64,9 +69,9 @@ public final class LimitControl {
         } catch (IllegalArgumentException | NullPointerException e) {
             throw new InvalidLimitException("limit '" + name + "': " + e.getMessage());
         }
-        boolean created = admission.run(() -> limits.put(name, pace, options));
+        boolean created = admission.run(() -> limits.put(name, pace, options, actor));
         LOG.info(() -> "limit " + name + (created ? " created: " : " changed: ") + pace.calls() + " calls per "
-                + pace.window());
+                + pace.window() + " by " + actor);
         loop.wake();
         return created;
     }
@@ -78,10 +83,10 @@ public final class LimitControl {
     }
 
     /** Removes a limit with no live calls, and its history. */
-    public LimitTable.Removal remove(String name) throws GateException {
-        LimitTable.Removal removal = admission.run(() -> limits.remove(name));
+    public LimitTable.Removal remove(String name, String actor) throws GateException {
+        LimitTable.Removal removal = admission.run(() -> limits.remove(name, actor));
         if (removal.removed()) {
-            LOG.info(() -> "limit " + name + " removed");
+            LOG.info(() -> "limit " + name + " removed by " + actor);
         }
         return removal;
     }

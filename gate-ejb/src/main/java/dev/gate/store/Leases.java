@@ -123,7 +123,7 @@ public final class Leases {
         });
     }
 
-    private static List<Cleared> cleared(PreparedStatement ps) throws SQLException {
+    static List<Cleared> cleared(PreparedStatement ps) throws SQLException {
         List<Cleared> cleared = new ArrayList<>();
         try (ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {

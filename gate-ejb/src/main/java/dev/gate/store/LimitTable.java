@@ -10,8 +10,10 @@ import org.hibernate.jpa.HibernateHints;
 
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Limits: declared at deployment (explicit SQL: a declaration only adds, and two servers may race), put by an operator
@@ -35,6 +37,17 @@ public final class LimitTable {
     // The send log of a limit being removed, a batch at a time, outside the slot lock.
     private static final String DROP_SENDS = """
             DELETE FROM gate_send WHERE id IN (SELECT id FROM gate_send WHERE limit_name = ? LIMIT ?)""";
+
+    // An operator's pause: no grant before it ends. A cool-down already running longer is kept (the later end wins),
+    // as the vendor's next "slow down" keeps an operator's longer pause.
+    private static final String PAUSE = """
+            UPDATE gate_slot SET paused_until = GREATEST(paused_until, clock_timestamp() + ? * interval '1 millisecond')
+            WHERE limit_name = ?
+            RETURNING paused_until""";
+
+    // Ends a pause at once, the operator's or the vendor's cool-down; the ladder's step stays (the vendor's history).
+    private static final String RESUME = """
+            UPDATE gate_slot SET paused_until = NULL WHERE limit_name = ? RETURNING limit_name""";
 
     // The last step waits for the limit's slot lock, so no grant runs while the limit goes.
     private static final String LOCK_SLOT = "SELECT 1 FROM gate_slot WHERE limit_name = ? FOR UPDATE";
@@ -60,31 +73,74 @@ public final class LimitTable {
         this.jpa = jpa;
     }
 
-    /** Creates the limit or changes it in place, with all its options; true when it was created. */
-    public boolean put(String name, Pace pace, LimitOptions options) throws StoreUnavailable {
+    /**
+     * Creates the limit or changes it in place, with all its options; true when it was created. Recorded as
+     * {@code actor}'s action in the same transaction.
+     */
+    public boolean put(String name, Pace pace, LimitOptions options, String actor) throws StoreUnavailable {
         try {
-            return jpa.run(em -> putIn(em, name, pace, options));
+            return jpa.run(em -> putIn(em, name, pace, options, actor));
         } catch (PersistenceException e) {
             SQLException sql = Jpa.sqlCause(e);
             if (sql != null && "23505".equals(sql.getSQLState())) {
-                return jpa.run(em -> putIn(em, name, pace, options)); // created meanwhile by another: change it
+                // created meanwhile by another: change it
+                return jpa.run(em -> putIn(em, name, pace, options, actor));
             }
             throw e;
         }
     }
 
+    /** Pauses the limit for {@code span} by {@code actor}'s hand; the pause's end, empty when there is no such limit. */
+    public Optional<Instant> pause(String name, Duration span, String actor) throws StoreUnavailable {
+        return tx.run(c -> {
+            Instant until;
+            try (PreparedStatement ps = c.prepareStatement(PAUSE)) {
+                ps.setLong(1, span.toMillis());
+                ps.setString(2, name);
+                try (java.sql.ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        return Optional.<Instant>empty();
+                    }
+                    until = Times.get(rs, "paused_until");
+                }
+            }
+            ActionLog.record(c, new ActionLog.Entry(actor, "pause", "limit " + name, "for " + span + ", until " + until));
+            return Optional.of(until);
+        });
+    }
+
+    /** Ends the limit's pause (an operator's or a cool-down) by {@code actor}'s hand; false when there is no such limit. */
+    public boolean resume(String name, String actor) throws StoreUnavailable {
+        return tx.run(c -> {
+            try (PreparedStatement ps = c.prepareStatement(RESUME)) {
+                ps.setString(1, name);
+                try (java.sql.ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        return false;
+                    }
+                }
+            }
+            ActionLog.record(c, new ActionLog.Entry(actor, "resume", "limit " + name, null));
+            return true;
+        });
+    }
+
     // No lock on the limit row first: FOR UPDATE on gate_limit would block every insert that references it (joins,
     // grants) until the change commits; the update itself takes the weaker lock those inserts do not wait for.
     // Two operators changing one limit at once: the last one wins. updated_at on the database clock.
-    private static boolean putIn(EntityManager em, String name, Pace pace, LimitOptions options) {
+    private static boolean putIn(EntityManager em, String name, Pace pace, LimitOptions options, String actor) {
         Limit limit = em.find(Limit.class, name);
+        String rule = pace.calls() + " per " + pace.window();
         if (limit == null) {
             em.persist(new Limit(name, pace, options));
+            em.flush();
+            ActionLog.record(em, new ActionLog.Entry(actor, "create-limit", "limit " + name, rule));
             return true;
         }
         limit.change(pace, options);
         em.flush();
         em.createNativeQuery(TOUCH).setParameter(1, name).executeUpdate();
+        ActionLog.record(em, new ActionLog.Entry(actor, "change-limit", "limit " + name, rule));
         return false;
     }
 
@@ -104,7 +160,7 @@ public final class LimitTable {
      * Removes a limit that has no live (waiting or granted) calls, with its history. A call that joins meanwhile
      * keeps it (the foreign key refuses the removal, and the answer counts the live calls again).
      */
-    public Removal remove(String name) throws StoreUnavailable {
+    public Removal remove(String name, String actor) throws StoreUnavailable {
         while (batch(DROP_FINISHED_CALLS, name) == BATCH || batch(DROP_SENDS, name) == BATCH) {
             // history goes in batches of their own transactions, so none of them holds locks for long
         }
@@ -131,6 +187,7 @@ public final class LimitTable {
                     ps.setString(1, name);
                     ps.executeUpdate();
                 }
+                ActionLog.record(c, new ActionLog.Entry(actor, "remove-limit", "limit " + name, null));
                 return new Removal(true, true, 0);
             });
         } catch (IllegalStateException e) {

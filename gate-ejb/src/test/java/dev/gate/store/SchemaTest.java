@@ -25,7 +25,7 @@ class SchemaTest {
         try (Connection c = server.connect("gate_schema_test")) {
             int applied = Migrations.apply(c);
             assertEquals(Set.of("gate_limit", "gate_slot", "gate_call", "gate_send", "gate_account",
-                    "gate_limit_rule", "gate_call_joiner", "gate_saved", "databasechangelog",
+                    "gate_limit_rule", "gate_call_joiner", "gate_saved", "gate_action", "databasechangelog",
                     "databasechangeloglock"), tables(c));
             assertTrue(applied >= 6, "change sets applied: " + applied);
             assertEquals(applied, count(c, "SELECT count(*) FROM databasechangelog"));

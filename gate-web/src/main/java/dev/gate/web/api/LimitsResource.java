@@ -1,6 +1,7 @@
 package dev.gate.web.api;
 
 import dev.gate.app.LimitAdmin;
+import dev.gate.app.Operations;
 import dev.gate.app.Programs;
 import dev.gate.client.CallClass;
 import dev.gate.client.CallOptions;
@@ -46,6 +47,7 @@ public class LimitsResource {
 
     private static final Set<String> LIMIT_FIELDS = Set.of("calls", "windowSeconds", "minIntervalMs", "rules",
             "retryFloorSeconds", "coolDownLadderSeconds", "stepDownAfter", "receiptMarginMs");
+    private static final Set<String> PAUSE_FIELDS = Set.of("seconds");
     private static final Set<String> RULE_FIELDS = Set.of("calls", "windowSeconds");
     private static final Set<String> CALL_FIELDS = Set.of("class", "leaseSeconds", "deadlineSeconds",
             "concurrencyKey", "dedupeKey");
@@ -55,6 +57,9 @@ public class LimitsResource {
 
     @EJB
     Programs programs;
+
+    @EJB
+    Operations operations;
 
     @Inject
     LongPoll longPoll;
@@ -116,7 +121,7 @@ public class LimitsResource {
             spec = spec.withReceiptMargin(Duration.ofMillis(Bodies.integer(fields, "receiptMarginMs", 0, 60_000, 0)));
         }
         boolean created = limits.put(name, spec.withMinInterval(Duration.ofMillis(minIntervalMs)).withMoreRules(rules)
-                .withCoolDown(Duration.ofSeconds(floor), ladder, stepDownAfter));
+                .withCoolDown(Duration.ofSeconds(floor), ladder, stepDownAfter), actor());
         String view = find(name).toString();
         return created ? Response.created(URI.create("limits/" + name)).entity(view).build()
                 : Response.ok(view).build();
@@ -128,7 +133,7 @@ public class LimitsResource {
     @Path("{name}")
     @RolesAllowed("operator")
     public Response remove(@PathParam("name") String name) throws GateException {
-        LimitAdmin.Removal removal = limits.remove(name);
+        LimitAdmin.Removal removal = limits.remove(name, actor());
         if (!removal.found()) {
             throw ProblemException.notFound("limit: no limit named '" + name + "'");
         }
@@ -139,6 +144,48 @@ public class LimitsResource {
             return Response.status(409).type(Problem.MEDIA_TYPE).entity(body).build();
         }
         return Response.noContent().build();
+    }
+
+    /** An operator pauses the limit for a time: no grant before it ends; answers the limit. */
+    @Operation(summary = "Pause a limit for a time (operator): body {seconds 1..604800}; no grant before it ends (a cool-down running longer is kept); answers the limit")
+    @POST
+    @Path("{name}/pause")
+    @RolesAllowed("operator")
+    public Response pause(@PathParam("name") String name, InputStream body) throws GateException {
+        JsonObject fields = Bodies.object(body, PAUSE_FIELDS);
+        int seconds = Bodies.integer(fields, "seconds", 1, Operations.LONGEST_PAUSE.toSeconds(), null);
+        operations.pause(name, Duration.ofSeconds(seconds), actor());
+        return Response.ok(find(name).toString()).build();
+    }
+
+    /** An operator ends the limit's pause now (theirs or the vendor's cool-down); answers the limit. */
+    @Operation(summary = "Resume a paused limit now (operator): ends an operator's pause or a vendor cool-down; answers the limit")
+    @POST
+    @Path("{name}/resume")
+    @RolesAllowed("operator")
+    public Response resume(@PathParam("name") String name) throws GateException {
+        operations.resume(name, actor());
+        return Response.ok(find(name).toString()).build();
+    }
+
+    /** An operator cancels a waiting call of the limit (204); a granted or ended call is not touched (409). */
+    @Operation(summary = "Cancel a waiting call of this limit (operator): 204; 409 when the call is not waiting on this limit")
+    @DELETE
+    @Path("{name}/calls/{id}")
+    @RolesAllowed("operator")
+    public Response cancel(@PathParam("name") String name, @PathParam("id") String id) throws GateException {
+        long call = Bodies.id(id);
+        find(name);
+        if (!operations.cancel(name, call, actor())) {
+            throw new ProblemException(Problem.of(409, "not-waiting", "Call is not waiting",
+                    "call " + call + " is not waiting on limit '" + name + "' (granted, ended, or of another limit)"));
+        }
+        return Response.noContent().build();
+    }
+
+    /** Who does an operator's action: the account signed in. */
+    private String actor() {
+        return security.getUserPrincipal().getName();
     }
 
     /** Joins the line; with {@code waitSeconds} the answer is held until the call is granted or the time passes. */

@@ -1,0 +1,82 @@
+package dev.gate.app;
+
+import dev.gate.client.GateException;
+import dev.gate.client.InvalidLimitException;
+import dev.gate.client.OperatorAction;
+import dev.gate.client.UnknownLimitException;
+import dev.gate.ejb.SlotLoop;
+import dev.gate.line.LimitName;
+import dev.gate.engine.OperatorActions;
+import jakarta.ejb.ConcurrencyManagement;
+import jakarta.ejb.ConcurrencyManagementType;
+import jakarta.ejb.EJB;
+import jakarta.ejb.LocalBean;
+import jakarta.ejb.Singleton;
+import jakarta.ejb.TransactionAttribute;
+import jakarta.ejb.TransactionAttributeType;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * An operator's hand on the line: pause a limit for a time and resume it, cancel a waiting call, drain a program's
+ * waiting calls, and the recent actions with who did them. Each action is recorded in the transaction that does it.
+ */
+@Singleton
+@LocalBean
+@ConcurrencyManagement(ConcurrencyManagementType.BEAN)
+@TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
+public class Operations {
+
+    /** The longest pause an operator can set in one go. */
+    public static final Duration LONGEST_PAUSE = OperatorActions.LONGEST_PAUSE;
+
+    /** How many recent actions the status page and the API show. */
+    public static final int RECENT = 20;
+
+    @EJB
+    SlotLoop host;
+
+    /** No grant on the limit for {@code span} (1 s to 7 days); answers the pause's end. */
+    public Instant pause(String limit, Duration span, String actor) throws GateException {
+        requireName(limit);
+        try {
+            return operators().pause(limit, span, actor);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidLimitException(e.getMessage());
+        }
+    }
+
+    /** Ends the limit's pause now (the operator's or the vendor's cool-down). */
+    public void resume(String limit, String actor) throws GateException {
+        requireName(limit);
+        operators().resume(limit, actor);
+    }
+
+    /** Cancels a waiting call of the limit; false when it was not waiting there. */
+    public boolean cancel(String limit, long callId, String actor) throws GateException {
+        requireName(limit);
+        return operators().cancel(limit, callId, actor);
+    }
+
+    /** Cancels every waiting call of the program (of one limit, when given); answers how many. */
+    public int drain(String program, String limit, String actor) throws GateException {
+        return operators().drain(program, limit, actor);
+    }
+
+    /** The recent operator actions, newest first. */
+    public List<OperatorAction> recent() throws GateException {
+        return operators().recent(RECENT);
+    }
+
+    private static void requireName(String limit) throws UnknownLimitException {
+        if (!LimitName.isValid(limit)) {
+            throw new UnknownLimitException(limit);
+        }
+    }
+
+    private OperatorActions operators() {
+        return host.engine().operators();
+    }
+}

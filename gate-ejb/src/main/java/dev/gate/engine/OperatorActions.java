@@ -1,0 +1,106 @@
+package dev.gate.engine;
+
+import dev.gate.client.CallEndedException;
+import dev.gate.client.GateException;
+import dev.gate.client.OperatorAction;
+import dev.gate.client.UnknownLimitException;
+import dev.gate.store.ActionLog;
+import dev.gate.store.Calls;
+import dev.gate.store.Leases;
+import dev.gate.store.LimitTable;
+import dev.gate.wait.Waiters;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.logging.Logger;
+
+/**
+ * What an operator does to the line by hand: pause a limit for a time and resume it, cancel a waiting call, drain a
+ * program's waiting calls. Each is recorded with who did it in the transaction that does it, and logged; the calls
+ * it ends are told to their waiters here (other instances' waiters hear it from their poll).
+ */
+public final class OperatorActions {
+
+    private static final Logger LOG = Logger.getLogger(OperatorActions.class.getName());
+
+    /** The longest pause an operator can set in one go. */
+    public static final Duration LONGEST_PAUSE = Duration.ofDays(7);
+
+    private final String owner;
+    private final Admission admission;
+    private final LimitTable limits;
+    private final Calls calls;
+    private final ActionLog log;
+    private final Waiters waiters;
+    private final Delivery delivery;
+    private final GrantLoop loop;
+
+    OperatorActions(String owner, Admission admission, LimitTable limits, Calls calls, ActionLog log,
+                    Waiters waiters, Delivery delivery, GrantLoop loop) {
+        this.owner = owner;
+        this.admission = admission;
+        this.limits = limits;
+        this.calls = calls;
+        this.log = log;
+        this.waiters = waiters;
+        this.delivery = delivery;
+        this.loop = loop;
+    }
+
+    /**
+     * No grant on {@code limit} for {@code span} (1 s to 7 days); a cool-down running longer is kept. Answers the
+     * pause's end on the database's clock.
+     */
+    public Instant pause(String limit, Duration span, String actor) throws GateException {
+        if (span.compareTo(Duration.ofSeconds(1)) < 0 || span.compareTo(LONGEST_PAUSE) > 0) {
+            throw new IllegalArgumentException("a pause lasts 1 s to " + LONGEST_PAUSE.toDays() + " days, was " + span);
+        }
+        Instant until = admission.run(() -> limits.pause(limit, span, actor))
+                .orElseThrow(() -> new UnknownLimitException(limit));
+        LOG.info(() -> "limit " + limit + " paused by " + actor + " for " + span + " (until " + until + ")");
+        return until;
+    }
+
+    /** Ends {@code limit}'s pause now, the operator's or the vendor's cool-down; the line moves at its next slot. */
+    public void resume(String limit, String actor) throws GateException {
+        if (!admission.run(() -> limits.resume(limit, actor))) {
+            throw new UnknownLimitException(limit);
+        }
+        LOG.info(() -> "limit " + limit + " resumed by " + actor);
+        loop.wake();
+    }
+
+    /** Cancels a waiting call of {@code limit}; false when it was not waiting there (granted, ended, elsewhere). */
+    public boolean cancel(String limit, long callId, String actor) throws GateException {
+        Optional<Leases.Cleared> cleared = admission.run(() -> calls.cancelInLimit(callId, limit, actor));
+        cleared.ifPresent(c -> ended(List.of(c), "cancelled by operator " + actor));
+        return cleared.isPresent();
+    }
+
+    /** Cancels every waiting call of {@code program} (of {@code limit} only, when given); answers how many. */
+    public int drain(String program, String limit, String actor) throws GateException {
+        List<Leases.Cleared> cleared = admission.run(() -> calls.drain(program, limit, actor));
+        ended(cleared, "drained by operator " + actor);
+        LOG.info(() -> "program " + program + " drained by " + actor + ": " + cleared.size() + " waiting calls "
+                + "cancelled" + (limit == null ? "" : " on limit " + limit));
+        return cleared.size();
+    }
+
+    /** The {@code count} most recent operator actions, newest first. */
+    public List<OperatorAction> recent(int count) throws GateException {
+        return admission.run(() -> log.recent(count));
+    }
+
+    private void ended(List<Leases.Cleared> cleared, String why) {
+        for (Leases.Cleared c : cleared) {
+            LOG.info(() -> "call " + c.callId() + " limit=" + c.limit() + " class=" + c.callClass() + " " + why);
+            if (c.owner().equals(owner)) {
+                waiters.ended(c.callId(), new CallEndedException("call " + c.callId() + " was " + why));
+            }
+        }
+        delivery.leftWaiting(cleared.stream().map(Leases.Cleared::callId).toList());
+    }
+
+}

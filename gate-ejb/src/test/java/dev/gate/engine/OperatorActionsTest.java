@@ -1,0 +1,99 @@
+package dev.gate.engine;
+
+import dev.gate.client.CallClass;
+import dev.gate.client.CallEndedException;
+import dev.gate.client.CallOptions;
+import dev.gate.client.GateTimeoutException;
+import dev.gate.client.OperatorAction;
+import dev.gate.client.Permit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * An operator's hand on the line, on the real clock: a paused limit grants nothing until resumed; a drained
+ * program's waiting caller is told at once, not at its wait's end; each action is recorded with who did it.
+ */
+class OperatorActionsTest {
+
+    @RegisterExtension
+    final GateCopies copies = new GateCopies();
+
+    @Test
+    void aPausedLimitGrantsNothingUntilResumed() throws Exception {
+        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('paused-by-hand', 100, 1000)");
+        Engine gate = copies.start("operated");
+        Instant until = gate.operators().pause("paused-by-hand", Duration.ofSeconds(30), "ops");
+        assertTrue(until.isAfter(Instant.now().plusSeconds(25)), "until " + until);
+        assertThrows(GateTimeoutException.class, () -> gate.callers().acquire("paused-by-hand",
+                CallClass.INTERACTIVE, Duration.ofSeconds(1), "web", CallOptions.NONE));
+
+        CompletableFuture<Permit> waiting = CompletableFuture.supplyAsync(() -> {
+            try {
+                return gate.callers().acquire("paused-by-hand", CallClass.INTERACTIVE, Duration.ofSeconds(10), "web",
+                        CallOptions.NONE);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        GateCopies.await("the call to wait", Duration.ofSeconds(5),
+                () -> count("SELECT count(*) FROM gate_call WHERE state = 'WAITING'") == 1);
+        long t0 = System.nanoTime();
+        gate.operators().resume("paused-by-hand", "ops");
+        Permit granted = waiting.get(5, TimeUnit.SECONDS);
+        assertTrue(granted.callId() > 0);
+        assertTrue(Duration.ofNanos(System.nanoTime() - t0).compareTo(Duration.ofSeconds(2)) < 0,
+                "granted at once after the resume");
+    }
+
+    @Test
+    void aDrainedProgramsWaitingCallerIsToldAtOnceAndTheActionsAreRecorded() throws Exception {
+        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('drained', 1, 60000)");
+        Engine gate = copies.start("drainer");
+        gate.callers().acquire("drained", CallClass.SCHEDULED, Duration.ofSeconds(5), "timer", CallOptions.NONE);
+        CompletableFuture<Permit> worker = CompletableFuture.supplyAsync(() -> {
+            try {
+                return gate.callers().acquire("drained", CallClass.BACKFILL, Duration.ofSeconds(30), "worker",
+                        CallOptions.NONE);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        GateCopies.await("the worker's call to wait", Duration.ofSeconds(5),
+                () -> count("SELECT count(*) FROM gate_call WHERE state = 'WAITING' AND program = 'worker'") == 1);
+        long t0 = System.nanoTime();
+        assertEquals(1, gate.operators().drain("worker", null, "ops"));
+        ExecutionException told = assertThrows(ExecutionException.class, () -> worker.get(5, TimeUnit.SECONDS));
+        assertInstanceOf(CallEndedException.class, told.getCause().getCause(), told.toString());
+        assertTrue(told.getCause().getCause().getMessage().contains("drained by operator ops"));
+        assertTrue(Duration.ofNanos(System.nanoTime() - t0).compareTo(Duration.ofSeconds(2)) < 0, "told at once");
+        assertEquals(0, gate.operators().drain("worker", null, "ops"), "nothing left to drain");
+        assertFalse(gate.operators().cancel("drained", 999_999, "ops"), "no such waiting call");
+
+        List<OperatorAction> recent = gate.operators().recent(10);
+        assertEquals(List.of("ops drain program worker 0 waiting calls cancelled",
+                        "ops drain program worker 1 waiting calls cancelled"),
+                recent.stream().map(a -> a.getActor() + " " + a.getAction() + " " + a.getTarget() + " " + a.getDetail())
+                        .toList(), "newest first");
+    }
+
+    private long count(String sql) {
+        try {
+            return copies.count(sql);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,115 @@
+package dev.gate.it;
+
+import jakarta.json.JsonObject;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.container.test.api.RunAsClient;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.shrinkwrap.api.ShrinkWrap;
+import org.jboss.shrinkwrap.api.spec.EnterpriseArchive;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.io.File;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * An operator's hand on the line over HTTP: pause a limit and see new calls wait, resume and see them granted;
+ * cancel a waiting call; drain a program; every action recorded with who did it; callers may not act.
+ */
+@ExtendWith(ArquillianExtension.class)
+@RunAsClient
+class OperatorActionsIT {
+
+    @Deployment(testable = false)
+    static EnterpriseArchive gateEar() {
+        return ShrinkWrap.createFromZipFile(EnterpriseArchive.class, new File(System.getProperty("gate.ear")));
+    }
+
+    @Test
+    void aPausedLimitHoldsNewCallsAndResumingLetsThemGo() {
+        assertEquals(201, Api.put("ops", "/limits/op-pause", "{\"calls\":100,\"windowSeconds\":1}").status());
+        assertEquals(403, Api.post("web", "/limits/op-pause/pause", "{\"seconds\":60}").status(),
+                "a caller cannot pause");
+        Api.Answer paused = Api.post("ops", "/limits/op-pause/pause", "{\"seconds\":60}");
+        assertEquals(200, paused.status(), paused.body());
+        Instant until = Instant.parse(paused.json().getString("pausedUntil"));
+        assertTrue(until.isAfter(Instant.now().plusSeconds(50)), "paused for about a minute: " + until);
+
+        JsonObject held = Api.post("web", "/limits/op-pause/calls?waitSeconds=1", "{\"class\":\"INTERACTIVE\"}").json();
+        assertEquals("WAITING", held.getString("state"), "an open limit, paused: the call waits");
+        long id = held.getJsonNumber("id").longValue();
+
+        Api.Answer resumed = Api.post("ops", "/limits/op-pause/resume", null);
+        assertEquals(200, resumed.status(), resumed.body());
+        assertTrue(resumed.json().isNull("pausedUntil") || !resumed.json().containsKey("pausedUntil"),
+                resumed.body());
+        assertEquals("GRANTED", Api.get("web", "/calls/" + id + "?waitSeconds=10").json().getString("state"),
+                "granted once resumed");
+    }
+
+    @Test
+    void badPausesAreRefusedWithAProblemAndChangeNothing() {
+        Api.put("ops", "/limits/op-bad", "{\"calls\":100,\"windowSeconds\":1}");
+        for (String body : List.of("{\"seconds\":0}", "{}", "{\"seconds\":604801}", "{\"seconds\":5,\"x\":1}",
+                "not json")) {
+            Api.Answer bad = Api.post("ops", "/limits/op-bad/pause", body);
+            assertEquals(400, bad.status(), body + ": " + bad.body());
+            assertTrue(bad.isProblem(), bad.contentType());
+        }
+        assertEquals(404, Api.post("ops", "/limits/op-none/pause", "{\"seconds\":5}").status());
+        assertTrue(Api.get("ops", "/limits/op-bad").json().isNull("pausedUntil")
+                || !Api.get("ops", "/limits/op-bad").json().containsKey("pausedUntil"), "not paused");
+    }
+
+    @Test
+    void anOperatorCancelsAWaitingCallAndDrainsAProgramAndEveryActionIsRecorded() {
+        Api.put("ops", "/limits/op-line", "{\"calls\":1,\"windowSeconds\":60}");
+        Api.put("ops", "/limits/op-line-2", "{\"calls\":1,\"windowSeconds\":60}");
+        Api.post("web", "/limits/op-line/calls", "{\"class\":\"SCHEDULED\"}"); // takes the minute's slot
+        Api.post("web", "/limits/op-line-2/calls", "{\"class\":\"SCHEDULED\"}");
+        List<Long> workers = new ArrayList<>();
+        for (String limit : List.of("op-line", "op-line", "op-line-2")) {
+            workers.add(Api.post("worker", "/limits/" + limit + "/calls", "{\"class\":\"BACKFILL\"}").json()
+                    .getJsonNumber("id").longValue());
+        }
+        long webWaiting = Api.post("web", "/limits/op-line/calls", "{\"class\":\"BACKFILL\"}").json()
+                .getJsonNumber("id").longValue();
+
+        assertEquals(403, Api.delete("web", "/limits/op-line/calls/" + workers.get(0)).status());
+        assertEquals(204, Api.delete("ops", "/limits/op-line/calls/" + workers.get(0)).status());
+        assertEquals("CANCELLED", Api.get("worker", "/calls/" + workers.get(0)).json().getString("state"));
+        Api.Answer again = Api.delete("ops", "/limits/op-line/calls/" + workers.get(0));
+        assertEquals(409, again.status(), again.body());
+        assertTrue(again.isProblem());
+        assertEquals(409, Api.delete("ops", "/limits/op-line-2/calls/" + workers.get(1)).status(),
+                "a call of another limit is not cancelled through this one");
+
+        Api.Answer drained = Api.post("ops", "/programs/worker/drain?limit=op-line-2", null);
+        assertEquals(200, drained.status(), drained.body());
+        assertEquals(1, drained.json().getInt("cancelled"));
+        assertEquals("WAITING", Api.get("worker", "/calls/" + workers.get(1)).json().getString("state"));
+        assertEquals(1, Api.post("ops", "/programs/worker/drain", null).json().getInt("cancelled"));
+        assertEquals("CANCELLED", Api.get("worker", "/calls/" + workers.get(1)).json().getString("state"));
+        assertEquals("WAITING", Api.get("web", "/calls/" + webWaiting).json().getString("state"),
+                "another program's call is untouched");
+        assertEquals(403, Api.post("worker", "/programs/web/drain", null).status(), "a caller cannot drain");
+
+        List<JsonObject> actions = Api.get("ops", "/actions").json().getJsonArray("actions")
+                .getValuesAs(JsonObject.class);
+        List<String> mine = actions.stream()
+                .filter(a -> a.getString("target").contains("op-line") || a.getString("target").equals("program worker")
+                        || a.getString("target").startsWith("call "))
+                .map(a -> a.getString("actor") + " " + a.getString("action") + " " + a.getString("target"))
+                .limit(5).toList();
+        assertEquals(List.of("ops drain program worker", "ops drain program worker",
+                "ops cancel-call call " + workers.get(0), "ops create-limit limit op-line-2",
+                "ops create-limit limit op-line"), mine, "newest first, with who did it");
+        assertEquals(403, Api.get("web", "/actions").status(), "callers do not see the actions");
+    }
+}
