@@ -24,10 +24,11 @@ public final class LimitStatus implements Serializable {
     private final Map<String, Long> waiting;
     private final Map<String, Long> oldestWaitMs;
     private final int coolDownStep;
+    private final Instant asOf;
 
     public LimitStatus(String name, int calls, long windowMs, long usedInWindow, Instant nextSlotAt,
                        Instant pausedUntil, long savedSends, Map<CallClass, Long> waiting,
-                       Map<CallClass, Long> oldestWaitMs, int coolDownStep) {
+                       Map<CallClass, Long> oldestWaitMs, int coolDownStep, Instant asOf) {
         this.name = name;
         this.calls = calls;
         this.windowMs = windowMs;
@@ -38,6 +39,7 @@ public final class LimitStatus implements Serializable {
         this.waiting = byClassName(waiting, 0L);
         this.oldestWaitMs = byClassName(oldestWaitMs, null);
         this.coolDownStep = coolDownStep;
+        this.asOf = asOf;
     }
 
     private static Map<String, Long> byClassName(Map<CallClass, Long> values, Long absent) {
@@ -75,6 +77,11 @@ public final class LimitStatus implements Serializable {
     /** The end of the limit's cool-down after a vendor's "slow down"; null when not paused. */
     public Instant getPausedUntil() {
         return pausedUntil;
+    }
+
+    /** When these numbers were read, on the database's clock (relative times are shown against it). */
+    public Instant getAsOf() {
+        return asOf;
     }
 
     /** The cool-down ladder's step (0: no recent "slow down" from the vendor). */

@@ -104,7 +104,8 @@ public final class LimitTable {
                     until = Times.get(rs, "paused_until");
                 }
             }
-            ActionLog.record(c, new ActionLog.Entry(actor, "pause", "limit " + name, "for " + span + ", until " + until));
+            ActionLog.record(c, new ActionLog.Entry(actor, "pause", "limit " + name,
+                    "for " + span.toSeconds() + " s, until " + until));
             return Optional.of(until);
         });
     }
@@ -130,7 +131,8 @@ public final class LimitTable {
     // Two operators changing one limit at once: the last one wins. updated_at on the database clock.
     private static boolean putIn(EntityManager em, String name, Pace pace, LimitOptions options, String actor) {
         Limit limit = em.find(Limit.class, name);
-        String rule = pace.calls() + " per " + pace.window();
+        long ms = pace.window().toMillis();
+        String rule = pace.calls() + " per " + (ms % 1000 == 0 ? ms / 1000 + " s" : ms + " ms");
         if (limit == null) {
             em.persist(new Limit(name, pace, options));
             em.flush();

@@ -130,7 +130,7 @@ public final class LineView {
             out.add(new LimitStatus(l.name(), l.calls(), l.windowMs(), used.getOrDefault(l.name(), 0L),
                     slot.nextSlotAt(), slot.pausedUntil(now), saved.getOrDefault(l.name(), 0L),
                     waiting.count().getOrDefault(l.name(), Map.of()),
-                    waiting.oldestMs().getOrDefault(l.name(), Map.of()), slot.coolDownStep()));
+                    waiting.oldestMs().getOrDefault(l.name(), Map.of()), slot.coolDownStep(), now));
         }
         return out;
     }

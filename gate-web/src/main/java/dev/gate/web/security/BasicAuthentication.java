@@ -4,7 +4,6 @@ import dev.gate.web.api.Problem;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.security.enterprise.AuthenticationStatus;
-import jakarta.security.enterprise.authentication.mechanism.http.HttpAuthenticationMechanism;
 import jakarta.security.enterprise.authentication.mechanism.http.HttpMessageContext;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -15,12 +14,13 @@ import java.util.Base64;
 import java.util.logging.Logger;
 
 /**
- * HTTP Basic over {@link AccountStore}, with one answer the standard mechanism cannot give: credentials that cannot
+ * HTTP Basic over {@link AccountStore}, for the API (by way of {@link Authentication}, the one mechanism), with one
+ * answer the standard mechanism cannot give: credentials that cannot
  * be checked because the database is unavailable get the same 503 "Calls are paused" (problem+json, Retry-After)
  * that every call gets in an outage, not a 401 that would tell a program its right password is wrong.
  */
 @ApplicationScoped
-public class BasicAuthentication implements HttpAuthenticationMechanism {
+public class BasicAuthentication {
 
     private static final Logger LOG = Logger.getLogger(BasicAuthentication.class.getName());
     static final String CHALLENGE = "Basic realm=\"gate\", charset=\"UTF-8\"";
@@ -28,7 +28,6 @@ public class BasicAuthentication implements HttpAuthenticationMechanism {
     @Inject
     AccountStore accounts;
 
-    @Override
     public AuthenticationStatus validateRequest(HttpServletRequest request, HttpServletResponse response,
                                                 HttpMessageContext context) {
         String[] credentials = credentials(request.getHeader("Authorization"));

@@ -1,47 +1,82 @@
 package dev.gate.web.status;
 
 import dev.gate.app.LimitAdmin;
-import dev.gate.client.CallClass;
+import dev.gate.app.Operations;
 import dev.gate.client.GateException;
+import dev.gate.client.GatePausedException;
 import dev.gate.client.LimitStatus;
-import jakarta.annotation.PostConstruct;
+import dev.gate.client.OperatorAction;
+import dev.gate.line.Span;
 import jakarta.ejb.EJB;
-import jakarta.enterprise.context.RequestScoped;
+import jakarta.faces.view.ViewScoped;
 import jakarta.inject.Named;
+import org.eclipse.microprofile.config.ConfigProvider;
 
-import java.util.Arrays;
+import java.io.Serializable;
+import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
 
-/** Backs status.xhtml: one database snapshot per request. */
+/**
+ * Backs status.xhtml: reads the line on every render (the page asks every 2 s), busiest limit first. While the
+ * database is unavailable it keeps the last panels it read and says so: calls are paused.
+ */
 @Named
-@RequestScoped
-public class StatusPage {
+@ViewScoped
+public class StatusPage implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    /** A class whose oldest call has waited this long is marked as starving (gate.starving-after, e.g. 10m). */
+    static final Duration STARVING_AFTER = ConfigProvider.getConfig()
+            .getOptionalValue("gate.starving-after", String.class).map(Span::parse).orElse(Duration.ofMinutes(10));
 
     @EJB
     LimitAdmin admin;
 
-    private List<LimitStatus> limits = List.of();
-    private String problem;
+    @EJB
+    Operations operations;
 
-    @PostConstruct
-    void load() {
+    private List<Panel> panels = List.of();
+    private List<OperatorAction> actions = List.of();
+    private String unavailable;
+    private boolean read;
+
+    /** Reads the line (once per request). */
+    public void load() {
         try {
-            limits = admin.all();
+            panels = admin.all().stream()
+                    .sorted(Comparator.comparingLong(LimitStatus::getWaitingTotal).reversed()
+                            .thenComparing(LimitStatus::getName))
+                    .map(l -> new Panel(l, STARVING_AFTER)).toList();
+            actions = operations.recent();
+            unavailable = null;
+        } catch (GatePausedException e) {
+            unavailable = e.getMessage(); // the last panels stay, marked as such
         } catch (GateException e) {
-            problem = e.getMessage();
+            unavailable = e.getMessage();
         }
+        read = true;
     }
 
-    public List<LimitStatus> getLimits() {
-        return limits;
+    public List<Panel> getPanels() {
+        return panels;
     }
 
-    /** Set when the page could not be read: the database is unavailable (or busy). */
-    public String getProblem() {
-        return problem;
+    public List<OperatorAction> getActions() {
+        return actions;
     }
 
-    public List<String> getClasses() {
-        return Arrays.stream(CallClass.values()).map(Enum::name).toList();
+    /** Why the line cannot be read now (calls are paused); null while it can. */
+    public String getUnavailable() {
+        return unavailable;
+    }
+
+    public boolean isRead() {
+        return read;
+    }
+
+    public String getStarvingAfter() {
+        return Words.span(STARVING_AFTER.toMillis());
     }
 }
