@@ -4,6 +4,7 @@ import java.io.Serializable;
 import java.time.Instant;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -25,10 +26,16 @@ public final class LimitStatus implements Serializable {
     private final Map<String, Long> oldestWaitMs;
     private final int coolDownStep;
     private final Instant asOf;
+    private final List<Long> sendsPerTenSeconds;
+    private final long expiredLastHour;
+    private final long abandonedLastHour;
+    private final long minIntervalMs;
+    private final List<Long> coolDownLadderMs;
 
     public LimitStatus(String name, int calls, long windowMs, long usedInWindow, Instant nextSlotAt,
                        Instant pausedUntil, long savedSends, Map<CallClass, Long> waiting,
-                       Map<CallClass, Long> oldestWaitMs, int coolDownStep, Instant asOf) {
+                       Map<CallClass, Long> oldestWaitMs, int coolDownStep, Instant asOf, Recent recent,
+                       long minIntervalMs, List<Long> coolDownLadderMs) {
         this.name = name;
         this.calls = calls;
         this.windowMs = windowMs;
@@ -40,6 +47,11 @@ public final class LimitStatus implements Serializable {
         this.oldestWaitMs = byClassName(oldestWaitMs, null);
         this.coolDownStep = coolDownStep;
         this.asOf = asOf;
+        this.sendsPerTenSeconds = List.copyOf(recent.sendsPerTenSeconds());
+        this.expiredLastHour = recent.expiredLastHour();
+        this.abandonedLastHour = recent.abandonedLastHour();
+        this.minIntervalMs = minIntervalMs;
+        this.coolDownLadderMs = List.copyOf(coolDownLadderMs);
     }
 
     private static Map<String, Long> byClassName(Map<CallClass, Long> values, Long absent) {
@@ -77,6 +89,39 @@ public final class LimitStatus implements Serializable {
     /** The end of the limit's cool-down after a vendor's "slow down"; null when not paused. */
     public Instant getPausedUntil() {
         return pausedUntil;
+    }
+
+    /** What a limit did lately: sends per 10 s over the last 10 minutes (oldest first), ended calls of the last hour. */
+    public record Recent(List<Long> sendsPerTenSeconds, long expiredLastHour, long abandonedLastHour)
+            implements Serializable {
+
+        /** Nothing lately. */
+        public static final Recent NONE = new Recent(java.util.Collections.nCopies(60, 0L), 0, 0);
+    }
+
+    /** Sends per 10 s over the last 10 minutes, 60 of them, oldest first (the last one is the current 10 s). */
+    public List<Long> getSendsPerTenSeconds() {
+        return sendsPerTenSeconds;
+    }
+
+    /** Waiting calls that ended without a grant (lease or deadline ran out) in the last hour. */
+    public long getExpiredLastHour() {
+        return expiredLastHour;
+    }
+
+    /** Grants that ended without an outcome within their lease in the last hour. */
+    public long getAbandonedLastHour() {
+        return abandonedLastHour;
+    }
+
+    /** The minimum spacing between two sends, ms (0: none). */
+    public long getMinIntervalMs() {
+        return minIntervalMs;
+    }
+
+    /** The cool-down ladder's steps, ms. */
+    public List<Long> getCoolDownLadderMs() {
+        return coolDownLadderMs;
     }
 
     /** When these numbers were read, on the database's clock (relative times are shown against it). */

@@ -42,6 +42,24 @@ public final class LineView {
                             WHERE s.limit_name = l.name AND s.sent_at > CAST(? AS timestamptz) - l.window_ms * interval '1 millisecond')
             FROM gate_limit l""";
 
+    // Each limit's sends of the last 10 minutes in 10 s buckets (0: the current one), an index range per limit.
+    private static final String SENDS_PER_TEN_SECONDS = """
+            SELECT l.name, b.ago, b.sends
+            FROM gate_limit l,
+                 LATERAL (SELECT floor(extract(epoch FROM (CAST(?1 AS timestamptz) - s.sent_at)) / 10)::int AS ago,
+                                 count(*) AS sends
+                          FROM gate_send s
+                          WHERE s.limit_name = l.name AND s.sent_at > CAST(?1 AS timestamptz) - interval '10 minutes'
+                            AND s.sent_at <= CAST(?1 AS timestamptz)
+                          GROUP BY 1) b""";
+
+    // Calls that ended without a grant or without an outcome in the last hour (the finished-calls index).
+    private static final String ENDED_LAST_HOUR = """
+            SELECT c.limit_name, c.state, count(*) FROM gate_call c
+            WHERE c.state IN ('EXPIRED', 'ABANDONED') AND c.done_at > CAST(?1 AS timestamptz) - interval '1 hour'""";
+
+    private static final int BUCKETS = 60;
+
     private final Jpa jpa;
 
     public LineView(Jpa jpa) {
@@ -67,7 +85,7 @@ public final class LineView {
                 used.put((String) r[0], ((Number) r[1]).longValue());
             }
             return statuses(limits, now, waitingByClass(em.createNamedQuery(Call.WAITING_BY_CLASS, Object[].class)
-                    .getResultList(), now), slots, saved, used);
+                    .getResultList(), now), slots, saved, used, recent(em, now, null));
         });
     }
 
@@ -92,7 +110,8 @@ public final class LineView {
             }
             Waiting waiting = waitingByClass(rows, now);
             return statuses(List.of(limit), now, waiting, Map.of(name, slot),
-                    saved == null ? Map.of() : Map.of(name, saved.count()), Map.of(name, used)).stream().findFirst();
+                    saved == null ? Map.of() : Map.of(name, saved.count()), Map.of(name, used), recent(em, now, name))
+                    .stream().findFirst();
         });
     }
 
@@ -118,9 +137,51 @@ public final class LineView {
         return new Waiting(waiting, oldestMs);
     }
 
+    /** Per limit (of all, or of {@code only}): its sends per 10 s over the last 10 minutes, its ended calls. */
+    private static Map<String, LimitStatus.Recent> recent(EntityManager em, Instant now, String only) {
+        Map<String, long[]> buckets = new HashMap<>();
+        for (Object row : filtered(em, SENDS_PER_TEN_SECONDS, " WHERE l.name = ?2", now, only)) {
+            Object[] r = (Object[]) row;
+            int ago = ((Number) r[1]).intValue();
+            if (ago >= 0 && ago < BUCKETS) {
+                buckets.computeIfAbsent((String) r[0], k -> new long[BUCKETS])[BUCKETS - 1 - ago] =
+                        ((Number) r[2]).longValue();
+            }
+        }
+        Map<String, long[]> ended = new HashMap<>();
+        for (Object row : filtered(em, ENDED_LAST_HOUR + "%s GROUP BY 1, 2", " AND c.limit_name = ?2", now, only)) {
+            Object[] r = (Object[]) row;
+            ended.computeIfAbsent((String) r[0], k -> new long[2])["EXPIRED".equals(r[1]) ? 0 : 1] =
+                    ((Number) r[2]).longValue();
+        }
+        Map<String, LimitStatus.Recent> out = new HashMap<>();
+        for (String limit : union(buckets.keySet(), ended.keySet())) {
+            long[] b = buckets.getOrDefault(limit, new long[BUCKETS]);
+            long[] e = ended.getOrDefault(limit, new long[2]);
+            out.put(limit, new LimitStatus.Recent(java.util.Arrays.stream(b).boxed().toList(), e[0], e[1]));
+        }
+        return out;
+    }
+
+    /** {@code sql} for every limit, or with {@code filter} for {@code only} (a "%s" in sql, else appended). */
+    private static List<?> filtered(EntityManager em, String sql, String filter, Instant now, String only) {
+        String text = sql.contains("%s") ? sql.formatted(only == null ? "" : filter) : sql + (only == null ? "" : filter);
+        var query = em.createNativeQuery(text).setParameter(1, now.atOffset(ZoneOffset.UTC));
+        if (only != null) {
+            query.setParameter(2, only);
+        }
+        return query.getResultList();
+    }
+
+    private static java.util.Set<String> union(java.util.Set<String> a, java.util.Set<String> b) {
+        java.util.Set<String> all = new java.util.HashSet<>(a);
+        all.addAll(b);
+        return all;
+    }
+
     private static List<LimitStatus> statuses(List<Limit> limits, Instant now, Waiting waiting,
                                               Map<String, Slot> slots, Map<String, Long> saved,
-                                              Map<String, Long> used) {
+                                              Map<String, Long> used, Map<String, LimitStatus.Recent> recent) {
         List<LimitStatus> out = new ArrayList<>();
         for (Limit l : limits) {
             Slot slot = slots.get(l.name());
@@ -130,7 +191,9 @@ public final class LineView {
             out.add(new LimitStatus(l.name(), l.calls(), l.windowMs(), used.getOrDefault(l.name(), 0L),
                     slot.nextSlotAt(), slot.pausedUntil(now), saved.getOrDefault(l.name(), 0L),
                     waiting.count().getOrDefault(l.name(), Map.of()),
-                    waiting.oldestMs().getOrDefault(l.name(), Map.of()), slot.coolDownStep(), now));
+                    waiting.oldestMs().getOrDefault(l.name(), Map.of()), slot.coolDownStep(), now,
+                    recent.getOrDefault(l.name(), LimitStatus.Recent.NONE), l.options().minInterval().toMillis(),
+                    l.options().coolDown().steps().stream().map(Duration::toMillis).toList()));
         }
         return out;
     }

@@ -11,8 +11,11 @@ import java.time.Duration;
  */
 public final class Retention {
 
-    /** Kept beyond a limit's longest window or spacing, so a send is never deleted while anything may read it. */
-    public static final Duration SEND_MARGIN = Duration.ofMinutes(1);
+    /**
+     * Kept beyond a limit's longest window or spacing, so a send is never deleted while anything may read it: the
+     * window counts, and the status page's chart of the last 10 minutes.
+     */
+    public static final Duration SEND_MARGIN = Duration.ofMinutes(10);
 
     // Per limit: its sends older than its longest rule window (or minimum spacing) plus the margin, oldest first.
     // Index ranges on (limit_name, sent_at), and the delete by row address (a TID scan; "id IN" let the planner

@@ -64,8 +64,8 @@ class RetentionTest {
         long until = System.nanoTime() + Duration.ofMinutes(3).toNanos();
         try (Connection probe = copies.connect()) {
             probe.setAutoCommit(false);
-            // kept: sends of the last window plus the margin (2 min at 10/s), calls of the last hour (36,000)
-            while (count("SELECT count(*) FROM gate_send") > 1_300 || count("SELECT count(*) FROM gate_call") > 36_100) {
+            // kept: sends of the last window plus the margin (11 min at 10/s), calls of the last hour (36,000)
+            while (count("SELECT count(*) FROM gate_send") > 6_700 || count("SELECT count(*) FROM gate_call") > 36_100) {
                 assertTrue(System.nanoTime() < until, "the tables were not pruned within 3 minutes");
                 for (int i = 0; i < 20; i++) {
                     try (PreparedStatement ps = probe.prepareStatement(

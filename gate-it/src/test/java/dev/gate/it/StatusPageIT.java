@@ -139,6 +139,10 @@ class StatusPageIT {
         assertTrue(actions.get(1).contains("ops: pause limit page-op"), actions.toString());
         waitFor("the waiting call to be granted",
                 b -> Api.get("ops", "/limits/page-op").json().getJsonObject("waiting").getInt("INTERACTIVE") == 0);
+        waitFor("the send to show in the panel's chart of the last 10 minutes", b -> "1".equals(
+                b.findElement(panel("page-op")).findElement(By.cssSelector("svg.sends")).getAttribute("data-total")));
+        assertTrue(browser.findElement(panel("page-op")).getText().contains("cool-down ladder 2 s, 5 s, 15 s, 30 s, 1 min"),
+                browser.findElement(panel("page-op")).getText());
     }
 
     @Test

@@ -105,7 +105,8 @@ public final class Panel implements Serializable {
         }
         String more = "paused " + Words.span(Duration.between(limit.getAsOf(), limit.getPausedUntil()).toMillis())
                 + " more";
-        return limit.getCoolDownStep() > 0 ? more + " (cool-down step " + limit.getCoolDownStep() + ")" : more;
+        return limit.getCoolDownStep() > 0 ? more + " (cool-down step " + limit.getCoolDownStep() + " of "
+                + limit.getCoolDownLadderMs().size() + ")" : more;
     }
 
     public String getPausedUntil() {
@@ -119,6 +120,52 @@ public final class Panel implements Serializable {
             return "now";
         }
         return "in " + Words.span(Duration.between(limit.getAsOf(), next).toMillis());
+    }
+
+    /** Sends per 10 s over the last 10 minutes as an SVG polyline in a 300 x 40 box, oldest at the left. */
+    public String getSendsChart() {
+        List<Long> b = limit.getSendsPerTenSeconds();
+        long most = Math.max(1, b.stream().mapToLong(Long::longValue).max().orElse(1));
+        StringBuilder points = new StringBuilder();
+        for (int i = 0; i < b.size(); i++) {
+            double x = b.size() == 1 ? 0 : 300.0 * i / (b.size() - 1);
+            double y = 39 - 37.0 * b.get(i) / most;
+            points.append(i == 0 ? "" : " ").append(Math.round(x * 10) / 10.0).append(',').append(Math.round(y * 10) / 10.0);
+        }
+        return points.toString();
+    }
+
+    public long getSendsLastTenMinutes() {
+        return limit.getSendsPerTenSeconds().stream().mapToLong(Long::longValue).sum();
+    }
+
+    /** The send rate of the last whole 10 s, per second. */
+    public String getSendRate() {
+        List<Long> b = limit.getSendsPerTenSeconds();
+        double perSecond = b.size() < 2 ? 0 : b.get(b.size() - 2) / 10.0;
+        return perSecond == Math.rint(perSecond) ? String.valueOf((long) perSecond) : String.valueOf(perSecond);
+    }
+
+    /** "expired 3, abandoned 1 in the last hour"; empty when none. */
+    public String getEnded() {
+        if (limit.getExpiredLastHour() == 0 && limit.getAbandonedLastHour() == 0) {
+            return "";
+        }
+        return "expired " + limit.getExpiredLastHour() + ", abandoned " + limit.getAbandonedLastHour()
+                + " in the last hour";
+    }
+
+    /** "cool-down ladder 2 s, 5 s, 15 s, 30 s, 60 s; minimum spacing 100 ms". */
+    public String getLadder() {
+        StringBuilder s = new StringBuilder("cool-down ladder ");
+        List<Long> steps = limit.getCoolDownLadderMs();
+        for (int i = 0; i < steps.size(); i++) {
+            s.append(i == 0 ? "" : ", ").append(Words.span(steps.get(i)));
+        }
+        if (limit.getMinIntervalMs() > 0) {
+            s.append("; minimum spacing ").append(Words.span(limit.getMinIntervalMs()));
+        }
+        return s.toString();
     }
 
     public long getSavedSends() {

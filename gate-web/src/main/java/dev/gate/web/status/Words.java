@@ -1,6 +1,6 @@
 package dev.gate.web.status;
 
-/** Times in words for people: "120 ms", "14 s", "4 m 12 s", "14 min", "3 h 5 min". */
+/** Times in words for people: "120 ms", "14 s", "1 min", "4 m 12 s", "14 min", "3 h 5 min". */
 final class Words {
 
     private Words() {
@@ -23,7 +23,7 @@ final class Words {
             return s + " s";
         }
         if (s < 600) {
-            return s / 60 + " m " + s % 60 + " s";
+            return s % 60 == 0 ? s / 60 + " min" : s / 60 + " m " + s % 60 + " s";
         }
         long min = s / 60;
         if (min < 60) {
