@@ -67,9 +67,10 @@ public final class DevRun {
         }
         wildfly = GateServer.start(server, ear, env, true);
         if (wildfly.awaitGate(Duration.ofMinutes(5))) {
-            say("the gate is running.\n    status page: " + BASE + "/   (ops/ops)\n    API:         " + BASE
-                    + "/api/v1/limits   (curl -u web:web " + BASE + "/api/v1/limits)\n    Ctrl-C stops the server"
-                    + (database == null ? "" : " and the database"));
+            say("the gate is running.\n    status page: " + BASE + "/   (sign in as ops/ops)\n    API:         " + BASE
+                    + "/api/v1/limits   (curl -u web:web " + BASE + "/api/v1/limits)\n"
+                    + "    metrics:     http://localhost:9990/prometheus   health: http://localhost:9990/health/ready\n"
+                    + "    Ctrl-C stops the server" + (database == null ? "" : " and the database"));
         } else if (wildfly.process().isAlive()) {
             say("the gate did not answer at " + BASE + "/api/v1/limits within 5 minutes: see the server log above");
         }

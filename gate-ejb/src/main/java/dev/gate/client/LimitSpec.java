@@ -42,9 +42,11 @@ public final class LimitSpec implements Serializable {
     private final List<Duration> coolDownLadder;
     private final int stepDownAfter;
     private final Duration receiptMargin;
+    private final Duration starvingAfter;
 
     private LimitSpec(int calls, Duration window, Duration minInterval, List<Rule> moreRules, Duration retryFloor,
-                      List<Duration> coolDownLadder, int stepDownAfter, Duration receiptMargin) {
+                      List<Duration> coolDownLadder, int stepDownAfter, Duration receiptMargin,
+                      Duration starvingAfter) {
         this.calls = calls;
         this.window = window;
         this.minInterval = minInterval;
@@ -53,27 +55,28 @@ public final class LimitSpec implements Serializable {
         this.coolDownLadder = List.copyOf(coolDownLadder);
         this.stepDownAfter = stepDownAfter;
         this.receiptMargin = receiptMargin;
+        this.starvingAfter = starvingAfter;
     }
 
     public static LimitSpec of(int calls, Duration window) {
         return new LimitSpec(calls, window, Duration.ZERO, List.of(), Duration.ofSeconds(2),
                 List.of(Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(15), Duration.ofSeconds(30),
-                        Duration.ofSeconds(60)), 10, null);
+                        Duration.ofSeconds(60)), 10, null, null);
     }
 
     public LimitSpec withMinInterval(Duration spacing) {
         return new LimitSpec(calls, window, spacing, moreRules, retryFloor, coolDownLadder, stepDownAfter,
-                receiptMargin);
+                receiptMargin, starvingAfter);
     }
 
     public LimitSpec withMoreRules(List<Rule> rules) {
         return new LimitSpec(calls, window, minInterval, rules, retryFloor, coolDownLadder, stepDownAfter,
-                receiptMargin);
+                receiptMargin, starvingAfter);
     }
 
     public LimitSpec withCoolDown(Duration floor, List<Duration> ladder, int successesToStepDown) {
         return new LimitSpec(calls, window, minInterval, moreRules, floor, ladder, successesToStepDown,
-                receiptMargin);
+                receiptMargin, starvingAfter);
     }
 
     /**
@@ -83,7 +86,16 @@ public final class LimitSpec implements Serializable {
      */
     public LimitSpec withReceiptMargin(Duration margin) {
         return new LimitSpec(calls, window, minInterval, moreRules, retryFloor, coolDownLadder, stepDownAfter,
-                margin);
+                margin, starvingAfter);
+    }
+
+    /**
+     * How long a class's oldest call may wait before the status page marks the class as starving; null: the
+     * server's default (gate.starving-after, 10 minutes).
+     */
+    public LimitSpec withStarvingAfter(Duration after) {
+        return new LimitSpec(calls, window, minInterval, moreRules, retryFloor, coolDownLadder, stepDownAfter,
+                receiptMargin, after);
     }
 
     public int calls() {
@@ -112,6 +124,11 @@ public final class LimitSpec implements Serializable {
 
     public int stepDownAfter() {
         return stepDownAfter;
+    }
+
+    /** The declared starving mark; null for the server's default. */
+    public Duration starvingAfter() {
+        return starvingAfter;
     }
 
     /** The declared receipt margin; null for the default. */

@@ -31,11 +31,16 @@ public final class LimitStatus implements Serializable {
     private final long abandonedLastHour;
     private final long minIntervalMs;
     private final List<Long> coolDownLadderMs;
+    private final List<RuleUse> moreRules;
+    private final Instant slowedAt;
+    private final Integer slowedBy;
+    private final Long starvingAfterMs;
 
     public LimitStatus(String name, int calls, long windowMs, long usedInWindow, Instant nextSlotAt,
                        Instant pausedUntil, long savedSends, Map<CallClass, Long> waiting,
                        Map<CallClass, Long> oldestWaitMs, int coolDownStep, Instant asOf, Recent recent,
-                       long minIntervalMs, List<Long> coolDownLadderMs) {
+                       long minIntervalMs, List<Long> coolDownLadderMs, List<RuleUse> moreRules,
+                       Instant slowedAt, Integer slowedBy, Long starvingAfterMs) {
         this.name = name;
         this.calls = calls;
         this.windowMs = windowMs;
@@ -52,6 +57,10 @@ public final class LimitStatus implements Serializable {
         this.abandonedLastHour = recent.abandonedLastHour();
         this.minIntervalMs = minIntervalMs;
         this.coolDownLadderMs = List.copyOf(coolDownLadderMs);
+        this.moreRules = List.copyOf(moreRules);
+        this.slowedAt = slowedAt;
+        this.slowedBy = slowedBy;
+        this.starvingAfterMs = starvingAfterMs;
     }
 
     private static Map<String, Long> byClassName(Map<CallClass, Long> values, Long absent) {
@@ -112,6 +121,29 @@ public final class LimitStatus implements Serializable {
     /** Grants that ended without an outcome within their lease in the last hour. */
     public long getAbandonedLastHour() {
         return abandonedLastHour;
+    }
+
+    /** The limit's own starving mark, ms; null when it uses the server's default. */
+    public Long getStarvingAfterMs() {
+        return starvingAfterMs;
+    }
+
+    /** When the vendor last said "slow down" (a 429, or a 503 with Retry-After), or null. */
+    public Instant getSlowedAt() {
+        return slowedAt;
+    }
+
+    /** The status of that signal, or null. */
+    public Integer getSlowedBy() {
+        return slowedBy;
+    }
+
+    /** Every rule's window and its use: the limit's own rule first, then its more rules by window. */
+    public List<RuleUse> getWindows() {
+        List<RuleUse> all = new java.util.ArrayList<>();
+        all.add(new RuleUse(calls, windowMs, usedInWindow));
+        all.addAll(moreRules);
+        return all;
     }
 
     /** The minimum spacing between two sends, ms (0: none). */

@@ -56,6 +56,9 @@ public class Limit {
     @Column(name = "receipt_margin_ms")
     private Long receiptMarginMs;
 
+    @Column(name = "starving_after_ms")
+    private Long starvingAfterMs;
+
     // set by the database (clock_timestamp()): the gate's only clock
     @Column(name = "created_at", nullable = false, insertable = false, updatable = false)
     private Instant createdAt;
@@ -73,13 +76,14 @@ public class Limit {
     }
 
     /** A new limit (its slot row comes with it, from the table's trigger). */
-    public Limit(String name, Pace pace, LimitOptions options) {
+    public Limit(String name, Pace pace, LimitOptions options, Duration starvingAfter) {
         this.name = name;
-        change(pace, options);
+        change(pace, options, starvingAfter);
     }
 
     /** New rules and options; the beat and the send log stay, so a change never starts with a burst. */
-    public void change(Pace pace, LimitOptions options) {
+    public void change(Pace pace, LimitOptions options, Duration starvingAfter) {
+        this.starvingAfterMs = starvingAfter == null ? null : starvingAfter.toMillis();
         this.calls = pace.calls();
         this.windowMs = pace.window().toMillis();
         this.minIntervalMs = options.minInterval().toMillis();
@@ -96,6 +100,11 @@ public class Limit {
 
     public String name() {
         return name;
+    }
+
+    /** How long a class may wait before the status page marks it as starving; null: the server's default. */
+    public Duration starvingAfter() {
+        return starvingAfterMs == null ? null : Duration.ofMillis(starvingAfterMs);
     }
 
     public Pace pace() {

@@ -40,6 +40,12 @@ public class Slot {
     @Column(name = "cooldown_step", nullable = false)
     private int coolDownStep;
 
+    @Column(name = "slowed_at")
+    private Instant slowedAt;
+
+    @Column(name = "slowed_by")
+    private Short slowedBy;
+
     @Column(name = "success_run", nullable = false)
     private int successRun;
 
@@ -56,6 +62,16 @@ public class Slot {
 
     public Instant nextSlotAt() {
         return nextSlotAt;
+    }
+
+    /** When the vendor last said "slow down" for this limit, or null. */
+    public Instant slowedAt() {
+        return slowedAt;
+    }
+
+    /** The status of that signal (429, 503), or null. */
+    public Integer slowedBy() {
+        return slowedBy == null ? null : slowedBy.intValue();
     }
 
     /** The cool-down ladder's step: 0 when the vendor has not said "slow down" lately; up by one on each repeat. */

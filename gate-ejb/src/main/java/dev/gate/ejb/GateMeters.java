@@ -3,6 +3,7 @@ package dev.gate.ejb;
 import dev.gate.client.CallClass;
 import dev.gate.client.GateException;
 import dev.gate.client.LimitStatus;
+import dev.gate.client.RuleUse;
 import dev.gate.engine.Engine;
 import dev.gate.engine.Tally;
 import dev.gate.store.Grant;
@@ -115,9 +116,11 @@ final class GateMeters implements Tally {
                 Long oldestMs = l.getOldestWaitMs().get(w.getKey());
                 set(seen, "gate.oldest.wait.seconds", tags, oldestMs == null ? 0 : oldestMs / 1000.0);
             }
-            Tags rule = Tags.of("limit", l.getName(), "rule", l.getCalls() + "/" + l.getWindowMs() + "ms");
-            set(seen, "gate.window.used", rule, l.getUsedInWindow());
-            set(seen, "gate.window.limit", rule, l.getCalls());
+            for (RuleUse r : l.getWindows()) {
+                Tags rule = Tags.of("limit", l.getName(), "rule", r.getCalls() + "/" + r.getWindowMs() + "ms");
+                set(seen, "gate.window.used", rule, r.getUsed());
+                set(seen, "gate.window.limit", rule, r.getCalls());
+            }
             Tags limit = Tags.of("limit", l.getName());
             set(seen, "gate.paused", limit, l.getPausedUntil() != null ? 1 : 0); // on the database's clock
             set(seen, "gate.cooldown.step", limit, l.getCoolDownStep());

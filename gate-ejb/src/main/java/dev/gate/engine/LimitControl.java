@@ -69,7 +69,10 @@ public final class LimitControl {
         } catch (IllegalArgumentException | NullPointerException e) {
             throw new InvalidLimitException("limit '" + name + "': " + e.getMessage());
         }
-        boolean created = admission.run(() -> limits.put(name, pace, options, actor));
+        if (spec.starvingAfter() != null && (spec.starvingAfter().isNegative() || spec.starvingAfter().isZero())) {
+            throw new InvalidLimitException("limit '" + name + "': the starving mark must be positive");
+        }
+        boolean created = admission.run(() -> limits.put(name, pace, options, spec.starvingAfter(), actor));
         LOG.info(() -> "limit " + name + (created ? " created: " : " changed: ") + pace.calls() + " calls per "
                 + pace.window() + " by " + actor);
         loop.wake();

@@ -77,14 +77,15 @@ public final class LimitTable {
      * Creates the limit or changes it in place, with all its options; true when it was created. Recorded as
      * {@code actor}'s action in the same transaction.
      */
-    public boolean put(String name, Pace pace, LimitOptions options, String actor) throws StoreUnavailable {
+    public boolean put(String name, Pace pace, LimitOptions options, Duration starvingAfter, String actor)
+            throws StoreUnavailable {
         try {
-            return jpa.run(em -> putIn(em, name, pace, options, actor));
+            return jpa.run(em -> putIn(em, name, pace, options, starvingAfter, actor));
         } catch (PersistenceException e) {
             SQLException sql = Jpa.sqlCause(e);
             if (sql != null && "23505".equals(sql.getSQLState())) {
                 // created meanwhile by another: change it
-                return jpa.run(em -> putIn(em, name, pace, options, actor));
+                return jpa.run(em -> putIn(em, name, pace, options, starvingAfter, actor));
             }
             throw e;
         }
@@ -129,17 +130,18 @@ public final class LimitTable {
     // No lock on the limit row first: FOR UPDATE on gate_limit would block every insert that references it (joins,
     // grants) until the change commits; the update itself takes the weaker lock those inserts do not wait for.
     // Two operators changing one limit at once: the last one wins. updated_at on the database clock.
-    private static boolean putIn(EntityManager em, String name, Pace pace, LimitOptions options, String actor) {
+    private static boolean putIn(EntityManager em, String name, Pace pace, LimitOptions options,
+                                 Duration starvingAfter, String actor) {
         Limit limit = em.find(Limit.class, name);
         long ms = pace.window().toMillis();
         String rule = pace.calls() + " per " + (ms % 1000 == 0 ? ms / 1000 + " s" : ms + " ms");
         if (limit == null) {
-            em.persist(new Limit(name, pace, options));
+            em.persist(new Limit(name, pace, options, starvingAfter));
             em.flush();
             ActionLog.record(em, new ActionLog.Entry(actor, "create-limit", "limit " + name, rule));
             return true;
         }
-        limit.change(pace, options);
+        limit.change(pace, options, starvingAfter);
         em.flush();
         em.createNativeQuery(TOUCH).setParameter(1, name).executeUpdate();
         ActionLog.record(em, new ActionLog.Entry(actor, "change-limit", "limit " + name, rule));

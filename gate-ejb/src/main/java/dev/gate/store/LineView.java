@@ -2,6 +2,7 @@ package dev.gate.store;
 
 import dev.gate.client.CallClass;
 import dev.gate.client.LimitStatus;
+import dev.gate.client.RuleUse;
 import dev.gate.domain.Call;
 import dev.gate.domain.Limit;
 import dev.gate.domain.SavedSends;
@@ -58,6 +59,14 @@ public final class LineView {
             SELECT c.limit_name, c.state, count(*) FROM gate_call c
             WHERE c.state IN ('EXPIRED', 'ABANDONED') AND c.done_at > CAST(?1 AS timestamptz) - interval '1 hour'""";
 
+    // The more rules of every limit (or of one) with the sends in each rule's current window.
+    private static final String RULES_USED = """
+            SELECT r.limit_name, r.calls, r.window_ms,
+                   (SELECT count(*) FROM gate_send s
+                    WHERE s.limit_name = r.limit_name
+                      AND s.sent_at > CAST(?1 AS timestamptz) - r.window_ms * interval '1 millisecond')
+            FROM gate_limit_rule r""";
+
     private static final int BUCKETS = 60;
 
     private final Jpa jpa;
@@ -85,7 +94,7 @@ public final class LineView {
                 used.put((String) r[0], ((Number) r[1]).longValue());
             }
             return statuses(limits, now, waitingByClass(em.createNamedQuery(Call.WAITING_BY_CLASS, Object[].class)
-                    .getResultList(), now), slots, saved, used, recent(em, now, null));
+                    .getResultList(), now), slots, saved, used, recent(em, now, null), rulesUsed(em, now, null));
         });
     }
 
@@ -110,8 +119,8 @@ public final class LineView {
             }
             Waiting waiting = waitingByClass(rows, now);
             return statuses(List.of(limit), now, waiting, Map.of(name, slot),
-                    saved == null ? Map.of() : Map.of(name, saved.count()), Map.of(name, used), recent(em, now, name))
-                    .stream().findFirst();
+                    saved == null ? Map.of() : Map.of(name, saved.count()), Map.of(name, used), recent(em, now, name),
+                    rulesUsed(em, now, name)).stream().findFirst();
         });
     }
 
@@ -173,6 +182,18 @@ public final class LineView {
         return query.getResultList();
     }
 
+    /** Per limit (of all, or of {@code only}): its more rules, by window, with their windows' use. */
+    private static Map<String, List<RuleUse>> rulesUsed(EntityManager em, Instant now, String only) {
+        Map<String, List<RuleUse>> out = new HashMap<>();
+        for (Object row : filtered(em, RULES_USED + "%s ORDER BY r.limit_name, r.window_ms, r.calls",
+                " WHERE r.limit_name = ?2", now, only)) {
+            Object[] r = (Object[]) row;
+            out.computeIfAbsent((String) r[0], k -> new ArrayList<>()).add(new RuleUse(((Number) r[1]).intValue(),
+                    ((Number) r[2]).longValue(), ((Number) r[3]).longValue()));
+        }
+        return out;
+    }
+
     private static java.util.Set<String> union(java.util.Set<String> a, java.util.Set<String> b) {
         java.util.Set<String> all = new java.util.HashSet<>(a);
         all.addAll(b);
@@ -181,7 +202,8 @@ public final class LineView {
 
     private static List<LimitStatus> statuses(List<Limit> limits, Instant now, Waiting waiting,
                                               Map<String, Slot> slots, Map<String, Long> saved,
-                                              Map<String, Long> used, Map<String, LimitStatus.Recent> recent) {
+                                              Map<String, Long> used, Map<String, LimitStatus.Recent> recent,
+                                              Map<String, List<RuleUse>> rules) {
         List<LimitStatus> out = new ArrayList<>();
         for (Limit l : limits) {
             Slot slot = slots.get(l.name());
@@ -193,7 +215,9 @@ public final class LineView {
                     waiting.count().getOrDefault(l.name(), Map.of()),
                     waiting.oldestMs().getOrDefault(l.name(), Map.of()), slot.coolDownStep(), now,
                     recent.getOrDefault(l.name(), LimitStatus.Recent.NONE), l.options().minInterval().toMillis(),
-                    l.options().coolDown().steps().stream().map(Duration::toMillis).toList()));
+                    l.options().coolDown().steps().stream().map(Duration::toMillis).toList(),
+                    rules.getOrDefault(l.name(), List.of()), slot.slowedAt(), slot.slowedBy(),
+                    l.starvingAfter() == null ? null : l.starvingAfter().toMillis()));
         }
         return out;
     }

@@ -56,8 +56,12 @@ public final class Outcomes {
             FOR UPDATE OF s""";
 
     // The ladder's new step, under the slot lock taken by LOCK_COOLDOWN (slot row before call row).
+    // A signal also records when it came and which status it was (the status page: "after a 429 at 10:02").
     private static final String MOVE_COOLDOWN = """
-            UPDATE gate_slot SET paused_until = ?, cooldown_step = ?, success_run = ? WHERE limit_name = ?""";
+            UPDATE gate_slot SET paused_until = ?, cooldown_step = ?, success_run = ?,
+                                 slowed_at = CASE WHEN ? THEN ? ELSE slowed_at END,
+                                 slowed_by = CASE WHEN ? THEN ? ELSE slowed_by END
+            WHERE limit_name = ?""";
 
     /** What recording did. */
     public enum Result {
@@ -177,7 +181,11 @@ public final class Outcomes {
             }
             ps.setInt(2, after.step());
             ps.setInt(3, after.successRun());
-            ps.setString(4, limit);
+            ps.setBoolean(4, signal);
+            Times.set(ps, 5, locked.now());
+            ps.setBoolean(6, signal);
+            ps.setInt(7, status);
+            ps.setString(8, limit);
             ps.executeUpdate();
         }
         if (signal) {

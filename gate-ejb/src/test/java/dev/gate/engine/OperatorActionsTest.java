@@ -40,14 +40,7 @@ class OperatorActionsTest {
         assertThrows(GateTimeoutException.class, () -> gate.callers().acquire("paused-by-hand",
                 CallClass.INTERACTIVE, Duration.ofSeconds(1), "web", CallOptions.NONE));
 
-        CompletableFuture<Permit> waiting = CompletableFuture.supplyAsync(() -> {
-            try {
-                return gate.callers().acquire("paused-by-hand", CallClass.INTERACTIVE, Duration.ofSeconds(10), "web",
-                        CallOptions.NONE);
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        });
+        CompletableFuture<Permit> waiting = acquiring(gate, "paused-by-hand", CallClass.INTERACTIVE, "web");
         GateCopies.await("the call to wait", Duration.ofSeconds(5),
                 () -> count("SELECT count(*) FROM gate_call WHERE state = 'WAITING'") == 1);
         long t0 = System.nanoTime();
@@ -63,14 +56,7 @@ class OperatorActionsTest {
         copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('drained', 1, 60000)");
         Engine gate = copies.start("drainer");
         gate.callers().acquire("drained", CallClass.SCHEDULED, Duration.ofSeconds(5), "timer", CallOptions.NONE);
-        CompletableFuture<Permit> worker = CompletableFuture.supplyAsync(() -> {
-            try {
-                return gate.callers().acquire("drained", CallClass.BACKFILL, Duration.ofSeconds(30), "worker",
-                        CallOptions.NONE);
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        });
+        CompletableFuture<Permit> worker = acquiring(gate, "drained", CallClass.BACKFILL, "worker");
         GateCopies.await("the worker's call to wait", Duration.ofSeconds(5),
                 () -> count("SELECT count(*) FROM gate_call WHERE state = 'WAITING' AND program = 'worker'") == 1);
         long t0 = System.nanoTime();
@@ -87,6 +73,17 @@ class OperatorActionsTest {
                         "ops drain program worker 1 waiting calls cancelled"),
                 recent.stream().map(a -> a.getActor() + " " + a.getAction() + " " + a.getTarget() + " " + a.getDetail())
                         .toList(), "newest first");
+    }
+
+    /** A caller blocked in acquire (up to 30 s) on another thread. */
+    private static CompletableFuture<Permit> acquiring(Engine gate, String limit, CallClass callClass, String program) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return gate.callers().acquire(limit, callClass, Duration.ofSeconds(30), program, CallOptions.NONE);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
     }
 
     private long count(String sql) {

@@ -51,7 +51,7 @@ class RetentionTest {
 
         // the youngest sends as written, to check at the end (however long pruning took) that none a window or the
         // margin still counts was deleted
-        copies.sql("CREATE TABLE young_sends AS SELECT sent_at FROM gate_send WHERE sent_at > now() - interval '5 min'");
+        copies.sql("CREATE TABLE young_sends AS SELECT sent_at FROM gate_send WHERE sent_at > now() - interval '15 min'");
         long sendsBefore = copies.count("SELECT count(*) FROM gate_send");
         long callsBefore = copies.count("SELECT count(*) FROM gate_call");
 

@@ -311,6 +311,8 @@ class HttpApiIT {
                 new Bad("ops", "PUT", "/limits/http-bad", "{\"calls\":0,\"windowSeconds\":60}", 400, "calls"),
                 new Bad("ops", "PUT", "/limits/http-bad", "{\"calls\":10}", 400, "windowSeconds"),
                 new Bad("ops", "PUT", "/limits/http-bad", "{\"calls\":10,\"windowSeconds\":0}", 400, "windowSeconds"),
+                new Bad("ops", "PUT", "/limits/http-bad", "{\"calls\":10,\"windowSeconds\":1,\"starvingAfterSeconds\":0}",
+                        400, "starvingAfterSeconds"),
                 new Bad("ops", "PUT", "/limits/bad!name", "{\"calls\":10,\"windowSeconds\":60}", 400, "name"),
                 new Bad("ops", "PUT", "/limits/http-bad", "{\"calls\":10,", 400, "body"),
                 new Bad("ops", "GET", "/limits/no-such-limit", null, 404, "limit"),

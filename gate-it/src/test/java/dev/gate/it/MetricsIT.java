@@ -62,7 +62,8 @@ class MetricsIT {
                 "no other class counted");
 
         // a line that waits: one call takes the only slot of the minute, three wait behind it
-        Api.put("ops", "/limits/metrics-slow", "{\"calls\":1,\"windowSeconds\":60}");
+        Api.put("ops", "/limits/metrics-slow",
+                "{\"calls\":1,\"windowSeconds\":60,\"rules\":[{\"calls\":100,\"windowSeconds\":3600}]}");
         Api.post("web", "/limits/metrics-slow/calls", "{\"class\":\"SCHEDULED\"}");
         for (int i = 0; i < 3; i++) {
             assertEquals("WAITING", Api.post("worker", "/limits/metrics-slow/calls", "{\"class\":\"BACKFILL\"}")
@@ -74,6 +75,9 @@ class MetricsIT {
         assertTrue(lined.value("gate_oldest_wait_seconds", slowBackfill) >= 0, lined.text);
         assertEquals(1.0, lined.value("gate_window_used", "limit=\"metrics-slow\",rule=\"1/60000ms\""));
         assertEquals(1.0, lined.value("gate_window_limit", "limit=\"metrics-slow\",rule=\"1/60000ms\""));
+        assertEquals(1.0, lined.value("gate_window_used", "limit=\"metrics-slow\",rule=\"100/3600000ms\""),
+                "every rule of the limit has its gauges");
+        assertEquals(100.0, lined.value("gate_window_limit", "limit=\"metrics-slow\",rule=\"100/3600000ms\""));
         assertEquals(0.0, lined.value("gate_paused", "limit=\"metrics-slow\""));
 
         // a dedupe join saves a send, and is counted

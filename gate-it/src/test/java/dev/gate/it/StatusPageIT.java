@@ -1,5 +1,6 @@
 package dev.gate.it;
 
+import jakarta.json.JsonObject;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.container.test.api.RunAsClient;
 import org.jboss.arquillian.junit5.ArquillianExtension;
@@ -75,7 +76,7 @@ class StatusPageIT {
     void aViewerSignsInAndSeesTheLineAsBarsThatMoveAndAStarvingClassMarked() throws Exception {
         assertEquals(201, Api.put("ops", "/accounts/it-viewer",
                 "{\"password\":\"viewer-secret\",\"roles\":[\"viewer\"]}").status());
-        Api.put("ops", "/limits/page-line", "{\"calls\":1,\"windowSeconds\":60}");
+        Api.put("ops", "/limits/page-line", "{\"calls\":1,\"windowSeconds\":60,\"starvingAfterSeconds\":3}");
         Api.post("web", "/limits/page-line/calls", "{\"class\":\"SCHEDULED\"}"); // takes the minute's slot
 
         browser.get(PAGE);
@@ -96,7 +97,7 @@ class StatusPageIT {
         assertTrue(bar("page-line", "BACKFILL").getText().startsWith("BACKFILL 3, oldest"),
                 bar("page-line", "BACKFILL").getText());
         shot("1-viewer-sees-the-line");
-        // the server marks a class starving after 3 s (gate.starving-after in arquillian.xml)
+        // this limit marks a class starving after 3 s (its starvingAfterSeconds; the server's default is 10 min)
         waitFor("the BACKFILL bar to be marked as starving",
                 b -> bar("page-line", "BACKFILL").findElement(By.cssSelector(".bar")).getAttribute("class")
                         .contains("starving"));
@@ -111,7 +112,8 @@ class StatusPageIT {
 
     @Test
     void anOperatorPausesALimitSeesNewCallsWaitAndResumesIt() throws Exception {
-        Api.put("ops", "/limits/page-op", "{\"calls\":100,\"windowSeconds\":1}");
+        Api.put("ops", "/limits/page-op",
+                "{\"calls\":100,\"windowSeconds\":1,\"rules\":[{\"calls\":1000,\"windowSeconds\":60}]}");
         browser.get(PAGE);
         signIn("ops", "ops");
         waitFor("the status page", b -> !b.findElements(panel("page-op")).isEmpty());
@@ -128,6 +130,8 @@ class StatusPageIT {
                 .getString("state");
         assertEquals("WAITING", waiting, "no grant while paused");
         assertEquals(1, Api.get("ops", "/limits/page-op").json().getJsonObject("waiting").getInt("INTERACTIVE"));
+        waitFor("the INTERACTIVE bar to show the waiting call",
+                b -> "1".equals(bar("page-op", "INTERACTIVE").getAttribute("data-waiting")));
         shot("3-operator-paused-a-limit");
 
         confirmNext();
@@ -139,10 +143,24 @@ class StatusPageIT {
         assertTrue(actions.get(1).contains("ops: pause limit page-op"), actions.toString());
         waitFor("the waiting call to be granted",
                 b -> Api.get("ops", "/limits/page-op").json().getJsonObject("waiting").getInt("INTERACTIVE") == 0);
+        waitFor("the INTERACTIVE bar to fall as its call is granted",
+                b -> "0".equals(bar("page-op", "INTERACTIVE").getAttribute("data-waiting")));
+        waitFor("a gauge per rule, each counting the send", b -> b.findElement(panel("page-op")).getText()
+                .contains("1 of 100 used in the last 1 s") || b.findElement(panel("page-op")).getText()
+                .contains("1 of 1000 used in the last 60 s"));
+        assertEquals(2, browser.findElement(panel("page-op")).findElements(By.cssSelector(".gauge")).size());
         waitFor("the send to show in the panel's chart of the last 10 minutes", b -> "1".equals(
                 b.findElement(panel("page-op")).findElement(By.cssSelector("svg.sends")).getAttribute("data-total")));
         assertTrue(browser.findElement(panel("page-op")).getText().contains("cool-down ladder 2 s, 5 s, 15 s, 30 s, 1 min"),
                 browser.findElement(panel("page-op")).getText());
+
+        // the vendor says slow down: the panel says what started the cool-down
+        JsonObject granted = Api.post("web", "/limits/page-op/calls?waitSeconds=5", "{\"class\":\"INTERACTIVE\"}").json();
+        assertEquals(204, Api.post("web", "/calls/" + granted.getJsonNumber("id").longValue() + "/outcome",
+                "{\"status\":429,\"retryAfterSeconds\":30}").status());
+        waitFor("the cool-down and its cause", b -> b.findElement(panel("page-op")).getText()
+                .contains("(cool-down step 1 of 5, after a 429"));
+        shot("5-cool-down-after-a-429");
     }
 
     @Test

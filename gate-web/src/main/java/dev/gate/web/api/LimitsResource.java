@@ -46,7 +46,7 @@ import java.util.Set;
 public class LimitsResource {
 
     private static final Set<String> LIMIT_FIELDS = Set.of("calls", "windowSeconds", "minIntervalMs", "rules",
-            "retryFloorSeconds", "coolDownLadderSeconds", "stepDownAfter", "receiptMarginMs");
+            "retryFloorSeconds", "coolDownLadderSeconds", "stepDownAfter", "receiptMarginMs", "starvingAfterSeconds");
     private static final Set<String> PAUSE_FIELDS = Set.of("seconds");
     private static final Set<String> RULE_FIELDS = Set.of("calls", "windowSeconds");
     private static final Set<String> CALL_FIELDS = Set.of("class", "leaseSeconds", "deadlineSeconds",
@@ -117,6 +117,10 @@ public class LimitsResource {
             ladder = spec.coolDownLadder();
         }
         int stepDownAfter = Bodies.integer(fields, "stepDownAfter", 1, 10_000, spec.stepDownAfter());
+        if (fields.containsKey("starvingAfterSeconds") && !fields.isNull("starvingAfterSeconds")) {
+            spec = spec.withStarvingAfter(Duration.ofSeconds(
+                    Bodies.integer(fields, "starvingAfterSeconds", 1, 7 * 24 * 3600, null)));
+        }
         if (fields.containsKey("receiptMarginMs") && !fields.isNull("receiptMarginMs")) {
             spec = spec.withReceiptMargin(Duration.ofMillis(Bodies.integer(fields, "receiptMarginMs", 0, 60_000, 0)));
         }

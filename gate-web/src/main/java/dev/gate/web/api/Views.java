@@ -65,6 +65,13 @@ final class Views {
         time(b, "pausedUntil", l.getPausedUntil());
         b.add("waiting", byClass(l.getWaiting()));
         b.add("oldestWaitMs", byClass(l.getOldestWaitMs()));
+        b.add("coolDownStep", l.getCoolDownStep());
+        time(b, "slowedAt", l.getSlowedAt());
+        if (l.getStarvingAfterMs() == null) {
+            b.addNull("starvingAfterSeconds");
+        } else {
+            b.add("starvingAfterSeconds", l.getStarvingAfterMs() / 1000);
+        }
         return b.build();
     }
 

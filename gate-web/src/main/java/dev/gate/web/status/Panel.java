@@ -2,6 +2,7 @@ package dev.gate.web.status;
 
 import dev.gate.client.CallClass;
 import dev.gate.client.LimitStatus;
+import dev.gate.client.RuleUse;
 
 import java.io.Serializable;
 import java.time.Duration;
@@ -45,9 +46,25 @@ public final class Panel implements Serializable {
 
     private final LimitStatus limit;
     private final List<Bar> bars;
+    private final long starvingAfterMs;
 
-    Panel(LimitStatus limit, Duration starvingAfter) {
+    /** One rule's gauge: "412 of 600 used in the last 60 s". */
+    public record Gauge(String text, int percent) implements Serializable {
+        public String getText() {
+            return text;
+        }
+
+        public int getPercent() {
+            return percent;
+        }
+    }
+
+    /** A limit's panel; a class is starving after the limit's own mark, else after {@code starvingByDefault}. */
+    Panel(LimitStatus limit, Duration starvingByDefault) {
         this.limit = limit;
+        Duration starvingAfter = limit.getStarvingAfterMs() == null ? starvingByDefault
+                : Duration.ofMillis(limit.getStarvingAfterMs());
+        this.starvingAfterMs = starvingAfter.toMillis();
         long most = 0;
         for (CallClass c : CallClass.values()) {
             most = Math.max(most, limit.getWaiting().get(c.name()));
@@ -85,6 +102,21 @@ public final class Panel implements Serializable {
         return bars.stream().anyMatch(Bar::starving);
     }
 
+    /** A gauge per rule: the limit's own first, then its more rules. */
+    public List<Gauge> getWindows() {
+        List<Gauge> gauges = new ArrayList<>();
+        for (RuleUse r : limit.getWindows()) {
+            gauges.add(new Gauge(r.getUsed() + " of " + r.getCalls() + " used in the last " + Words.window(r.getWindowMs()),
+                    (int) Math.min(100, Math.round(100.0 * r.getUsed() / r.getCalls()))));
+        }
+        return gauges;
+    }
+
+    /** The mark after which a class is starving, in words. */
+    public String getStarvingAfter() {
+        return Words.span(starvingAfterMs);
+    }
+
     /** "412 of 600 used in the last 60 s". */
     public String getWindowUse() {
         return limit.getUsedInWindow() + " of " + limit.getCalls() + " used in the last " + Words.window(limit.getWindowMs());
@@ -105,8 +137,12 @@ public final class Panel implements Serializable {
         }
         String more = "paused " + Words.span(Duration.between(limit.getAsOf(), limit.getPausedUntil()).toMillis())
                 + " more";
-        return limit.getCoolDownStep() > 0 ? more + " (cool-down step " + limit.getCoolDownStep() + " of "
-                + limit.getCoolDownLadderMs().size() + ")" : more;
+        if (limit.getCoolDownStep() == 0) {
+            return more; // an operator's pause
+        }
+        return more + " (cool-down step " + limit.getCoolDownStep() + " of " + limit.getCoolDownLadderMs().size()
+                + (limit.getSlowedAt() == null ? ")" : ", after a " + limit.getSlowedBy() + " "
+                + Words.span(Duration.between(limit.getSlowedAt(), limit.getAsOf()).toMillis()) + " ago)");
     }
 
     public String getPausedUntil() {
