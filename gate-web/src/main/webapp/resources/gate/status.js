@@ -14,9 +14,10 @@
       p.style.display = !q || p.getAttribute('data-name').toLowerCase().indexOf(q) >= 0 ? '' : 'none';
     });
   }
+  // an operator typing into a form, or with a panel's controls open: an update would wipe what they are doing
   function busy() {
     var a = document.activeElement;
-    return a && (a.tagName === 'INPUT' && a.id !== 'filter');
+    return (a && a.tagName === 'INPUT' && a.id !== 'filter') || document.querySelector('details.more[open]') !== null;
   }
   document.addEventListener('DOMContentLoaded', function () {
     localTimes();
@@ -25,7 +26,7 @@
     faces.ajax.addOnEvent(function (e) { if (e.status === 'success') { localTimes(); filter(); } });
     setInterval(function () {
       var tick = document.getElementById('refresh:tick');
-      if (tick && !busy()) { tick.click(); }   // not while an operator types into a form
+      if (tick && !busy()) { tick.click(); }
     }, 2000);
   });
 })();

@@ -1,11 +1,14 @@
 package dev.gate.app;
 
 import dev.gate.client.GateException;
+import dev.gate.client.InvalidLimitException;
 import dev.gate.client.LimitSpec;
 import dev.gate.client.LimitStatus;
+import dev.gate.client.UnknownLimitException;
 import dev.gate.ejb.SlotLoop;
 import dev.gate.engine.LimitControl;
 import dev.gate.line.LimitName;
+import dev.gate.line.Pace;
 import dev.gate.store.LimitTable;
 import jakarta.ejb.ConcurrencyManagement;
 import jakarta.ejb.ConcurrencyManagementType;
@@ -15,6 +18,7 @@ import jakarta.ejb.Singleton;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 
@@ -50,6 +54,23 @@ public class LimitAdmin {
      */
     public boolean put(String name, LimitSpec spec, String actor) throws GateException {
         return limits().put(name, spec, actor);
+    }
+
+    /**
+     * Changes only the limit's own rule to {@code calls} per {@code window} (its options and more rules stay), by
+     * {@code actor}'s hand (recorded); takes effect at the next slot.
+     */
+    public void rePace(String name, int calls, Duration window, String actor) throws GateException {
+        if (!LimitName.isValid(name)) {
+            throw new UnknownLimitException(name);
+        }
+        Pace pace;
+        try {
+            pace = new Pace(calls, window);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidLimitException("limit '" + name + "': " + e.getMessage());
+        }
+        limits().rePace(name, pace, actor);
     }
 
     /** Removes a limit with no live calls, and its history, by {@code actor}'s hand (recorded). */

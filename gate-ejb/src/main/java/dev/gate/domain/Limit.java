@@ -82,6 +82,12 @@ public class Limit {
     }
 
     /** New rules and options; the beat and the send log stay, so a change never starts with a burst. */
+    /** A new rule (calls per window); its options and more rules stay. */
+    public void rePace(Pace pace) {
+        this.calls = pace.calls();
+        this.windowMs = pace.window().toMillis();
+    }
+
     public void change(Pace pace, LimitOptions options, Duration starvingAfter) {
         this.starvingAfterMs = starvingAfter == null ? null : starvingAfter.toMillis();
         this.calls = pace.calls();

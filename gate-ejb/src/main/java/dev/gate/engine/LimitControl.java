@@ -4,6 +4,7 @@ import dev.gate.client.GateException;
 import dev.gate.client.InvalidLimitException;
 import dev.gate.client.LimitSpec;
 import dev.gate.client.LimitStatus;
+import dev.gate.client.UnknownLimitException;
 import dev.gate.line.CoolDownLadder;
 import dev.gate.line.LimitName;
 import dev.gate.line.LimitOptions;
@@ -77,6 +78,15 @@ public final class LimitControl {
                 + pace.window() + " by " + actor);
         loop.wake();
         return created;
+    }
+
+    /** Changes only the limit's own rule (its options and more rules stay), recorded as {@code actor}'s action. */
+    public void rePace(String name, Pace pace, String actor) throws GateException {
+        if (!admission.run(() -> limits.rePace(name, pace, actor))) {
+            throw new UnknownLimitException(name);
+        }
+        LOG.info(() -> "limit " + name + " changed: " + pace.calls() + " calls per " + pace.window() + " by " + actor);
+        loop.wake();
     }
 
     /** Adds a limit declared at deployment unless the table has it (the table's values stay); true when added. */

@@ -91,6 +91,26 @@ public final class LimitTable {
         }
     }
 
+    /**
+     * Changes only the limit's own rule (calls per window), keeping its options and more rules, by {@code actor}'s
+     * hand (recorded); false when there is no such limit.
+     */
+    public boolean rePace(String name, Pace pace, String actor) throws StoreUnavailable {
+        return jpa.run(em -> {
+            Limit limit = em.find(Limit.class, name);
+            if (limit == null) {
+                return false;
+            }
+            limit.rePace(pace);
+            em.flush();
+            em.createNativeQuery(TOUCH).setParameter(1, name).executeUpdate();
+            long ms = pace.window().toMillis();
+            ActionLog.record(em, new ActionLog.Entry(actor, "change-limit", "limit " + name,
+                    pace.calls() + " per " + (ms % 1000 == 0 ? ms / 1000 + " s" : ms + " ms")));
+            return true;
+        });
+    }
+
     /** Pauses the limit for {@code span} by {@code actor}'s hand; the pause's end, empty when there is no such limit. */
     public Optional<Instant> pause(String name, Duration span, String actor) throws StoreUnavailable {
         return tx.run(c -> {

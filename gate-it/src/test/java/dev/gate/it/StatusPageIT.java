@@ -104,6 +104,18 @@ class StatusPageIT {
         assertTrue(bar("page-line", "BACKFILL").getText().endsWith("(starving)"));
         shot("2-starving-backfill");
 
+        // calls held by a pause, then granted when it ends: the viewer sees the bar rise and fall
+        Api.put("ops", "/limits/page-flow", "{\"calls\":100,\"windowSeconds\":1}");
+        Api.post("ops", "/limits/page-flow/pause", "{\"seconds\":120}");
+        for (int i = 0; i < 2; i++) {
+            Api.post("web", "/limits/page-flow/calls", "{\"class\":\"INTERACTIVE\"}");
+        }
+        waitFor("the INTERACTIVE bar to rise to 2",
+                b -> "2".equals(bar("page-flow", "INTERACTIVE").getAttribute("data-waiting")));
+        Api.post("ops", "/limits/page-flow/resume", null);
+        waitFor("the INTERACTIVE bar to fall to 0 as both are granted",
+                b -> "0".equals(bar("page-flow", "INTERACTIVE").getAttribute("data-waiting")));
+
         browser.findElement(By.cssSelector("input[value='Sign out']")).click();
         waitFor("the sign-in page", b -> b.getCurrentUrl().contains("login.xhtml"));
         browser.get(PAGE);
@@ -161,6 +173,57 @@ class StatusPageIT {
         waitFor("the cool-down and its cause", b -> b.findElement(panel("page-op")).getText()
                 .contains("(cool-down step 1 of 5, after a 429"));
         shot("5-cool-down-after-a-429");
+
+        // change the rule, cancel one waiting call, remove a limit: each from the panel's controls
+        WebElement controls = browser.findElement(panel("page-op")).findElement(By.cssSelector("details.more"));
+        controls.findElement(By.tagName("summary")).click();
+        controls.findElement(By.cssSelector("input[aria-label='calls']")).sendKeys("50");
+        controls.findElement(By.cssSelector("input[aria-label='window seconds']")).sendKeys("1");
+        confirmNext();
+        controls.findElement(By.cssSelector("input[value='Change rule']")).click();
+        waitFor("the new rule", b -> b.findElement(panel("page-op")).getText().contains("50 per 1 s"));
+        assertEquals(50, Api.get("ops", "/limits/page-op").json().getInt("calls"));
+
+        controls = browser.findElement(panel("page-op")).findElement(By.cssSelector("details.more"));
+        controls.findElement(By.tagName("summary")).click();
+        WebElement declaration = controls.findElement(By.cssSelector("textarea[name='declaration']"));
+        assertTrue(declaration.getAttribute("value").contains("\"calls\": 50"), declaration.getAttribute("value"));
+        declaration.clear();
+        declaration.sendKeys("{\"calls\": 40, \"windowSeconds\": 1, \"minIntervalMs\": 5, \"starvingAfterSeconds\": 120}");
+        confirmNext();
+        controls.findElement(By.cssSelector("input[value='Change rules and options']")).click();
+        waitFor("the new options", b -> b.findElement(panel("page-op")).getText().contains("minimum spacing 5 ms"));
+        assertTrue(browser.findElement(panel("page-op")).getText().contains("40 per 1 s; starving after 2 min"),
+                browser.findElement(panel("page-op")).getText());
+
+        long waitingCall = Api.post("worker", "/limits/page-op/calls", "{\"class\":\"BACKFILL\"}").json()
+                .getJsonNumber("id").longValue(); // waits: the limit cools down
+        controls = browser.findElement(panel("page-op")).findElement(By.cssSelector("details.more"));
+        controls.findElement(By.tagName("summary")).click();
+        controls.findElement(By.cssSelector("input[aria-label='id of a waiting call']"))
+                .sendKeys(String.valueOf(waitingCall));
+        confirmNext();
+        controls.findElement(By.cssSelector("input[value='Cancel call']")).click();
+        waitFor("the call cancelled", b -> "CANCELLED".equals(
+                Api.get("worker", "/calls/" + waitingCall).json().getString("state")));
+
+        Api.put("ops", "/limits/page-gone", "{\"calls\":5,\"windowSeconds\":1}");
+        browser.navigate().refresh();
+        waitFor("the new limit's panel", b -> !b.findElements(panel("page-gone")).isEmpty());
+        controls = browser.findElement(panel("page-gone")).findElement(By.cssSelector("details.more"));
+        controls.findElement(By.tagName("summary")).click();
+        confirmNext();
+        controls.findElement(By.cssSelector("input[value='Remove limit']")).click();
+        waitFor("the panel to go", b -> b.findElements(panel("page-gone")).isEmpty());
+        assertEquals(404, Api.get("ops", "/limits/page-gone").status());
+        List<String> recent = browser.findElements(By.cssSelector(".actions li")).stream()
+                .map(WebElement::getText).toList();
+        assertTrue(recent.get(0).contains("ops: remove-limit limit page-gone"), recent.toString());
+        assertTrue(recent.stream().anyMatch(a -> a.contains("ops: cancel-call call " + waitingCall)), recent.toString());
+        assertTrue(recent.stream().anyMatch(a -> a.contains("ops: change-limit limit page-op (50 per 1 s)")),
+                recent.toString());
+        assertTrue(recent.stream().anyMatch(a -> a.contains("ops: change-limit limit page-op (40 per 1 s)")),
+                recent.toString());
     }
 
     @Test

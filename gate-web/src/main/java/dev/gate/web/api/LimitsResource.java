@@ -45,10 +45,7 @@ import java.util.Set;
 @Produces(MediaType.APPLICATION_JSON)
 public class LimitsResource {
 
-    private static final Set<String> LIMIT_FIELDS = Set.of("calls", "windowSeconds", "minIntervalMs", "rules",
-            "retryFloorSeconds", "coolDownLadderSeconds", "stepDownAfter", "receiptMarginMs", "starvingAfterSeconds");
     private static final Set<String> PAUSE_FIELDS = Set.of("seconds");
-    private static final Set<String> RULE_FIELDS = Set.of("calls", "windowSeconds");
     private static final Set<String> CALL_FIELDS = Set.of("class", "leaseSeconds", "deadlineSeconds",
             "concurrencyKey", "dedupeKey");
 
@@ -92,40 +89,8 @@ public class LimitsResource {
     @Path("{name}")
     @RolesAllowed("operator")
     public Response put(@PathParam("name") String name, InputStream body) throws GateException {
-        JsonObject fields = Bodies.object(body, LIMIT_FIELDS);
-        LimitSpec spec = LimitSpec.of(Bodies.integer(fields, "calls", 1, 1_000_000, null),
-                Duration.ofSeconds(Bodies.integer(fields, "windowSeconds", 1, 7 * 24 * 3600, null)));
-        int minIntervalMs = Bodies.integer(fields, "minIntervalMs", 0, 86_400_000, 0);
-        List<LimitSpec.Rule> rules = new ArrayList<>();
-        JsonArray more = Bodies.array(fields, "rules", 0, 10);
-        for (int i = 0; i < more.size(); i++) {
-            if (!(more.get(i) instanceof JsonObject rule)) {
-                throw ProblemException.badRequest("rules[" + i + "]", "must be an object {calls, windowSeconds}");
-            }
-            Bodies.onlyKnown(rule, RULE_FIELDS, "rules[" + i + "].");
-            rules.add(new LimitSpec.Rule(Bodies.integer(rule, "calls", 1, 1_000_000, null, "rules[" + i + "]."),
-                    Duration.ofSeconds(Bodies.integer(rule, "windowSeconds", 1, 7 * 24 * 3600, null,
-                            "rules[" + i + "]."))));
-        }
-        int floor = Bodies.integer(fields, "retryFloorSeconds", 1, 86_400, (int) spec.retryFloor().toSeconds());
-        List<Duration> ladder = new ArrayList<>();
-        JsonArray steps = Bodies.array(fields, "coolDownLadderSeconds", 1, 20);
-        for (int i = 0; i < steps.size(); i++) {
-            ladder.add(Duration.ofSeconds(Bodies.integer(steps, i, "coolDownLadderSeconds[" + i + "]", 1, 86_400)));
-        }
-        if (ladder.isEmpty()) {
-            ladder = spec.coolDownLadder();
-        }
-        int stepDownAfter = Bodies.integer(fields, "stepDownAfter", 1, 10_000, spec.stepDownAfter());
-        if (fields.containsKey("starvingAfterSeconds") && !fields.isNull("starvingAfterSeconds")) {
-            spec = spec.withStarvingAfter(Duration.ofSeconds(
-                    Bodies.integer(fields, "starvingAfterSeconds", 1, 7 * 24 * 3600, null)));
-        }
-        if (fields.containsKey("receiptMarginMs") && !fields.isNull("receiptMarginMs")) {
-            spec = spec.withReceiptMargin(Duration.ofMillis(Bodies.integer(fields, "receiptMarginMs", 0, 60_000, 0)));
-        }
-        boolean created = limits.put(name, spec.withMinInterval(Duration.ofMillis(minIntervalMs)).withMoreRules(rules)
-                .withCoolDown(Duration.ofSeconds(floor), ladder, stepDownAfter), actor());
+        LimitSpec spec = LimitDeclaration.parse(Bodies.object(body, LimitDeclaration.FIELDS));
+        boolean created = limits.put(name, spec, actor());
         String view = find(name).toString();
         return created ? Response.created(URI.create("limits/" + name)).entity(view).build()
                 : Response.ok(view).build();

@@ -1,7 +1,11 @@
 package dev.gate.web.status;
 
+import dev.gate.app.LimitAdmin;
 import dev.gate.app.Operations;
 import dev.gate.client.GateException;
+import dev.gate.client.LimitSpec;
+import dev.gate.web.api.LimitDeclaration;
+import dev.gate.web.api.ProblemException;
 import jakarta.ejb.EJB;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.faces.application.FacesMessage;
@@ -12,7 +16,8 @@ import jakarta.inject.Named;
 import java.time.Duration;
 
 /**
- * An operator's buttons on the status page: pause a limit for some minutes, resume it, drain a program. Each goes
+ * An operator's buttons on the status page: pause a limit for some minutes and resume it, change its rule, remove it,
+ * cancel one of its waiting calls, drain a program. Each goes
  * through the same use case as the HTTP API and is recorded with who did it. The forms are JSF postbacks, so each
  * carries the view's state token: a page of another site cannot post them (CSRF).
  */
@@ -23,11 +28,41 @@ public class LimitActions {
     @EJB
     Operations operations;
 
+    @EJB
+    LimitAdmin limits;
+
     @Inject
     FacesContext faces;
 
     private int minutes = 10;
     private String program;
+    private Integer calls;
+    private Integer windowSeconds;
+    private Long callId;
+
+    public Integer getCalls() {
+        return calls;
+    }
+
+    public void setCalls(Integer calls) {
+        this.calls = calls;
+    }
+
+    public Integer getWindowSeconds() {
+        return windowSeconds;
+    }
+
+    public void setWindowSeconds(Integer windowSeconds) {
+        this.windowSeconds = windowSeconds;
+    }
+
+    public Long getCallId() {
+        return callId;
+    }
+
+    public void setCallId(Long callId) {
+        this.callId = callId;
+    }
 
     public int getMinutes() {
         return minutes;
@@ -52,6 +87,59 @@ public class LimitActions {
 
     public void resume(String limit) {
         act(() -> operations.resume(limit, actor()), "limit " + limit + " resumed");
+    }
+
+    /** A new rule for the limit: calls per window seconds (its options and more rules stay). */
+    public void change(String limit) {
+        if (calls == null || windowSeconds == null || calls < 1 || windowSeconds < 1) {
+            faces.addMessage(null, new FacesMessage(FacesMessage.SEVERITY_ERROR,
+                    "A rule is at least 1 call per at least 1 second.", null));
+            return;
+        }
+        act(() -> limits.rePace(limit, calls, Duration.ofSeconds(windowSeconds), actor()),
+                "limit " + limit + " changed to " + calls + " per " + windowSeconds + " s");
+    }
+
+    /**
+     * New rules and options for the limit, as the API's {@code PUT} body (the form's textarea, named
+     * "declaration"): fields left out take their defaults.
+     */
+    public void declare(String limit) {
+        String json = faces.getExternalContext().getRequestParameterMap().get("declaration");
+        LimitSpec spec;
+        try {
+            spec = LimitDeclaration.parse(json == null ? "" : json);
+        } catch (ProblemException e) {
+            faces.addMessage(null, new FacesMessage(FacesMessage.SEVERITY_ERROR, e.problem().detail(), null));
+            return;
+        }
+        act(() -> limits.put(limit, spec, actor()), "limit " + limit + " changed: " + spec.calls() + " per "
+                + spec.window().toSeconds() + " s with its options");
+    }
+
+    /** Removes the limit and its history, when it has no live calls. */
+    public void remove(String limit) {
+        act(() -> {
+            LimitAdmin.Removal removal = limits.remove(limit, actor());
+            if (!removal.removed() && removal.found()) {
+                throw new GateException("limit " + limit + " has " + removal.liveCalls()
+                        + " waiting or granted calls; remove it when they are done");
+            }
+        }, "limit " + limit + " removed");
+    }
+
+    /** Cancels a waiting call of the limit by its id. */
+    public void cancel(String limit) {
+        if (callId == null) {
+            faces.addMessage(null, new FacesMessage(FacesMessage.SEVERITY_ERROR, "Give the id of the call.", null));
+            return;
+        }
+        long id = callId;
+        act(() -> {
+            if (!operations.cancel(limit, id, actor())) {
+                throw new GateException("call " + id + " is not waiting on limit " + limit);
+            }
+        }, "call " + id + " cancelled");
     }
 
     public void drain() {

@@ -112,6 +112,34 @@ public final class Panel implements Serializable {
         return gauges;
     }
 
+    /** The limit's rules and options as the API's PUT body: what the page's form starts from. */
+    public String getDeclaration() {
+        StringBuilder j = new StringBuilder("{\"calls\": ").append(limit.getCalls())
+                .append(", \"windowSeconds\": ").append(limit.getWindowMs() / 1000);
+        if (limit.getMinIntervalMs() > 0) {
+            j.append(", \"minIntervalMs\": ").append(limit.getMinIntervalMs());
+        }
+        List<RuleUse> rules = limit.getWindows();
+        if (rules.size() > 1) {
+            j.append(", \"rules\": [");
+            for (int i = 1; i < rules.size(); i++) {
+                j.append(i == 1 ? "" : ", ").append("{\"calls\": ").append(rules.get(i).getCalls())
+                        .append(", \"windowSeconds\": ").append(rules.get(i).getWindowMs() / 1000).append('}');
+            }
+            j.append(']');
+        }
+        j.append(", \"coolDownLadderSeconds\": [");
+        List<Long> steps = limit.getCoolDownLadderMs();
+        for (int i = 0; i < steps.size(); i++) {
+            j.append(i == 0 ? "" : ", ").append(steps.get(i) / 1000);
+        }
+        j.append(']');
+        if (limit.getStarvingAfterMs() != null) {
+            j.append(", \"starvingAfterSeconds\": ").append(limit.getStarvingAfterMs() / 1000);
+        }
+        return j.append('}').toString();
+    }
+
     /** The mark after which a class is starving, in words. */
     public String getStarvingAfter() {
         return Words.span(starvingAfterMs);

@@ -1,0 +1,70 @@
+package dev.gate.web.api;
+
+import dev.gate.client.LimitSpec;
+import jakarta.json.JsonArray;
+import jakarta.json.JsonObject;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * A limit's declaration as JSON, the body of {@code PUT /limits/{name}} and of the status page's "rules and
+ * options" form: checked field by field (a bad one is a {@link ProblemException} naming it), fields left out take
+ * their defaults.
+ */
+public final class LimitDeclaration {
+
+    /** The fields a declaration may have. */
+    public static final Set<String> FIELDS = Set.of("calls", "windowSeconds", "minIntervalMs", "rules",
+            "retryFloorSeconds", "coolDownLadderSeconds", "stepDownAfter", "receiptMarginMs", "starvingAfterSeconds");
+
+    private static final Set<String> RULE_FIELDS = Set.of("calls", "windowSeconds");
+
+    private LimitDeclaration() {
+    }
+
+    /** The declaration as JSON text (the status page's form). */
+    public static LimitSpec parse(String json) {
+        return parse(Bodies.object(new java.io.ByteArrayInputStream(
+                json.getBytes(java.nio.charset.StandardCharsets.UTF_8)), FIELDS));
+    }
+
+    /** @param fields a body already read with only the known {@link #FIELDS} */
+    public static LimitSpec parse(JsonObject fields) {
+        LimitSpec spec = LimitSpec.of(Bodies.integer(fields, "calls", 1, 1_000_000, null),
+                Duration.ofSeconds(Bodies.integer(fields, "windowSeconds", 1, 7 * 24 * 3600, null)));
+        int minIntervalMs = Bodies.integer(fields, "minIntervalMs", 0, 86_400_000, 0);
+        List<LimitSpec.Rule> rules = new ArrayList<>();
+        JsonArray more = Bodies.array(fields, "rules", 0, 10);
+        for (int i = 0; i < more.size(); i++) {
+            if (!(more.get(i) instanceof JsonObject rule)) {
+                throw ProblemException.badRequest("rules[" + i + "]", "must be an object {calls, windowSeconds}");
+            }
+            Bodies.onlyKnown(rule, RULE_FIELDS, "rules[" + i + "].");
+            rules.add(new LimitSpec.Rule(Bodies.integer(rule, "calls", 1, 1_000_000, null, "rules[" + i + "]."),
+                    Duration.ofSeconds(Bodies.integer(rule, "windowSeconds", 1, 7 * 24 * 3600, null,
+                            "rules[" + i + "]."))));
+        }
+        int floor = Bodies.integer(fields, "retryFloorSeconds", 1, 86_400, (int) spec.retryFloor().toSeconds());
+        List<Duration> ladder = new ArrayList<>();
+        JsonArray steps = Bodies.array(fields, "coolDownLadderSeconds", 1, 20);
+        for (int i = 0; i < steps.size(); i++) {
+            ladder.add(Duration.ofSeconds(Bodies.integer(steps, i, "coolDownLadderSeconds[" + i + "]", 1, 86_400)));
+        }
+        if (ladder.isEmpty()) {
+            ladder = spec.coolDownLadder();
+        }
+        int stepDownAfter = Bodies.integer(fields, "stepDownAfter", 1, 10_000, spec.stepDownAfter());
+        if (fields.containsKey("starvingAfterSeconds") && !fields.isNull("starvingAfterSeconds")) {
+            spec = spec.withStarvingAfter(Duration.ofSeconds(
+                    Bodies.integer(fields, "starvingAfterSeconds", 1, 7 * 24 * 3600, null)));
+        }
+        if (fields.containsKey("receiptMarginMs") && !fields.isNull("receiptMarginMs")) {
+            spec = spec.withReceiptMargin(Duration.ofMillis(Bodies.integer(fields, "receiptMarginMs", 0, 60_000, 0)));
+        }
+        return spec.withMinInterval(Duration.ofMillis(minIntervalMs)).withMoreRules(rules)
+                .withCoolDown(Duration.ofSeconds(floor), ladder, stepDownAfter);
+    }
+}
