@@ -1,0 +1,28 @@
+package dev.gate.client.http;
+
+import java.time.Duration;
+
+/**
+ * A call's options, as the EJB API's: its lease (renewed by the client while it waits), a deadline (refused at once
+ * when the line says it cannot be met), a concurrency key, a dedupe key. Null: not given.
+ */
+public record CallOptions(Duration lease, Duration deadline, String concurrencyKey, String dedupeKey) {
+
+    public static final CallOptions NONE = new CallOptions(null, null, null, null);
+
+    public CallOptions withLease(Duration l) {
+        return new CallOptions(l, deadline, concurrencyKey, dedupeKey);
+    }
+
+    public CallOptions withDeadline(Duration d) {
+        return new CallOptions(lease, d, concurrencyKey, dedupeKey);
+    }
+
+    public CallOptions withConcurrencyKey(String key) {
+        return new CallOptions(lease, deadline, key, dedupeKey);
+    }
+
+    public CallOptions withDedupeKey(String key) {
+        return new CallOptions(lease, deadline, concurrencyKey, key);
+    }
+}

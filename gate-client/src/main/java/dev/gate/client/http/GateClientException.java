@@ -1,0 +1,60 @@
+package dev.gate.client.http;
+
+/** The gate did not grant the call; the subclasses say why. Nothing of the call is left waiting in the line. */
+public class GateClientException extends Exception {
+
+    private static final long serialVersionUID = 1L;
+
+    public GateClientException(String message) {
+        super(message);
+    }
+
+    public GateClientException(String message, Throwable cause) {
+        super(message, cause);
+    }
+
+    /** Calls are paused: the gate's database is unavailable (HTTP 503 "Calls are paused"). Try again later. */
+    public static final class Paused extends GateClientException {
+        private static final long serialVersionUID = 1L;
+
+        public Paused(String message) {
+            super(message);
+        }
+    }
+
+    /** Not granted within the wait given to {@code acquire}; the call has left the line. */
+    public static final class Timeout extends GateClientException {
+        private static final long serialVersionUID = 1L;
+
+        public Timeout(String message) {
+            super(message);
+        }
+    }
+
+    /** The line and the rate say the call cannot be granted before its deadline (HTTP 429); nothing joined. */
+    public static final class DeadlineMissed extends GateClientException {
+        private static final long serialVersionUID = 1L;
+
+        public DeadlineMissed(String message) {
+            super(message);
+        }
+    }
+
+    /** There is no limit of that name (HTTP 404). */
+    public static final class UnknownLimit extends GateClientException {
+        private static final long serialVersionUID = 1L;
+
+        public UnknownLimit(String message) {
+            super(message);
+        }
+    }
+
+    /** The call ended without a grant while it waited: cancelled by an operator, or expired. */
+    public static final class Ended extends GateClientException {
+        private static final long serialVersionUID = 1L;
+
+        public Ended(String message) {
+            super(message);
+        }
+    }
+}

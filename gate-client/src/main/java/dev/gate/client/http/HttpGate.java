@@ -1,0 +1,253 @@
+package dev.gate.client.http;
+
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonObjectBuilder;
+import jakarta.json.JsonReader;
+
+import java.io.IOException;
+import java.io.StringReader;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The gate for a plain Java program, over its HTTP API (java.net.http, no server jars). {@code acquire} joins the
+ * line and waits for the grant with long-polls (no busy polling), renewing the call's lease in the background while
+ * it waits; a "busy" answer (503 with Retry-After) is waited out and tried again; any other refusal is a typed
+ * {@link GateClientException}. A call that is not granted within the wait leaves the line before the caller hears so.
+ *
+ * <pre>{@code
+ * try (HttpGate gate = HttpGate.connect(URI.create("http://gate:8080/gate/api/v1"), "worker", secret);
+ *      Permit p = gate.acquire("vendor-a", CallClass.SCHEDULED, Duration.ofSeconds(30))) {
+ *     int status = callTheVendor();
+ *     p.complete(status);
+ * }
+ * }</pre>
+ */
+public final class HttpGate implements AutoCloseable {
+
+    private static final Logger LOG = Logger.getLogger(HttpGate.class.getName());
+
+    /** The longest single long-poll (the server allows 60 s). */
+    static final int POLL_SECONDS = 20;
+
+    private static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
+
+    private final URI base;
+    private final String authorization;
+    private final HttpClient http;
+    private final ScheduledExecutorService renewals;
+
+    private HttpGate(URI base, String authorization) {
+        this.base = base;
+        this.authorization = authorization;
+        this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        this.renewals = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "gate-lease-renewal");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** @param base the API's base, e.g. {@code http://gate:8080/gate/api/v1}; the account is a caller's */
+    public static HttpGate connect(URI base, String account, String password) {
+        String pair = account + ":" + password;
+        return new HttpGate(URI.create(base.toString().replaceAll("/+$", "")),
+                "Basic " + Base64.getEncoder().encodeToString(pair.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    /** Joins the line of {@code limit} and waits up to {@code maxWait} for the grant. */
+    public Permit acquire(String limit, CallClass callClass, Duration maxWait)
+            throws GateClientException, InterruptedException {
+        return acquire(limit, callClass, maxWait, CallOptions.NONE);
+    }
+
+    /** As {@link #acquire(String, CallClass, Duration)}, with a lease, deadline, concurrency or dedupe key. */
+    public Permit acquire(String limit, CallClass callClass, Duration maxWait, CallOptions options)
+            throws GateClientException, InterruptedException {
+        long until = System.nanoTime() + maxWait.toNanos();
+        Duration lease = options.lease() == null ? DEFAULT_LEASE : options.lease();
+        JsonObjectBuilder body = Json.createObjectBuilder().add("class", callClass.name())
+                .add("leaseSeconds", lease.toSeconds());
+        if (options.deadline() != null) {
+            body.add("deadlineSeconds", Math.max(1, options.deadline().toSeconds()));
+        }
+        if (options.concurrencyKey() != null) {
+            body.add("concurrencyKey", options.concurrencyKey());
+        }
+        if (options.dedupeKey() != null) {
+            body.add("dedupeKey", options.dedupeKey());
+        }
+        // the submission is held at most a third of the lease: until it is answered the client does not know the
+        // call's id, so nothing renews its lease yet
+        long firstWait = Math.min(pollSeconds(until), lease.toSeconds() / 3);
+        String path = "/limits/" + URLEncoder.encode(limit, StandardCharsets.UTF_8) + "/calls?waitSeconds="
+                + firstWait;
+        JsonObject call = answer(send("POST", path, body.build().toString(), until), 200, 201);
+        long id = call.getJsonNumber("id").longValue();
+        if (!"WAITING".equals(call.getString("state"))) {
+            return granted(call, limit);
+        }
+        long every = Math.max(1_000, lease.toMillis() / 3);
+        ScheduledFuture<?> renewal = renewals.scheduleAtFixedRate(() -> renew(id), every, every,
+                TimeUnit.MILLISECONDS);
+        try {
+            while ("WAITING".equals(call.getString("state"))) {
+                if (System.nanoTime() >= until) {
+                    return leave(id, limit, maxWait);
+                }
+                call = answer(send("GET", "/calls/" + id + "?waitSeconds=" + pollSeconds(until), null, until), 200);
+            }
+            return granted(call, limit);
+        } catch (InterruptedException e) {
+            leaveQuietly(id);
+            throw e;
+        } finally {
+            renewal.cancel(false);
+        }
+    }
+
+    void complete(long callId, int status, Duration retryAfter) throws GateClientException, InterruptedException {
+        JsonObjectBuilder body = Json.createObjectBuilder().add("status", status);
+        if (retryAfter != null) {
+            body.add("retryAfterSeconds", retryAfter.toSeconds());
+        }
+        HttpResponse<String> r = send("POST", "/calls/" + callId + "/outcome", body.build().toString(),
+                System.nanoTime() + TimeUnit.SECONDS.toNanos(30));
+        if (r.statusCode() != 204) {
+            throw refusal(r);
+        }
+    }
+
+    private Permit granted(JsonObject call, String limit) throws GateClientException {
+        String state = call.getString("state");
+        if (!"GRANTED".equals(state)) {
+            throw new GateClientException.Ended("call " + call.getJsonNumber("id") + " on limit '" + limit
+                    + "' ended " + state + " without a grant");
+        }
+        return new Permit(this, call.getJsonNumber("id").longValue(), limit,
+                Instant.parse(call.getString("grantedAt")));
+    }
+
+    /** The wait is over: the call leaves the line, unless it was granted in the meantime (then it is the caller's). */
+    private Permit leave(long id, String limit, Duration maxWait) throws GateClientException, InterruptedException {
+        HttpResponse<String> r = send("DELETE", "/calls/" + id, null, System.nanoTime() + TimeUnit.SECONDS.toNanos(30));
+        if (r.statusCode() == 409) {
+            return granted(answer(send("GET", "/calls/" + id, null, System.nanoTime()
+                    + TimeUnit.SECONDS.toNanos(30)), 200), limit);
+        }
+        if (r.statusCode() != 204) {
+            throw refusal(r);
+        }
+        throw new GateClientException.Timeout("call " + id + " on limit '" + limit + "' was not granted within "
+                + maxWait + "; it has left the line");
+    }
+
+    private void leaveQuietly(long id) {
+        try {
+            send("DELETE", "/calls/" + id, null, System.nanoTime() + TimeUnit.SECONDS.toNanos(5));
+        } catch (Exception e) {
+            LOG.log(Level.FINE, "call " + id + " could not leave the line; its lease will end it", e);
+        }
+    }
+
+    private void renew(long id) {
+        try {
+            send("POST", "/calls/" + id + "/lease", null, System.nanoTime() + TimeUnit.SECONDS.toNanos(10));
+        } catch (Exception e) {
+            LOG.log(Level.FINE, "lease of call " + id + " not renewed this time", e);
+        }
+    }
+
+    /** Seconds for the next long-poll: what is left of the wait, at most {@link #POLL_SECONDS}. */
+    private static long pollSeconds(long until) {
+        long left = TimeUnit.NANOSECONDS.toSeconds(until - System.nanoTime());
+        return Math.max(0, Math.min(POLL_SECONDS, left));
+    }
+
+    /**
+     * One request. A "busy" answer (503 with Retry-After, not "paused") is waited out and sent again while the wait
+     * lasts; a gate that cannot be reached is "paused" (no grant; try later).
+     */
+    private HttpResponse<String> send(String method, String path, String body, long until)
+            throws GateClientException, InterruptedException {
+        while (true) {
+            HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path))
+                    .timeout(Duration.ofSeconds(POLL_SECONDS + 15)).header("Authorization", authorization)
+                    .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+                            : HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8));
+            if (body != null) {
+                b.header("Content-Type", "application/json");
+            }
+            HttpResponse<String> r;
+            try {
+                r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+            } catch (IOException e) {
+                throw new GateClientException.Paused("the gate cannot be reached at " + base + ": " + e.getMessage());
+            }
+            if (r.statusCode() == 503 && !isPaused(r)) {
+                long retry = r.headers().firstValue("Retry-After").map(Long::parseLong).orElse(1L);
+                if (System.nanoTime() + TimeUnit.SECONDS.toNanos(retry) < until) {
+                    TimeUnit.SECONDS.sleep(retry);
+                    continue;
+                }
+            }
+            return r;
+        }
+    }
+
+    private static boolean isPaused(HttpResponse<String> r) {
+        return r.body() != null && r.body().contains("\"Calls are paused\"");
+    }
+
+    private static JsonObject answer(HttpResponse<String> r, int... ok) throws GateClientException {
+        for (int status : ok) {
+            if (r.statusCode() == status) {
+                try (JsonReader reader = Json.createReader(new StringReader(r.body()))) {
+                    return reader.readObject();
+                }
+            }
+        }
+        throw refusal(r);
+    }
+
+    private static GateClientException refusal(HttpResponse<String> r) {
+        String detail = detail(r);
+        return switch (r.statusCode()) {
+            case 503 -> new GateClientException.Paused(detail);
+            case 429 -> new GateClientException.DeadlineMissed(detail);
+            case 404 -> new GateClientException.UnknownLimit(detail);
+            case 400, 401, 403, 413 -> throw new IllegalArgumentException("the gate refused the request ("
+                    + r.statusCode() + "): " + detail);
+            default -> new GateClientException("the gate answered " + r.statusCode() + ": " + detail);
+        };
+    }
+
+    private static String detail(HttpResponse<String> r) {
+        try (JsonReader reader = Json.createReader(new StringReader(r.body()))) {
+            JsonObject problem = reader.readObject();
+            return problem.getString("detail", problem.getString("title", r.body()));
+        } catch (RuntimeException notJson) {
+            return r.body() == null || r.body().isBlank() ? "HTTP " + r.statusCode() : r.body();
+        }
+    }
+
+    /** Stops the lease renewals (calls still waiting then end at their leases). */
+    @Override
+    public void close() {
+        renewals.shutdownNow();
+    }
+}

@@ -1,0 +1,58 @@
+package dev.gate.client.http;
+
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * A granted call: make the vendor call, then report its answer with {@link #complete}. A 429 (or a 503 with
+ * Retry-After) reported here pauses the whole limit for every program. {@link #close()} without {@code complete}
+ * gives the grant up: the gate ends it as ABANDONED when its lease runs out, and its keys are free again then.
+ */
+public final class Permit implements AutoCloseable {
+
+    private final HttpGate gate;
+    private final long callId;
+    private final String limit;
+    private final Instant grantedAt;
+    private boolean completed;
+
+    Permit(HttpGate gate, long callId, String limit, Instant grantedAt) {
+        this.gate = gate;
+        this.callId = callId;
+        this.limit = limit;
+        this.grantedAt = grantedAt;
+    }
+
+    public long callId() {
+        return callId;
+    }
+
+    public String limit() {
+        return limit;
+    }
+
+    /** When the gate granted it, on the gate's clock. */
+    public Instant grantedAt() {
+        return grantedAt;
+    }
+
+    /** The vendor's answer: the call is done. */
+    public void complete(int vendorStatus) throws GateClientException, InterruptedException {
+        complete(vendorStatus, null);
+    }
+
+    /** The vendor's answer with its Retry-After (a 429 or 503 with it pauses the limit that long). */
+    public void complete(int vendorStatus, Duration retryAfter) throws GateClientException, InterruptedException {
+        gate.complete(callId, vendorStatus, retryAfter);
+        completed = true;
+    }
+
+    public boolean completed() {
+        return completed;
+    }
+
+    @Override
+    public void close() {
+        // nothing to send: a grant without an outcome ends as ABANDONED at its lease's end (see the class note)
+    }
+}

@@ -1,0 +1,117 @@
+package dev.gate.it;
+
+import dev.gate.client.http.CallClass;
+import dev.gate.client.http.CallOptions;
+import dev.gate.client.http.GateClientException;
+import dev.gate.client.http.HttpGate;
+import dev.gate.client.http.Permit;
+import jakarta.json.JsonObject;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.container.test.api.RunAsClient;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.shrinkwrap.api.ShrinkWrap;
+import org.jboss.shrinkwrap.api.spec.EnterpriseArchive;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.io.File;
+import java.net.URI;
+import java.time.Duration;
+import java.time.Instant;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The Java client for programs outside the server, against the real server: acquire and complete; a lease kept
+ * alive by the client through a wait several times longer than it; a deadline refused at once; a call not granted
+ * in time leaves the line; calls are paused while the database is cut.
+ */
+@ExtendWith(ArquillianExtension.class)
+@RunAsClient
+class GateClientIT {
+
+    private static final URI API = URI.create(Api.BASE);
+
+    @Deployment(testable = false)
+    static EnterpriseArchive gateEar() {
+        return ShrinkWrap.createFromZipFile(EnterpriseArchive.class, new File(System.getProperty("gate.ear")));
+    }
+
+    @Test
+    void aProgramAcquiresAndReportsTheVendorsAnswer() throws Exception {
+        Api.put("ops", "/limits/client-open", "{\"calls\":100,\"windowSeconds\":1}");
+        try (HttpGate gate = HttpGate.connect(API, "worker", "worker");
+             Permit p = gate.acquire("client-open", CallClass.SCHEDULED, Duration.ofSeconds(10))) {
+            assertTrue(p.callId() > 0);
+            p.complete(200);
+            JsonObject call = Api.get("worker", "/calls/" + p.callId()).json();
+            assertEquals("DONE", call.getString("state"));
+            assertEquals(200, call.getJsonObject("outcome").getInt("status"));
+        }
+        try (HttpGate gate = HttpGate.connect(API, "worker", "worker")) {
+            assertThrows(GateClientException.UnknownLimit.class,
+                    () -> gate.acquire("client-none", CallClass.SCHEDULED, Duration.ofSeconds(1)));
+        }
+    }
+
+    @Test
+    void theClientKeepsAWaitingCallsLeaseAliveThroughAWaitFourTimesLongerThanIt() throws Exception {
+        Api.put("ops", "/limits/client-slow", "{\"calls\":1,\"windowSeconds\":20}");
+        try (HttpGate gate = HttpGate.connect(API, "worker", "worker")) {
+            Permit first = gate.acquire("client-slow", CallClass.SCHEDULED, Duration.ofSeconds(10));
+            first.complete(200);
+            long t0 = System.nanoTime();
+            // a 5 s lease: without the client's renewals the call would expire long before the next slot (20 s)
+            Permit second = gate.acquire("client-slow", CallClass.BACKFILL, Duration.ofSeconds(40),
+                    CallOptions.NONE.withLease(Duration.ofSeconds(5)));
+            Duration waited = Duration.ofNanos(System.nanoTime() - t0);
+            assertTrue(waited.compareTo(Duration.ofSeconds(15)) > 0, "it waited for the next slot: " + waited);
+            assertTrue(!second.grantedAt().isBefore(first.grantedAt().plusSeconds(20)), "on the beat");
+            second.complete(200);
+        }
+    }
+
+    @Test
+    void aDeadlineThatCannotBeMetIsRefusedAndACallNotGrantedInTimeLeavesTheLine() throws Exception {
+        Api.put("ops", "/limits/client-busy", "{\"calls\":1,\"windowSeconds\":60}");
+        try (HttpGate gate = HttpGate.connect(API, "worker", "worker")) {
+            gate.acquire("client-busy", CallClass.SCHEDULED, Duration.ofSeconds(10)).complete(200);
+            assertThrows(GateClientException.DeadlineMissed.class, () -> gate.acquire("client-busy",
+                    CallClass.BACKFILL, Duration.ofSeconds(10), CallOptions.NONE.withDeadline(Duration.ofSeconds(2))));
+            Instant before = Instant.now();
+            GateClientException.Timeout timeout = assertThrows(GateClientException.Timeout.class,
+                    () -> gate.acquire("client-busy", CallClass.BACKFILL, Duration.ofSeconds(2)));
+            assertTrue(Duration.between(before, Instant.now()).compareTo(Duration.ofSeconds(10)) < 0);
+            assertTrue(timeout.getMessage().contains("has left the line"), timeout.getMessage());
+            assertEquals(0, Api.get("ops", "/limits/client-busy").json().getJsonObject("waiting").getInt("BACKFILL"),
+                    "nothing left waiting");
+        }
+    }
+
+    @Test
+    void whileTheDatabaseIsCutTheClientHearsCallsArePaused() throws Exception {
+        Api.put("ops", "/limits/client-cut", "{\"calls\":5,\"windowSeconds\":1}");
+        try (HttpGate gate = HttpGate.connect(API, "worker", "worker")) {
+            gate.acquire("client-cut", CallClass.MANUAL, Duration.ofSeconds(5)).complete(200);
+            ItDatabase.proxy.cut();
+            try {
+                GateClientException.Paused paused = assertThrows(GateClientException.Paused.class,
+                        () -> gate.acquire("client-cut", CallClass.MANUAL, Duration.ofSeconds(5)));
+                assertTrue(paused.getMessage().startsWith("calls are paused"), paused.getMessage());
+            } finally {
+                ItDatabase.proxy.restore();
+            }
+            // the gate resumes by itself; the other tests of this class must not start during its pause
+            long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (Api.get("ops", "/limits/client-cut").status() != 200) {
+                assertTrue(System.nanoTime() < until, "the gate did not resume within 10 s");
+                Thread.sleep(100);
+            }
+            try (Permit p = gate.acquire("client-cut", CallClass.MANUAL, Duration.ofSeconds(5))) {
+                p.complete(200); // and the client is granted again
+            }
+        }
+    }
+}
