@@ -29,13 +29,11 @@ final class Admission {
     private final Health health;
     private final Semaphore turns;
     private final Duration turnWait;
-    private final Tally tally;
 
-    Admission(Health health, int inFlight, Duration turnWait, Tally tally) {
+    Admission(Health health, int inFlight, Duration turnWait) {
         this.health = health;
         this.turns = new Semaphore(inFlight, true);
         this.turnWait = turnWait;
-        this.tally = tally;
     }
 
     <T> T run(Work<T> work) throws GateException {
@@ -44,15 +42,6 @@ final class Admission {
 
     /** As {@link #run(Work)}, with at most {@code tries} tries while the database is busy. */
     <T> T run(Work<T> work, int tries) throws GateException {
-        try {
-            return admitted(work, tries);
-        } catch (GatePausedException e) {
-            tally.turnedAwayPaused();
-            throw e;
-        }
-    }
-
-    private <T> T admitted(Work<T> work, int tries) throws GateException {
         health.requireUp();
         boolean turn;
         try {

@@ -78,8 +78,7 @@ public final class Engine {
         this.leases = new Leases(tx);
         StateWatches watches = new StateWatches(scheduler);
         this.health = new Health(waiters::endAll);
-        Admission admission = new Admission(health, settings.callerConcurrency(), settings.callerWait(),
-                tally);
+        Admission admission = new Admission(health, settings.callerConcurrency(), settings.callerWait());
         Delivery delivery = new Delivery(owner, calls, waiters, watches, health, tally);
         Recovery recovery = new Recovery(health, tx, leases, waiters);
         this.loop = new GrantLoop(new Granter(tx), limitTable, delivery, recovery, health, settings, scheduler);

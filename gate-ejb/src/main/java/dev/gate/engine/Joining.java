@@ -82,6 +82,9 @@ final class Joining {
                     + " is shorter than the estimated wait of " + wait);
             throw new DeadlineException(limit, options.deadline(), miss.estimate().grantAt(), wait);
         } catch (GateException e) {
+            if (e instanceof GatePausedException) {
+                tally.turnedAwayPaused(); // a call, not a status read or an operator's action
+            }
             throw failed(inserted.get(), e);
         } catch (RuntimeException e) {
             LOG.log(Level.SEVERE, "a call on limit " + limit + " failed to join", e);

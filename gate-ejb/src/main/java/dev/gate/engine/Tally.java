@@ -32,7 +32,10 @@ public interface Tally {
     default void dedupeJoined(String limit) {
     }
 
-    /** A caller was turned away with "calls are paused" (the database is unavailable, or no connection was free). */
+    /**
+     * A call was turned away with "calls are paused" (the database is unavailable, or no connection was free); status
+     * reads and operators' actions refused the same way are not counted.
+     */
     default void turnedAwayPaused() {
     }
 }

@@ -77,6 +77,11 @@ final class GateCopies extends GateDatabase implements BeforeEachCallback, After
         return start(name, FAST, new ScheduledThreadPoolExecutor(2), pool(PoolNeeds.connections(FAST)), tally);
     }
 
+    /** A copy on a pool of the caller's that tells {@code tally} what happens. */
+    Engine start(String name, HikariDataSource pool, Tally tally) {
+        return start(name, FAST, new ScheduledThreadPoolExecutor(2), pool, tally);
+    }
+
     private Engine start(String name, EngineSettings settings, ScheduledExecutorService scheduler,
                          HikariDataSource pool, Tally tally) {
         Engine engine = new Engine(name, pool, name + "-pool", pool.getMaximumPoolSize(), scheduler,

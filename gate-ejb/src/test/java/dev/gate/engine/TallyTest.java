@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -28,6 +29,12 @@ class TallyTest {
         final List<Grant> grants = new CopyOnWriteArrayList<>();
         final List<String> expired = new CopyOnWriteArrayList<>();
         final List<String> abandoned = new CopyOnWriteArrayList<>();
+        final java.util.concurrent.atomic.AtomicInteger turnedAway = new java.util.concurrent.atomic.AtomicInteger();
+
+        @Override
+        public void turnedAwayPaused() {
+            turnedAway.incrementAndGet();
+        }
 
         @Override
         public void granted(Grant grant) {
@@ -79,5 +86,25 @@ class TallyTest {
         assertEquals(List.of("tallied/MANUAL"), heard.abandoned);
         assertEquals(2, copies.count("SELECT count(*) FROM gate_call WHERE state = 'EXPIRED'"));
         assertEquals(1, copies.count("SELECT count(*) FROM gate_call WHERE state = 'ABANDONED'"));
+    }
+
+    @Test
+    void onlyCallsTurnedAwayCountNotStatusReads() throws Exception {
+        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('cut-tally', 10, 1000)");
+        dev.gate.dev.TcpProxy proxy = new dev.gate.dev.TcpProxy(copies.server().host(), copies.server().port());
+        copies.closeAfter(proxy);
+        Heard heard = new Heard();
+        Engine gate = copies.start("behind-proxy-tally", copies.server().poolAt(
+                "jdbc:postgresql://127.0.0.1:" + proxy.port() + "/" + copies.name(), GateCopies.POOL), heard);
+        proxy.cut();
+        assertThrows(dev.gate.client.GatePausedException.class, () -> gate.callers().acquire("cut-tally",
+                CallClass.MANUAL, Duration.ofSeconds(2), "web", CallOptions.NONE));
+        for (int i = 0; i < 3; i++) { // the status page and the metrics read while paused: not calls
+            assertThrows(dev.gate.client.GateException.class, () -> gate.limits().status());
+        }
+        assertThrows(dev.gate.client.GatePausedException.class, () -> gate.callers().acquire("cut-tally",
+                CallClass.MANUAL, Duration.ofSeconds(2), "web", CallOptions.NONE));
+        assertEquals(2, heard.turnedAway.get(), "the two calls, and nothing else");
+        proxy.restore();
     }
 }
