@@ -231,6 +231,19 @@ class HttpApiIT {
     }
 
     @Test
+    void aHeldSubmissionIsAnsweredWhileItsLeaseStillRunsSoTheProgramCanRenewIt() {
+        Api.put("ops", "/limits/http-held", "{\"calls\":1,\"windowSeconds\":60}");
+        Api.post("web", "/limits/http-held/calls", "{\"class\":\"SCHEDULED\"}"); // takes the minute's slot
+        // asked to hold 30 s with a 5 s lease: held longer, the call would expire under a program still waiting
+        JsonObject held = Api.post("worker", "/limits/http-held/calls?waitSeconds=30",
+                "{\"class\":\"BACKFILL\",\"leaseSeconds\":5}").json();
+        assertEquals("WAITING", held.getString("state"), "answered before its lease ran out, still in the line");
+        long id = held.getJsonNumber("id").longValue();
+        assertEquals(200, Api.post("worker", "/calls/" + id + "/lease", null).status(), "and the program renews it");
+        assertEquals(204, Api.delete("worker", "/calls/" + id).status());
+    }
+
+    @Test
     void twoProgramsWithOneDedupeKeyShareOneCallAndItsOutcome() {
         Api.put("ops", "/limits/http-dedupe", "{\"calls\":1,\"windowSeconds\":60}");
         Api.post("web", "/limits/http-dedupe/calls", "{\"class\":\"SCHEDULED\"}"); // the slot is taken

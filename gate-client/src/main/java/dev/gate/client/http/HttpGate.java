@@ -91,11 +91,9 @@ public final class HttpGate implements AutoCloseable {
         if (options.dedupeKey() != null) {
             body.add("dedupeKey", options.dedupeKey());
         }
-        // the submission is held at most a third of the lease: until it is answered the client does not know the
-        // call's id, so nothing renews its lease yet
-        long firstWait = Math.min(pollSeconds(until), lease.toSeconds() / 3);
+        // the server holds a submission at most half the call's lease, so the id comes back in time to renew it
         String path = "/limits/" + URLEncoder.encode(limit, StandardCharsets.UTF_8) + "/calls?waitSeconds="
-                + firstWait;
+                + pollSeconds(until);
         JsonObject call = answer(send("POST", path, body.build().toString(), until), 200, 201);
         long id = call.getJsonNumber("id").longValue();
         if (!"WAITING".equals(call.getString("state"))) {

@@ -1,5 +1,6 @@
 package dev.gate.web.api;
 
+import dev.gate.app.CallView;
 import dev.gate.app.LimitAdmin;
 import dev.gate.app.Operations;
 import dev.gate.app.Programs;
@@ -182,10 +183,23 @@ public class LimitsResource {
         }
         String program = security.getUserPrincipal().getName();
         Programs.Submission s = programs.submit(program, name, callClass, options, dedupeKey);
-        longPoll.answer(response, program, s.call(), wait, c -> s.joined()
+        longPoll.answer(response, program, s.call(), heldWithinLease(s.call(), wait), c -> s.joined()
                 ? Response.ok(Views.submitted(c, true).toString()).location(URI.create("calls/" + c.id())).build()
                 : Response.created(URI.create("calls/" + c.id())).entity(Views.submitted(c, false).toString())
                 .build());
+    }
+
+    /**
+     * A submission's answer is held at most half the call's lease: until it is answered the program does not know
+     * the call's id, so nothing renews the lease, and a longer hold would let the call expire under a caller still
+     * waiting for it. Then the program long-polls {@code GET /calls/{id}} while it renews the lease.
+     */
+    private static int heldWithinLease(CallView call, int waitSeconds) {
+        if (call.enqueuedAt() == null || call.leaseExpiresAt() == null) {
+            return waitSeconds;
+        }
+        long leaseSeconds = Duration.between(call.enqueuedAt(), call.leaseExpiresAt()).toSeconds();
+        return (int) Math.min(waitSeconds, Math.max(1, leaseSeconds / 2));
     }
 
     /** A key field, checked by the one rule for keys ({@link CallOptions}): a string of 1 to 200 characters. */
