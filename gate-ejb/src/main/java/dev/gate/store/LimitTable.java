@@ -104,11 +104,15 @@ public final class LimitTable {
             limit.rePace(pace);
             em.flush();
             em.createNativeQuery(TOUCH).setParameter(1, name).executeUpdate();
-            long ms = pace.window().toMillis();
-            ActionLog.record(em, new ActionLog.Entry(actor, "change-limit", "limit " + name,
-                    pace.calls() + " per " + (ms % 1000 == 0 ? ms / 1000 + " s" : ms + " ms")));
+            ActionLog.record(em, new ActionLog.Entry(actor, "change-limit", "limit " + name, rule(pace)));
             return true;
         });
+    }
+
+    /** A rule as the action log says it: "600 per 60 s". */
+    private static String rule(Pace pace) {
+        long ms = pace.window().toMillis();
+        return pace.calls() + " per " + (ms % 1000 == 0 ? ms / 1000 + " s" : ms + " ms");
     }
 
     /** Pauses the limit for {@code span} by {@code actor}'s hand; the pause's end, empty when there is no such limit. */
@@ -153,8 +157,7 @@ public final class LimitTable {
     private static boolean putIn(EntityManager em, String name, Pace pace, LimitOptions options,
                                  Duration starvingAfter, String actor) {
         Limit limit = em.find(Limit.class, name);
-        long ms = pace.window().toMillis();
-        String rule = pace.calls() + " per " + (ms % 1000 == 0 ? ms / 1000 + " s" : ms + " ms");
+        String rule = rule(pace);
         if (limit == null) {
             em.persist(new Limit(name, pace, options, starvingAfter));
             em.flush();

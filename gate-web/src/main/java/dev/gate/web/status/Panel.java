@@ -145,15 +145,6 @@ public final class Panel implements Serializable {
         return Words.span(starvingAfterMs);
     }
 
-    /** "412 of 600 used in the last 60 s". */
-    public String getWindowUse() {
-        return limit.getUsedInWindow() + " of " + limit.getCalls() + " used in the last " + Words.window(limit.getWindowMs());
-    }
-
-    public int getWindowPercent() {
-        return (int) Math.min(100, Math.round(100.0 * limit.getUsedInWindow() / limit.getCalls()));
-    }
-
     public boolean isPaused() {
         return limit.getPausedUntil() != null;
     }
