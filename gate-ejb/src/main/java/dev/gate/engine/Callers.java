@@ -4,6 +4,7 @@ import dev.gate.client.CallClass;
 import dev.gate.client.CallEndedException;
 import dev.gate.client.CallOptions;
 import dev.gate.client.GateException;
+import dev.gate.client.GatePausedException;
 import dev.gate.client.GateTimeoutException;
 import dev.gate.client.Outcome;
 import dev.gate.client.Permit;
@@ -40,9 +41,11 @@ public final class Callers {
     private final Waiters waiters;
     private final StateWatches watches;
     private final GrantLoop loop;
+    private final Tally tally;
 
     Callers(String owner, Admission admission, Joining joining, Calls calls, Outcomes outcomes, Waiters waiters,
-            StateWatches watches, GrantLoop loop) {
+            StateWatches watches, GrantLoop loop, Tally tally) {
+        this.tally = tally;
         this.owner = owner;
         this.admission = admission;
         this.joining = joining;
@@ -89,6 +92,9 @@ public final class Callers {
         } catch (TimeoutException e) {
             return giveUp(ticket, maxWait);
         } catch (ExecutionException e) {
+            if (e.getCause() instanceof GatePausedException) {
+                tally.turnedAwayPaused(); // joined, then woken: calls are paused (refused at the door: Joining)
+            }
             if (e.getCause() instanceof GateException ge) {
                 throw ge;
             }

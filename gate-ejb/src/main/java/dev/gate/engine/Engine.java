@@ -86,7 +86,7 @@ public final class Engine {
                 recovery, health, loop::wake, tally);
         this.listener = new GrantListener(dataSource, owner, threads, delivery::announced, health::failed);
         Joining joining = new Joining(settings, admission, calls, waiters, loop, tally);
-        this.callers = new Callers(owner, admission, joining, calls, outcomes, waiters, watches, loop);
+        this.callers = new Callers(owner, admission, joining, calls, outcomes, waiters, watches, loop, tally);
         this.programs = new ProgramCalls(admission, joining, calls, outcomes, new Estimates(tx), delivery, watches,
                 loop);
         this.limits = new LimitControl(admission, limitTable, new LineView(jpa), loop);

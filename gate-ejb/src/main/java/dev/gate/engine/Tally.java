@@ -33,8 +33,8 @@ public interface Tally {
     }
 
     /**
-     * A call was turned away with "calls are paused" (the database is unavailable, or no connection was free); status
-     * reads and operators' actions refused the same way are not counted.
+     * A call's caller was told "calls are paused" (the database is unavailable, or no connection was free): refused
+     * as it joined, or woken while it waited. Status reads and operators' actions refused the same way do not count.
      */
     default void turnedAwayPaused() {
     }
