@@ -5,6 +5,7 @@ import dev.gate.client.CallClass;
 import dev.gate.client.CallOptions;
 import dev.gate.dev.GateDatabase;
 import dev.gate.engine.Engine;
+import dev.gate.store.CallKeys;
 import dev.gate.store.Calls;
 import dev.gate.store.Estimate;
 import dev.gate.store.GrantPass;
@@ -124,7 +125,7 @@ final class LongLine implements AutoCloseable {
         return switch (figure) {
             case GRANT -> grantPass();
             case ENQUEUE -> timedJoin(() -> calls.join(LIMIT, CallClass.SCHEDULED, PROBE_PROGRAM,
-                    "program:" + PROBE_PROGRAM, Duration.ofSeconds(30), null, null, null, id -> { })
+                    "program:" + PROBE_PROGRAM, Duration.ofSeconds(30), null, CallKeys.NONE, id -> { })
                     .orElseThrow().id(), calls::cancel);
             case JOIN -> timedJoin(() -> engine.programs().submit(PROBE_PROGRAM, LIMIT, CallClass.SCHEDULED,
                     CallOptions.NONE, null).call().id(), id -> engine.programs().cancel(PROBE_PROGRAM, id));

@@ -3,6 +3,7 @@ package dev.gate.bench;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.gate.client.CallClass;
 import dev.gate.dev.GateDatabase;
+import dev.gate.store.CallKeys;
 import dev.gate.store.Calls;
 import dev.gate.store.Granter;
 import dev.gate.store.Jpa;
@@ -56,7 +57,7 @@ public final class StepTimes {
                 });
                 long t2 = System.nanoTime();
                 long id = calls.join("open", CallClass.INTERACTIVE, "bench", OWNER, Duration.ofSeconds(30),
-                        null, null, null, callId -> { }).orElseThrow().id();
+                        null, CallKeys.NONE, callId -> { }).orElseThrow().id();
                 long t3 = System.nanoTime();
                 if (granter.grantDue("open").grants().size() != 1) {
                     throw new IllegalStateException("the grant pass granted nothing: the figures would be void");
@@ -65,7 +66,7 @@ public final class StepTimes {
                 outcomes.record(id, null, 200, null);
                 long t5 = System.nanoTime();
                 Calls.Entered e = calls.joinAndGrant("open", CallClass.INTERACTIVE, "bench", OWNER,
-                        Duration.ofSeconds(30), null, null, null, callId -> { }).orElseThrow();
+                        Duration.ofSeconds(30), null, CallKeys.NONE, callId -> { }).orElseThrow();
                 long id2 = e.joined().id();
                 if (e.pass().grants().size() != 1) {
                     throw new IllegalStateException("the fast path granted nothing: the figures would be void");

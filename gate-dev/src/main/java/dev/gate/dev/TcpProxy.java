@@ -9,11 +9,13 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A TCP proxy in front of PostgreSQL that the test can cut: every open connection is closed and new ones are
- * refused, as when the server goes down or the network drops; {@link #restore()} lets connections through again on
- * the same port. Only the copies connected through it lose the database; the server itself stays up for others.
+ * A TCP proxy in front of PostgreSQL (or any server) that the test can cut: every open connection is closed and new
+ * ones are refused, as when the server goes down or the network drops; {@link #restore()} lets connections through
+ * again on the same port. Only the clients connected through it lose the server; it stays up for others. It can
+ * also lose answers: the request gets through and is acted on, the connection drops before the answer arrives.
  */
 public final class TcpProxy implements AutoCloseable {
 
@@ -22,6 +24,8 @@ public final class TcpProxy implements AutoCloseable {
     private final List<Socket> open = new CopyOnWriteArrayList<>();
     private volatile ServerSocket listening;
     private volatile boolean frozen;
+    private final AtomicInteger answersToLose = new AtomicInteger();
+    private final AtomicInteger answersLost = new AtomicInteger();
     private final int port;
 
     public TcpProxy(String targetHost, int targetPort) throws IOException {
@@ -63,6 +67,19 @@ public final class TcpProxy implements AutoCloseable {
         frozen = false;
     }
 
+    /**
+     * The next {@code n} answers are lost: a connection whose server starts to answer is dropped instead, after the
+     * server has done what was asked (a commit whose answer never comes).
+     */
+    public void loseAnswers(int n) {
+        answersToLose.set(n);
+    }
+
+    /** How many answers were lost so far. */
+    public int answersLost() {
+        return answersLost.get();
+    }
+
     @Override
     public void close() throws IOException {
         cut();
@@ -83,8 +100,8 @@ public final class TcpProxy implements AutoCloseable {
                     Socket upstream = new Socket(targetHost, targetPort);
                     open.add(client);
                     open.add(upstream);
-                    pump(client, upstream);
-                    pump(upstream, client);
+                    pump(client, upstream, false);
+                    pump(upstream, client, true);
                 } catch (IOException closed) {
                     return;
                 }
@@ -94,7 +111,7 @@ public final class TcpProxy implements AutoCloseable {
         t.start();
     }
 
-    private void pump(Socket from, Socket to) {
+    private void pump(Socket from, Socket to, boolean answers) {
         Thread t = new Thread(() -> {
             byte[] buffer = new byte[16 * 1024];
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
@@ -105,6 +122,10 @@ public final class TcpProxy implements AutoCloseable {
                     }
                     if (from.isClosed()) {
                         return;
+                    }
+                    if (answers && answersToLose.getAndUpdate(left -> Math.max(0, left - 1)) > 0) {
+                        answersLost.incrementAndGet();
+                        return; // the finally drops both ends: the answer never reaches the client
                     }
                     out.write(buffer, 0, n);
                     out.flush();

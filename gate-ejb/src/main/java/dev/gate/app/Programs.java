@@ -32,17 +32,20 @@ public class Programs {
     @EJB
     SlotLoop host;
 
-    /** A submission: the call, and whether it joined a live call of the same dedupe key. */
-    public record Submission(CallView call, boolean joined) {
+    /**
+     * A submission: the call, whether it joined a live call of the same dedupe key, and whether it repeated a
+     * submission already taken (its submission key: the program's retry after a lost answer).
+     */
+    public record Submission(CallView call, boolean joined, boolean repeated) {
     }
 
     /** Which of a program's calls an action found. */
     public enum Found { OWN, JOINED_ONLY, NONE }
 
-    public Submission submit(String program, String limit, CallClass callClass, CallOptions options, String dedupeKey)
-            throws GateException {
-        ProgramCalls.Submitted s = calls().submit(program, limit, callClass, options, dedupeKey);
-        return new Submission(view(s.call()), s.joined());
+    public Submission submit(String program, String limit, CallClass callClass, CallOptions options, String dedupeKey,
+                             String submissionKey) throws GateException {
+        ProgramCalls.Submitted s = calls().submit(program, limit, callClass, options, dedupeKey, submissionKey);
+        return new Submission(view(s.call()), s.joined(), s.repeated());
     }
 
     /** A call the program owns or joined; with its position and estimated grant time while it waits. */
@@ -77,6 +80,11 @@ public class Programs {
     /** The program's heartbeat: renews every one of its waiting calls; answers how many. */
     public int renewAll(String program) throws GateException {
         return calls().renewAll(program);
+    }
+
+    /** The program gives up its granted call without calling the vendor; false when the call is not granted. */
+    public boolean abandon(String program, long id) throws GateException {
+        return calls().abandon(program, id);
     }
 
     /** The vendor's answer to the program's granted call; false when the call is not granted. */

@@ -9,6 +9,7 @@ import dev.gate.client.GateTimeoutException;
 import dev.gate.client.Outcome;
 import dev.gate.client.Permit;
 import dev.gate.line.CallState;
+import dev.gate.store.CallKeys;
 import dev.gate.store.CallRow;
 import dev.gate.store.Calls;
 import dev.gate.store.Grant;
@@ -65,7 +66,8 @@ public final class Callers {
     /** As above, with the call's options (lease, deadline, concurrency key, dedupe key). */
     public Permit acquire(String limit, CallClass callClass, Duration maxWait, String program, CallOptions options)
             throws GateException {
-        Joining.Entry entry = joining.enter(limit, callClass, program, owner, options, options.dedupeKey(), true);
+        Joining.Entry entry = joining.enter(limit, callClass, program, owner, options,
+                CallKeys.of(options.concurrencyKey(), options.dedupeKey()), true);
         if (entry.joinedExisting()) {
             return awaitJoined(entry.id(), maxWait);
         }
@@ -80,7 +82,8 @@ public final class Callers {
 
     /** Joins the line (and takes the fast path when it can) without waiting; {@link #await} waits. */
     public Ticket join(String limit, CallClass callClass, String program, CallOptions options) throws GateException {
-        Joining.Entry entry = joining.enter(limit, callClass, program, owner, options, null, true);
+        Joining.Entry entry = joining.enter(limit, callClass, program, owner, options,
+                CallKeys.of(options.concurrencyKey(), null), true);
         Ticket ticket = new Ticket(entry.id(), limit, callClass, entry.granted());
         return ticket;
     }

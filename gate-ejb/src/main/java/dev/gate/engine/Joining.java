@@ -5,8 +5,10 @@ import dev.gate.client.CallOptions;
 import dev.gate.client.DeadlineException;
 import dev.gate.client.GateException;
 import dev.gate.client.GatePausedException;
+import dev.gate.client.SubmissionKeyReusedException;
 import dev.gate.client.UnknownLimitException;
 import dev.gate.line.LimitName;
+import dev.gate.store.CallKeys;
 import dev.gate.store.CallRow;
 import dev.gate.store.Calls;
 import dev.gate.store.Grant;
@@ -48,7 +50,8 @@ final class Joining {
     }
 
     /** A submission's place in the line, and (for a caller waiting here) the future of its grant. */
-    record Entry(long id, boolean joinedExisting, CompletableFuture<Grant> granted, Optional<CallRow> row) {
+    record Entry(long id, boolean joinedExisting, boolean repeated, CompletableFuture<Grant> granted,
+                 Optional<CallRow> row) {
     }
 
     /**
@@ -57,17 +60,17 @@ final class Joining {
      * call's row commits, so no grant can come before it. If the transaction fails, the join rolls back with it:
      * the caller hears "no" with nothing in the line; where nobody can know whether it committed (the database was
      * lost at commit), the call is left to the orphan sweep. A dedupe key, when given, joins a live call of the same
-     * key instead.
+     * key instead; a submission key the program used before answers the call it made then.
      */
     Entry enter(String limit, CallClass callClass, String program, String owner, CallOptions options,
-                String dedupeKey, boolean waiter) throws GateException {
+                CallKeys keys, boolean waiter) throws GateException {
         Duration lease = checkedLease(limit, callClass, options.lease());
         AtomicReference<Long> inserted = new AtomicReference<>();
         AtomicReference<CompletableFuture<Grant>> granted = new AtomicReference<>();
         Calls.Entered entered;
         try {
             entered = admission.run(() -> calls.joinAndGrant(limit, callClass, program, owner, lease,
-                    options.deadline(), options.concurrencyKey(), dedupeKey, callId -> {
+                    options.deadline(), keys, callId -> {
                         Long before = inserted.getAndSet(callId);
                         if (before != null) {
                             waiters.drop(before); // an earlier try that rolled back: nothing to sweep
@@ -81,6 +84,8 @@ final class Joining {
             LOG.info(() -> "a call on limit " + limit + " was refused: its deadline of " + options.deadline()
                     + " is shorter than the estimated wait of " + wait);
             throw new DeadlineException(limit, options.deadline(), miss.estimate().grantAt(), wait);
+        } catch (Calls.SubmissionKeyReused e) {
+            throw new SubmissionKeyReusedException(e.getMessage());
         } catch (GateException e) {
             if (e instanceof GatePausedException) {
                 tally.turnedAwayPaused(); // a call, not a status read or an operator's action
@@ -92,15 +97,20 @@ final class Joining {
                     + ": " + e.getMessage(), e));
         }
         Calls.Joined joined = entered.joined();
+        if (joined.repeated()) {
+            LOG.info(() -> "call " + joined.id() + " limit=" + limit + " class=" + callClass + ": " + program
+                    + " submitted it again (its first answer was lost); the same call answers");
+            return new Entry(joined.id(), false, true, null, Optional.empty());
+        }
         if (joined.joinedExisting()) {
             tally.dedupeJoined(limit);
             LOG.fine(() -> program + " joined call " + joined.id() + " of limit " + limit + " by its dedupe key");
-            return new Entry(joined.id(), true, null, Optional.empty());
+            return new Entry(joined.id(), true, false, null, Optional.empty());
         }
         LOG.fine(() -> "call " + joined.id() + " limit=" + limit + " class=" + callClass + " joined the line for "
                 + program);
         loop.passMade(entered.pass());
-        return new Entry(joined.id(), false, granted.get(), entered.row());
+        return new Entry(joined.id(), false, false, granted.get(), entered.row());
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.gate.engine;
 import dev.gate.client.CallClass;
 import dev.gate.client.CallOptions;
 import dev.gate.client.GateException;
+import dev.gate.store.CallKeys;
 import dev.gate.store.CallRow;
 import dev.gate.store.Calls;
 import dev.gate.store.Estimate;
@@ -51,17 +52,30 @@ public final class ProgramCalls {
         return InstanceLock.PROGRAM_OWNER_PREFIX + program;
     }
 
-    /** A program's submission: its call, and whether it joined a live call of the same dedupe key. */
-    public record Submitted(CallRow call, boolean joined) {
+    /**
+     * A program's submission: its call, whether it joined a live call of the same dedupe key, and whether it repeated
+     * a submission already taken (same submission key: the call is the one made then, as it is now).
+     */
+    public record Submitted(CallRow call, boolean joined, boolean repeated) {
     }
 
-    /** A program's call joins the line (and takes the fast path when it can), or joins a call by its dedupe key. */
+    /** As below, without a submission key. */
     public Submitted submit(String program, String limit, CallClass callClass, CallOptions options, String dedupeKey)
             throws GateException {
-        Joining.Entry entry = joining.enter(limit, callClass, program, owner(program), options, dedupeKey, false);
+        return submit(program, limit, callClass, options, dedupeKey, null);
+    }
+
+    /**
+     * A program's call joins the line (and takes the fast path when it can), or joins a call by its dedupe key. With
+     * a submission key the program used before (its retry after a lost answer), the call it made then answers.
+     */
+    public Submitted submit(String program, String limit, CallClass callClass, CallOptions options, String dedupeKey,
+                            String submissionKey) throws GateException {
+        Joining.Entry entry = joining.enter(limit, callClass, program, owner(program), options,
+                new CallKeys(options.concurrencyKey(), dedupeKey, submissionKey), false);
         CallRow row = entry.row().isPresent() ? entry.row().get()
                 : admission.run(() -> calls.find(entry.id())).orElseThrow(); // a joined call: as it is now
-        return new Submitted(row, entry.joinedExisting());
+        return new Submitted(row, entry.joinedExisting(), entry.repeated());
     }
 
     /** A program's own call; another program's call is as good as absent. */
@@ -106,6 +120,16 @@ public final class ProgramCalls {
     }
 
     /** Stores how the vendor answered a program's granted (or abandoned) call; it becomes DONE. */
+    public boolean abandon(String program, long id) throws GateException {
+        boolean abandoned = admission.run(() -> calls.abandonOwned(id, owner(program)));
+        if (abandoned) {
+            loop.wake(); // a key it held is free now
+            LOG.info(() -> "call " + id + " abandoned by " + program + ": granted, given up without a vendor call");
+        }
+        return abandoned;
+    }
+
+    /** The vendor's answer to a program's granted call: DONE (a 429 or 503 with Retry-After cools the limit). */
     public boolean outcome(String program, long id, int status, Integer retryAfterSeconds) throws GateException {
         Outcomes.Result result = admission.run(() -> outcomes.record(id, owner(program), status, retryAfterSeconds));
         if (result == Outcomes.Result.RECORDED_KEY_FREED) {

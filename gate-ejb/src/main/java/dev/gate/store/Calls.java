@@ -23,15 +23,15 @@ import java.util.function.LongConsumer;
 public final class Calls {
 
     // With a dedupe key, a live call of the same limit and key makes this a no-op (the unique index waits for a
-    // concurrent submission to commit, so of ten at once exactly one inserts).
+    // concurrent submission to commit, so of ten at once exactly one inserts); so does the program's own earlier
+    // call with the same submission key (gate_call_submission).
     private static final String JOIN = """
             INSERT INTO gate_call (limit_name, call_class, program, owner, state, lease_ms, lease_expires_at,
-                                   deadline_at, concurrency_key, dedupe_key)
+                                   deadline_at, concurrency_key, dedupe_key, submission_key)
             SELECT l.name, ?, ?, ?, 'WAITING', ?, clock_timestamp() + ? * interval '1 millisecond',
-                   clock_timestamp() + ? * interval '1 millisecond', ?, ?
+                   clock_timestamp() + ? * interval '1 millisecond', ?, ?, ?
             FROM gate_limit l WHERE l.name = ?
-            ON CONFLICT (limit_name, dedupe_key) WHERE dedupe_key IS NOT NULL AND state IN ('WAITING', 'GRANTED')
-            DO NOTHING
+            ON CONFLICT DO NOTHING
             RETURNING id, deadline_at, enqueued_at, lease_expires_at""";
 
     // The fast path's join: the insert and the limit's slot lock (with its first probe) in one round trip. Lock order
@@ -53,11 +53,28 @@ public final class Calls {
             INSERT INTO gate_saved (limit_name, saved_sends) VALUES (?, 1)
             ON CONFLICT (limit_name) DO UPDATE SET saved_sends = gate_saved.saved_sends + 1""";
 
+    // A retried submission: the call the program already made with this key, whatever became of it.
+    private static final String SUBMITTED_BEFORE =
+            "SELECT id, limit_name FROM gate_call WHERE owner = ? AND submission_key = ?";
+
     // No such limit: the join answers "unknown limit" instead of failing on the foreign key.
     private static final String LIMIT_EXISTS = "SELECT 1 FROM gate_limit WHERE name = ?";
 
-    /** A submission's place: its own new call, or the live call with its dedupe key that it joined. */
-    public record Joined(long id, boolean joinedExisting) {
+    /**
+     * A submission's place: its own new call, or the live call with its dedupe key that it joined, or (a retry of a
+     * submission whose answer was lost) the call the same submission key made before.
+     */
+    public record Joined(long id, boolean joinedExisting, boolean repeated) {
+    }
+
+    /** The program used the submission key before, for a call of another limit: the program's mistake. */
+    public static final class SubmissionKeyReused extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        SubmissionKeyReused(String key, String limit) {
+            super("submission key '" + key + "' was used before for a call of limit '" + limit + "'", null, false,
+                    false);
+        }
     }
 
     /** A new call's row as its insert wrote it; with the slot as its statement locked it, on the fast path. */
@@ -109,6 +126,11 @@ public final class Calls {
             UPDATE gate_call SET state = 'CANCELLED', done_at = clock_timestamp()
             WHERE id = ? AND owner = ? AND state = 'WAITING'""";
 
+    // A program gives its grant up without calling the vendor: the slot is spent, its keys are free at once.
+    private static final String ABANDON_OWNED = """
+            UPDATE gate_call SET state = 'ABANDONED', done_at = clock_timestamp()
+            WHERE id = ? AND owner = ? AND state = 'GRANTED'""";
+
     // A granted call's lease may be renewed too: a long vendor call keeps its keys until its outcome.
     private static final String RENEW_ONE = """
             UPDATE gate_call SET lease_expires_at = clock_timestamp() + lease_ms * interval '1 millisecond'
@@ -151,16 +173,16 @@ public final class Calls {
      * If the grant fails, the join rolls back with it: a caller who hears "no" has nothing in the line.
      */
     public Optional<Entered> joinAndGrant(String limit, CallClass callClass, String program, String owner,
-                                          Duration lease, Duration deadline, String concurrencyKey, String dedupeKey,
+                                          Duration lease, Duration deadline, CallKeys keys,
                                           LongConsumer beforeCommit) throws StoreUnavailable {
         return tx.run(c -> {
             List<Inserted> inserted = new ArrayList<>(1);
-            Optional<Joined> joined = join(c, limit, callClass, program, owner, lease, deadline, concurrencyKey,
-                    dedupeKey, true, inserted, beforeCommit);
+            Optional<Joined> joined = join(c, limit, callClass, program, owner, lease, deadline, keys, true, inserted,
+                    beforeCommit);
             if (joined.isEmpty()) {
                 return Optional.<Entered>empty();
             }
-            if (joined.get().joinedExisting()) {
+            if (inserted.isEmpty()) { // joined a live call, or found its own earlier one: nothing new to grant
                 return Optional.of(new Entered(joined.get(), GrantPass.nothing(), Optional.empty()));
             }
             Inserted mine = inserted.get(0);
@@ -177,28 +199,36 @@ public final class Calls {
 
     /** As {@link #joinAndGrant}, without the grant: the call only joins the line (the loop grants it). */
     public Optional<Joined> join(String limit, CallClass callClass, String program, String owner, Duration lease,
-                                 Duration deadline, String concurrencyKey, String dedupeKey,
-                                 LongConsumer beforeCommit) throws StoreUnavailable {
-        return tx.run(c -> join(c, limit, callClass, program, owner, lease, deadline, concurrencyKey, dedupeKey,
-                false, new ArrayList<>(1), beforeCommit));
+                                 Duration deadline, CallKeys keys, LongConsumer beforeCommit)
+            throws StoreUnavailable {
+        return tx.run(c -> join(c, limit, callClass, program, owner, lease, deadline, keys, false,
+                new ArrayList<>(1), beforeCommit));
     }
 
     private static Optional<Joined> join(java.sql.Connection c, String limit, CallClass callClass, String program,
-                                         String owner, Duration lease, Duration deadline, String concurrencyKey,
-                                         String dedupeKey, boolean lockSlot, List<Inserted> inserted,
-                                         LongConsumer beforeCommit) throws SQLException {
+                                         String owner, Duration lease, Duration deadline, CallKeys keys,
+                                         boolean lockSlot, List<Inserted> inserted, LongConsumer beforeCommit)
+            throws SQLException {
         for (int attempt = 0; attempt < 3; attempt++) {
-            Optional<Inserted> row = insert(c, limit, callClass, program, owner, lease, deadline, concurrencyKey,
-                    dedupeKey, lockSlot);
+            if (keys.submission() != null) {
+                Optional<Joined> before = submittedBefore(c, owner, keys.submission(), limit);
+                if (before.isPresent()) {
+                    return before;
+                }
+            }
+            Optional<Inserted> row = insert(c, limit, callClass, program, owner, lease, deadline, keys, lockSlot);
             if (row.isPresent()) {
                 inserted.add(row.get());
                 beforeCommit.accept(row.get().id());
-                return Optional.of(new Joined(row.get().id(), false));
+                return Optional.of(new Joined(row.get().id(), false, false));
             }
-            if (dedupeKey == null || !exists(c, LIMIT_EXISTS, limit)) {
+            if (!exists(c, LIMIT_EXISTS, limit)) {
                 return Optional.empty();
             }
-            Optional<Long> live = liveWithKey(c, limit, dedupeKey);
+            if (keys.dedupe() == null) {
+                continue; // a concurrent retry of the same submission committed first: found at the next attempt
+            }
+            Optional<Long> live = liveWithKey(c, limit, keys.dedupe());
             if (live.isPresent()) {
                 try (PreparedStatement ps = c.prepareStatement(ADD_JOINER)) {
                     ps.setLong(1, live.get());
@@ -206,16 +236,33 @@ public final class Calls {
                     ps.setString(3, limit);
                     ps.executeUpdate();
                 }
-                return Optional.of(new Joined(live.get(), true));
+                return Optional.of(new Joined(live.get(), true, false));
             }
             // the live call finished between the two statements: submit anew
         }
-        throw new SQLException("dedupe key " + dedupeKey + " of limit " + limit + " keeps changing hands");
+        throw new SQLException("the keys " + keys + " of limit " + limit + " keep changing hands");
+    }
+
+    private static Optional<Joined> submittedBefore(java.sql.Connection c, String owner, String key, String limit)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(SUBMITTED_BEFORE)) {
+            ps.setString(1, owner);
+            ps.setString(2, key);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    return Optional.empty();
+                }
+                if (!rs.getString("limit_name").equals(limit)) {
+                    throw new SubmissionKeyReused(key, rs.getString("limit_name"));
+                }
+                return Optional.of(new Joined(rs.getLong("id"), false, true));
+            }
+        }
     }
 
     private static Optional<Inserted> insert(java.sql.Connection c, String limit, CallClass callClass, String program,
-                                         String owner, Duration lease, Duration deadline, String concurrencyKey,
-                                         String dedupeKey, boolean lockSlot) throws SQLException {
+                                         String owner, Duration lease, Duration deadline, CallKeys keys,
+                                         boolean lockSlot) throws SQLException {
         long newId;
         Instant deadlineAt;
         Instant enqueuedAt;
@@ -232,11 +279,12 @@ public final class Calls {
             } else {
                 ps.setLong(6, deadline.toMillis());
             }
-            ps.setString(7, concurrencyKey);
-            ps.setString(8, dedupeKey);
-            ps.setString(9, limit);
+            ps.setString(7, keys.concurrency());
+            ps.setString(8, keys.dedupe());
+            ps.setString(9, keys.submission());
+            ps.setString(10, limit);
             if (lockSlot) {
-                ps.setString(10, limit);
+                ps.setString(11, limit);
             }
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
@@ -353,6 +401,11 @@ public final class Calls {
     /** WAITING to CANCELLED, for the owner only; false when not waiting or not theirs. */
     public boolean cancelOwned(long id, String owner) throws StoreUnavailable {
         return ownedUpdate(CANCEL_OWNED, id, owner) == 1;
+    }
+
+    /** GRANTED to ABANDONED, for the owner only; false when not granted or not theirs. */
+    public boolean abandonOwned(long id, String owner) throws StoreUnavailable {
+        return ownedUpdate(ABANDON_OWNED, id, owner) == 1;
     }
 
     /** Renews one waiting or granted call's lease, for the owner only. */

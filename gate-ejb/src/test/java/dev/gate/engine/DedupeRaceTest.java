@@ -2,6 +2,7 @@ package dev.gate.engine;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.gate.client.CallClass;
+import dev.gate.store.CallKeys;
 import dev.gate.store.Calls;
 import dev.gate.store.GrantPass;
 import dev.gate.store.Granter;
@@ -59,7 +60,7 @@ class DedupeRaceTest {
                 sql(admin, "UPDATE gate_slot SET next_slot_at = clock_timestamp() + interval '1 hour' "
                         + "WHERE limit_name = ?", limit);
                 long head = calls.join(limit, CallClass.SCHEDULED, "first", "program:first", Duration.ofSeconds(30),
-                        null, null, key, id -> { }).orElseThrow().id();
+                        null, CallKeys.of(null, key), id -> { }).orElseThrow().id();
                 sql(admin, "UPDATE gate_slot SET next_slot_at = clock_timestamp() WHERE limit_name = ?", limit);
                 CyclicBarrier start = new CyclicBarrier(2);
                 Future<GrantPass> grant = two.submit(() -> {
@@ -69,7 +70,7 @@ class DedupeRaceTest {
                 Future<Calls.Joined> joiner = two.submit(() -> {
                     start.await();
                     return calls.join(limit, CallClass.SCHEDULED, "second", "program:second",
-                            Duration.ofSeconds(30), null, null, key, id -> { }).orElseThrow();
+                            Duration.ofSeconds(30), null, CallKeys.of(null, key), id -> { }).orElseThrow();
                 });
                 Calls.Joined joined = joiner.get(5, TimeUnit.SECONDS); // a deadlock or a busy lock would throw here
                 GrantPass pass = grant.get(5, TimeUnit.SECONDS);

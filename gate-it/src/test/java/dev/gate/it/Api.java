@@ -48,10 +48,14 @@ final class Api {
         return at(user, method, URI.create(BASE + path), body);
     }
 
-    static Answer at(String user, String method, URI uri, String body) {
+    /** A request; {@code headers} are name, value pairs. */
+    static Answer at(String user, String method, URI uri, String body, String... headers) {
         HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(90))
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
                         : HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8));
+        for (int i = 0; i + 1 < headers.length; i += 2) {
+            b.header(headers[i], headers[i + 1]);
+        }
         if (body != null) {
             b.header("Content-Type", "application/json");
         }

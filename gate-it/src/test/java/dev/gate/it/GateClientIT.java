@@ -5,6 +5,7 @@ import dev.gate.client.http.CallOptions;
 import dev.gate.client.http.GateClientException;
 import dev.gate.client.http.HttpGate;
 import dev.gate.client.http.Permit;
+import dev.gate.dev.TcpProxy;
 import jakarta.json.JsonObject;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.container.test.api.RunAsClient;
@@ -25,8 +26,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The Java client for programs outside the server, against the real server: acquire and complete; a lease kept
- * alive by the client through a wait several times longer than it; a deadline refused at once; a call not granted
- * in time leaves the line; calls are paused while the database is cut.
+ * alive by the client through a 60 s wait, twelve times longer than it; a lost answer to a submission sent again
+ * and finding its call; a permit closed without an outcome given up at once; a deadline refused at once; a call not
+ * granted in time leaves the line; calls are paused while the database is cut.
  */
 @ExtendWith(ArquillianExtension.class)
 @RunAsClient
@@ -57,19 +59,54 @@ class GateClientIT {
     }
 
     @Test
-    void theClientKeepsAWaitingCallsLeaseAliveThroughAWaitFourTimesLongerThanIt() throws Exception {
-        Api.put("ops", "/limits/client-slow", "{\"calls\":1,\"windowSeconds\":20}");
+    void theClientKeepsAWaitingCallsLeaseAliveThroughASixtySecondWait() throws Exception {
+        Api.put("ops", "/limits/client-slow", "{\"calls\":1,\"windowSeconds\":60}");
         try (HttpGate gate = HttpGate.connect(API, "worker", "worker")) {
             Permit first = gate.acquire("client-slow", CallClass.SCHEDULED, Duration.ofSeconds(10));
             first.complete(200);
             long t0 = System.nanoTime();
-            // a 5 s lease: without the client's renewals the call would expire long before the next slot (20 s)
-            Permit second = gate.acquire("client-slow", CallClass.BACKFILL, Duration.ofSeconds(40),
+            // a 5 s lease: without the client's renewals the call would expire long before the next slot (60 s)
+            Permit second = gate.acquire("client-slow", CallClass.BACKFILL, Duration.ofSeconds(90),
                     CallOptions.NONE.withLease(Duration.ofSeconds(5)));
             Duration waited = Duration.ofNanos(System.nanoTime() - t0);
-            assertTrue(waited.compareTo(Duration.ofSeconds(15)) > 0, "it waited for the next slot: " + waited);
-            assertTrue(!second.grantedAt().isBefore(first.grantedAt().plusSeconds(20)), "on the beat");
+            assertTrue(waited.compareTo(Duration.ofSeconds(55)) > 0, "it waited for the next slot: " + waited);
+            assertTrue(!second.grantedAt().isBefore(first.grantedAt().plusSeconds(60)), "on the beat");
             second.complete(200);
+        }
+    }
+
+    @Test
+    void aSubmissionWhoseAnswerIsLostIsSentAgainAndFindsTheCallItMade() throws Exception {
+        Api.put("ops", "/limits/client-lost", "{\"calls\":100,\"windowSeconds\":1}");
+        try (TcpProxy cutAnswers = new TcpProxy("127.0.0.1", 8080);
+             HttpGate gate = HttpGate.connect(URI.create(API.toString().replace(":8080/", ":" + cutAnswers.port()
+                     + "/")), "worker", "worker")) {
+            cutAnswers.loseAnswers(1); // the gate takes the submission; its answer never reaches the program
+            try (Permit p = gate.acquire("client-lost", CallClass.SCHEDULED, Duration.ofSeconds(10))) {
+                p.complete(200);
+            }
+            assertEquals(1, cutAnswers.answersLost());
+        }
+        assertEquals(1, ItDatabase.count("SELECT count(*) FROM gate_call WHERE limit_name = 'client-lost'"),
+                "the retry found the call the lost answer was about: one call, not two");
+        assertEquals(1, ItDatabase.count("SELECT count(*) FROM gate_call WHERE limit_name = 'client-lost' "
+                + "AND state = 'DONE'"));
+    }
+
+    @Test
+    void aPermitClosedWithoutAnOutcomeGivesItsGrantUpAtOnce() throws Exception {
+        Api.put("ops", "/limits/client-give-up", "{\"calls\":100,\"windowSeconds\":1}");
+        CallOptions oneStore = CallOptions.NONE.withConcurrencyKey("store-7");
+        try (HttpGate gate = HttpGate.connect(API, "worker", "worker")) {
+            long first;
+            try (Permit p = gate.acquire("client-give-up", CallClass.SCHEDULED, Duration.ofSeconds(5), oneStore)) {
+                first = p.callId(); // the program fails before its vendor call: no complete()
+            }
+            assertEquals("ABANDONED", Api.get("worker", "/calls/" + first).json().getString("state"));
+            // the key is free at once, not at the end of the first call's 30 s lease
+            try (Permit p = gate.acquire("client-give-up", CallClass.SCHEDULED, Duration.ofSeconds(5), oneStore)) {
+                p.complete(200);
+            }
         }
     }
 

@@ -265,6 +265,34 @@ class HttpApiIT {
         assertEquals("CANCELLED", Api.get("worker", "/calls/" + id).json().getString("state"));
     }
 
+    @Test
+    void aSubmissionSentAgainWithItsIdempotencyKeyAnswersTheCallItMadeAndAddsNone() {
+        Api.put("ops", "/limits/http-retry", "{\"calls\":1,\"windowSeconds\":60}");
+        Api.put("ops", "/limits/http-retry-other", "{\"calls\":1,\"windowSeconds\":60}");
+        java.net.URI calls = java.net.URI.create(Api.BASE + "/limits/http-retry/calls");
+        Api.Answer first = Api.at("worker", "POST", calls, "{\"class\":\"BACKFILL\"}", "Idempotency-Key", "run-9/7");
+        assertEquals(201, first.status(), first.body());
+        long id = first.json().getJsonNumber("id").longValue();
+        // the program never heard the first answer (cut after the commit), so it sends the same request again
+        Api.Answer again = Api.at("worker", "POST", calls, "{\"class\":\"BACKFILL\"}", "Idempotency-Key", "run-9/7");
+        assertEquals(200, again.status(), again.body());
+        assertEquals(id, again.json().getJsonNumber("id").longValue(), "the call the first try made");
+        assertEquals(true, again.json().getBoolean("repeated"));
+        assertEquals(false, first.json().getBoolean("repeated"));
+        assertEquals(1, Api.get("ops", "/limits/http-retry").json().getJsonObject("waiting").getInt("BACKFILL")
+                + ("GRANTED".equals(first.json().getString("state")) ? 1 : 0), "one call, not two");
+
+        Api.Answer reused = Api.at("worker", "POST", java.net.URI.create(Api.BASE + "/limits/http-retry-other/calls"),
+                "{\"class\":\"BACKFILL\"}", "Idempotency-Key", "run-9/7");
+        assertEquals(422, reused.status(), reused.body());
+        assertTrue(reused.isProblem());
+        assertTrue(reused.json().getString("detail").startsWith("Idempotency-Key: "), reused.body());
+        Api.Answer tooLong = Api.at("worker", "POST", calls, "{\"class\":\"BACKFILL\"}", "Idempotency-Key",
+                "k".repeat(201));
+        assertEquals(400, tooLong.status(), tooLong.body());
+        assertTrue(tooLong.json().getString("detail").startsWith("Idempotency-Key header"), tooLong.body());
+    }
+
     /** A request the gate must refuse: what is sent, who sends it, the status, and the field the detail names. */
     private record Bad(String user, String method, String path, String body, int status, String field) {
     }

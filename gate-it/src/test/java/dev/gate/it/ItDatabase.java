@@ -17,6 +17,20 @@ public class ItDatabase implements LauncherSessionListener {
     /** Between the server and its database, so that OutageIT can cut the server's database away. */
     static TcpProxy proxy;
 
+    /** A count over the server's tables, read directly (not through the proxy), from a test run as a client. */
+    static long count(String sql, Object... args) throws java.sql.SQLException {
+        try (java.sql.Connection c = TestDatabase.server().connect(NAME);
+             java.sql.PreparedStatement ps = c.prepareStatement(sql)) {
+            for (int i = 0; i < args.length; i++) {
+                ps.setObject(i + 1, args[i]);
+            }
+            try (java.sql.ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
     @Override
     public void launcherSessionOpened(LauncherSession session) {
         TestDatabase server = TestDatabase.server();

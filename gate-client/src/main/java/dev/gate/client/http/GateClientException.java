@@ -14,10 +14,22 @@ public class GateClientException extends Exception {
     }
 
     /** Calls are paused: the gate's database is unavailable (HTTP 503 "Calls are paused"). Try again later. */
-    public static final class Paused extends GateClientException {
+    public static class Paused extends GateClientException {
         private static final long serialVersionUID = 1L;
 
         public Paused(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * The gate itself could not be reached (refused, cut, timed out), even after sending again for a while: as
+     * "paused" for the caller, no grant.
+     */
+    public static final class Unreachable extends Paused {
+        private static final long serialVersionUID = 1L;
+
+        public Unreachable(String message) {
             super(message);
         }
     }

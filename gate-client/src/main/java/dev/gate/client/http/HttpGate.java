@@ -16,6 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
+import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -45,6 +46,9 @@ public final class HttpGate implements AutoCloseable {
     static final int POLL_SECONDS = 20;
 
     private static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
+
+    /** How long a request whose answer was lost (connection cut, timed out) is tried again before "paused". */
+    static final Duration LOST_ANSWER_RETRIES = Duration.ofSeconds(10);
 
     private final URI base;
     private final String authorization;
@@ -94,7 +98,10 @@ public final class HttpGate implements AutoCloseable {
         // the server holds a submission at most half the call's lease, so the id comes back in time to renew it
         String path = "/limits/" + URLEncoder.encode(limit, StandardCharsets.UTF_8) + "/calls?waitSeconds="
                 + pollSeconds(until);
-        JsonObject call = answer(send("POST", path, body.build().toString(), until), 200, 201);
+        // the submission's own key: if its answer is lost after the gate took it, the retry finds the same call
+        String submissionKey = UUID.randomUUID().toString();
+        JsonObject call = answer(sendAgainIfLost("POST", path, body.build().toString(), submissionKey, until),
+                200, 201);
         long id = call.getJsonNumber("id").longValue();
         if (!"WAITING".equals(call.getString("state"))) {
             return granted(call, limit);
@@ -107,11 +114,12 @@ public final class HttpGate implements AutoCloseable {
                 if (System.nanoTime() >= until) {
                     return leave(id, limit, maxWait);
                 }
-                call = answer(send("GET", "/calls/" + id + "?waitSeconds=" + pollSeconds(until), null, until), 200);
+                call = answer(sendAgainIfLost("GET", "/calls/" + id + "?waitSeconds=" + pollSeconds(until), null,
+                        null, until), 200);
             }
             return granted(call, limit);
-        } catch (InterruptedException e) {
-            leaveQuietly(id);
+        } catch (InterruptedException | GateClientException e) {
+            leaveQuietly(id); // the caller hears "no": its call must not wait on for nobody
             throw e;
         } finally {
             renewal.cancel(false);
@@ -128,6 +136,23 @@ public final class HttpGate implements AutoCloseable {
         if (r.statusCode() != 204) {
             throw refusal(r);
         }
+    }
+
+    /** Gives a grant up (no vendor call); false when the gate could not be told (the lease then ends it). */
+    boolean abandon(long callId) {
+        try {
+            HttpResponse<String> r = send("POST", "/calls/" + callId + "/abandon", null,
+                    System.nanoTime() + TimeUnit.SECONDS.toNanos(10));
+            if (r.statusCode() == 204 || r.statusCode() == 409) {
+                return true; // given up now, or already ended
+            }
+            LOG.warning(() -> "call " + callId + " not given up (" + r.statusCode() + "); its lease will end it");
+        } catch (GateClientException e) {
+            LOG.warning(() -> "call " + callId + " not given up: " + e.getMessage() + "; its lease will end it");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return false;
     }
 
     private Permit granted(JsonObject call, String limit) throws GateClientException {
@@ -177,10 +202,37 @@ public final class HttpGate implements AutoCloseable {
     }
 
     /**
+     * A request that may be sent twice (a read, or a submission with its key): when its answer is lost it is sent
+     * again, a little later each time, for up to {@link #LOST_ANSWER_RETRIES}; then the gate is "paused".
+     */
+    private HttpResponse<String> sendAgainIfLost(String method, String path, String body, String submissionKey,
+                                                 long until) throws GateClientException, InterruptedException {
+        long giveUp = System.nanoTime() + LOST_ANSWER_RETRIES.toNanos();
+        long pauseMs = 100;
+        while (true) {
+            try {
+                return send(method, path, body, submissionKey, until);
+            } catch (GateClientException.Unreachable lost) {
+                if (System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(pauseMs) >= giveUp) {
+                    throw lost;
+                }
+                LOG.fine(() -> method + " " + path + " sent again: " + lost.getMessage());
+                TimeUnit.MILLISECONDS.sleep(pauseMs);
+                pauseMs = Math.min(2_000, pauseMs * 2);
+            }
+        }
+    }
+
+    private HttpResponse<String> send(String method, String path, String body, long until)
+            throws GateClientException, InterruptedException {
+        return send(method, path, body, null, until);
+    }
+
+    /**
      * One request. A "busy" answer (503 with Retry-After, not "paused") is waited out and sent again while the wait
      * lasts; a gate that cannot be reached is "paused" (no grant; try later).
      */
-    private HttpResponse<String> send(String method, String path, String body, long until)
+    private HttpResponse<String> send(String method, String path, String body, String submissionKey, long until)
             throws GateClientException, InterruptedException {
         while (true) {
             HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path))
@@ -190,11 +242,14 @@ public final class HttpGate implements AutoCloseable {
             if (body != null) {
                 b.header("Content-Type", "application/json");
             }
+            if (submissionKey != null) {
+                b.header("Idempotency-Key", submissionKey);
+            }
             HttpResponse<String> r;
             try {
                 r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
             } catch (IOException e) {
-                throw new GateClientException.Paused("the gate cannot be reached at " + base + ": " + e.getMessage());
+                throw new GateClientException.Unreachable("the gate cannot be reached at " + base + ": " + e);
             }
             if (r.statusCode() == 503 && !isPaused(r)) {
                 long retry = r.headers().firstValue("Retry-After").map(Long::parseLong).orElse(1L);

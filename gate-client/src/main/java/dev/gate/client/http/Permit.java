@@ -6,7 +6,8 @@ import java.time.Instant;
 /**
  * A granted call: make the vendor call, then report its answer with {@link #complete}. A 429 (or a 503 with
  * Retry-After) reported here pauses the whole limit for every program. {@link #close()} without {@code complete}
- * gives the grant up: the gate ends it as ABANDONED when its lease runs out, and its keys are free again then.
+ * gives the grant up: the gate ends it as ABANDONED at once and its keys are free (if the gate cannot be reached
+ * then, it ends it so when the call's lease runs out).
  */
 public final class Permit implements AutoCloseable {
 
@@ -53,6 +54,8 @@ public final class Permit implements AutoCloseable {
 
     @Override
     public void close() {
-        // nothing to send: a grant without an outcome ends as ABANDONED at its lease's end (see the class note)
+        if (!completed) {
+            completed = gate.abandon(callId);
+        }
     }
 }

@@ -79,6 +79,18 @@ public class CallsResource {
         return Response.ok(Views.call(current(call)).toString()).build();
     }
 
+    /** The program gives up its grant without calling the vendor: ABANDONED at once, its keys free (204). */
+    @Operation(summary = "Give up a granted call without calling the vendor: GRANTED to ABANDONED, its keys free at once; 204")
+    @POST
+    @Path("abandon")
+    public Response abandon(@PathParam("id") String id) throws GateException {
+        long call = Bodies.id(id);
+        if (!programs.abandon(program(), call)) {
+            throw refused(call, "only a GRANTED call can be given up");
+        }
+        return Response.noContent().build();
+    }
+
     /** How the vendor answered the granted call; it becomes DONE. */
     @Operation(summary = "Report the vendor's answer to a granted call: {status, retryAfterSeconds}; the call becomes DONE; 204")
     @POST

@@ -18,6 +18,7 @@ import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.PUT;
 import jakarta.ws.rs.Path;
@@ -45,6 +46,12 @@ import java.util.Set;
 @RequestScoped
 @Produces(MediaType.APPLICATION_JSON)
 public class LimitsResource {
+
+    /**
+     * The program's own name for one submission (IETF draft "The Idempotency-Key HTTP Header Field"): sent again
+     * with a retry after a lost answer, it answers the call the first try made (200, {@code "repeated": true}).
+     */
+    static final String SUBMISSION_KEY = "Idempotency-Key";
 
     private static final Set<String> PAUSE_FIELDS = Set.of("seconds");
     private static final Set<String> CALL_FIELDS = Set.of("class", "leaseSeconds", "deadlineSeconds",
@@ -164,7 +171,8 @@ public class LimitsResource {
     @Path("{name}/calls")
     @RolesAllowed("caller")
     public void join(@PathParam("name") String name, @QueryParam("waitSeconds") String waitSeconds,
-                     InputStream body, @Suspended AsyncResponse response) throws GateException {
+                     @HeaderParam(SUBMISSION_KEY) String submissionKey, InputStream body,
+                     @Suspended AsyncResponse response) throws GateException {
         int wait = Bodies.queryInteger(waitSeconds, "waitSeconds", 0, 60, 0);
         JsonObject fields = Bodies.object(body, CALL_FIELDS);
         CallClass callClass = callClass(Bodies.requiredString(fields, "class"));
@@ -181,11 +189,15 @@ public class LimitsResource {
         if (fields.containsKey("dedupeKey") && !fields.isNull("dedupeKey")) {
             dedupeKey = key(fields, "dedupeKey");
         }
+        if (submissionKey != null) {
+            submissionKey = checkedKey(submissionKey, SUBMISSION_KEY + " header");
+        }
         String program = security.getUserPrincipal().getName();
-        Programs.Submission s = programs.submit(program, name, callClass, options, dedupeKey);
-        longPoll.answer(response, program, s.call(), heldWithinLease(s.call(), wait), c -> s.joined()
-                ? Response.ok(Views.submitted(c, true).toString()).location(URI.create("calls/" + c.id())).build()
-                : Response.created(URI.create("calls/" + c.id())).entity(Views.submitted(c, false).toString())
+        Programs.Submission s = programs.submit(program, name, callClass, options, dedupeKey, submissionKey);
+        longPoll.answer(response, program, s.call(), heldWithinLease(s.call(), wait), c -> s.joined() || s.repeated()
+                ? Response.ok(Views.submitted(c, s.joined(), s.repeated()).toString())
+                .location(URI.create("calls/" + c.id())).build()
+                : Response.created(URI.create("calls/" + c.id())).entity(Views.submitted(c, false, false).toString())
                 .build());
     }
 
@@ -204,7 +216,10 @@ public class LimitsResource {
 
     /** A key field, checked by the one rule for keys ({@link CallOptions}): a string of 1 to 200 characters. */
     private static String key(JsonObject fields, String field) {
-        String key = Bodies.requiredString(fields, field);
+        return checkedKey(Bodies.requiredString(fields, field), field);
+    }
+
+    private static String checkedKey(String key, String field) {
         try {
             CallOptions.NONE.withDedupeKey(key);
         } catch (IllegalArgumentException e) {

@@ -5,6 +5,7 @@ import dev.gate.client.GateBusyException;
 import dev.gate.client.GateException;
 import dev.gate.client.GatePausedException;
 import dev.gate.client.InvalidLimitException;
+import dev.gate.client.SubmissionKeyReusedException;
 import dev.gate.client.UnknownLimitException;
 import jakarta.json.stream.JsonParsingException;
 import jakarta.ws.rs.WebApplicationException;
@@ -64,6 +65,16 @@ public final class ProblemMappers {
         @Override
         public Response toResponse(GateException e) {
             return Problem.of(409, "call-ended", "Call ended", e.getMessage()).response();
+        }
+    }
+
+    /** An Idempotency-Key sent again for another request: 422, as the IETF draft asks. */
+    @Provider
+    public static class SubmissionKeyReused implements ExceptionMapper<SubmissionKeyReusedException> {
+        @Override
+        public Response toResponse(SubmissionKeyReusedException e) {
+            return Problem.of(422, "submission-key-reused", "Submission key used before",
+                    LimitsResource.SUBMISSION_KEY + ": " + e.getMessage()).response();
         }
     }
 

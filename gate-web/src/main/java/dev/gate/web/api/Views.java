@@ -49,8 +49,8 @@ final class Views {
     }
 
     /** A submission's answer: the call, and whether its dedupe key joined a live call. */
-    static JsonObject submitted(CallView c, boolean joined) {
-        return JsonBuilders.object(call(c)).add("joined", joined).build();
+    static JsonObject submitted(CallView c, boolean joined, boolean repeated) {
+        return JsonBuilders.object(call(c)).add("joined", joined).add("repeated", repeated).build();
     }
 
     static JsonObject limit(LimitStatus l) {

@@ -1,0 +1,99 @@
+package dev.gate.engine;
+
+import dev.gate.client.CallClass;
+import dev.gate.client.CallOptions;
+import dev.gate.client.SubmissionKeyReusedException;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A program's retry after a lost answer: a submission sent again with its submission key finds the call the first
+ * try made (on any copy, whatever became of it), and never adds a second call to the line.
+ */
+class SubmissionKeyTest extends OnTwoCopies {
+
+    @Test
+    void aSubmissionSentAgainWithItsKeyAnswersTheSameCallOnAnyCopy() throws Exception {
+        String limit = "retried";
+        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 1, 60000)", limit);
+        ProgramCalls.Submitted first = a.programs().submit("worker", limit, CallClass.SCHEDULED, CallOptions.NONE,
+                null, "key-1");
+        ProgramCalls.Submitted second = a.programs().submit("worker", limit, CallClass.SCHEDULED, CallOptions.NONE,
+                null, "key-2");
+        ProgramCalls.Submitted again = b.programs().submit("worker", limit, CallClass.SCHEDULED, CallOptions.NONE,
+                null, "key-2");
+        assertFalse(first.repeated() || second.repeated());
+        assertTrue(again.repeated(), "the retry is told it repeated a submission");
+        assertEquals(second.call().id(), again.call().id());
+        assertEquals(second.call().state(), again.call().state());
+        assertEquals(2, copies.count("SELECT count(*) FROM gate_call WHERE limit_name = ?", limit));
+
+        // the key belongs to the program: another program's key of the same text is its own
+        ProgramCalls.Submitted other = a.programs().submit("reporter", limit, CallClass.SCHEDULED, CallOptions.NONE,
+                null, "key-2");
+        assertFalse(other.repeated());
+        assertNotEquals(second.call().id(), other.call().id());
+
+        // an ended call still answers: a late retry learns what became of its call, and adds nothing
+        assertTrue(a.programs().cancel("worker", second.call().id()));
+        ProgramCalls.Submitted late = b.programs().submit("worker", limit, CallClass.SCHEDULED, CallOptions.NONE,
+                null, "key-2");
+        assertEquals(second.call().id(), late.call().id());
+        assertEquals("CANCELLED", late.call().state().name());
+        assertEquals(3, copies.count("SELECT count(*) FROM gate_call WHERE limit_name = ?", limit));
+    }
+
+    @Test
+    void tenConcurrentRetriesOfOneSubmissionMakeOneCall() throws Exception {
+        String limit = "retried-at-once";
+        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 1, 60000)", limit);
+        ExecutorService pool = Executors.newFixedThreadPool(10);
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<ProgramCalls.Submitted>> tries = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            Engine copy = i % 2 == 0 ? a : b;
+            tries.add(pool.submit(() -> {
+                start.await();
+                return copy.programs().submit("worker", limit, CallClass.BACKFILL, CallOptions.NONE, null, "once");
+            }));
+        }
+        start.countDown();
+        Set<Long> ids = new HashSet<>();
+        int repeated = 0;
+        for (Future<ProgramCalls.Submitted> f : tries) {
+            ProgramCalls.Submitted s = f.get(20, TimeUnit.SECONDS);
+            ids.add(s.call().id());
+            repeated += s.repeated() ? 1 : 0;
+        }
+        pool.shutdown();
+        assertEquals(1, ids.size(), "one call for the ten tries");
+        assertEquals(9, repeated);
+        assertEquals(1, copies.count("SELECT count(*) FROM gate_call WHERE limit_name = ?", limit));
+    }
+
+    @Test
+    void aKeyUsedBeforeForAnotherLimitIsRefusedAndNothingJoins() throws Exception {
+        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('key-one', 5, 1000)");
+        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('key-two', 5, 1000)");
+        a.programs().submit("worker", "key-one", CallClass.SCHEDULED, CallOptions.NONE, null, "k");
+        SubmissionKeyReusedException e = assertThrows(SubmissionKeyReusedException.class, () -> b.programs()
+                .submit("worker", "key-two", CallClass.SCHEDULED, CallOptions.NONE, null, "k"));
+        assertTrue(e.getMessage().contains("key-one"), e.getMessage());
+        assertEquals(0, copies.count("SELECT count(*) FROM gate_call WHERE limit_name = 'key-two'"));
+    }
+}
