@@ -15,6 +15,7 @@ import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 
 import java.time.Duration;
+import java.util.function.BooleanSupplier;
 
 /**
  * This server's callers (the remote {@code Gate} view, batch jobs): join the line and wait for the grant, report the
@@ -36,6 +37,20 @@ public class Line {
         try {
             return host.engine().callers().acquire(limit, callClass, maxWait, program,
                     options == null ? CallOptions.NONE : options);
+        } catch (IllegalArgumentException e) {
+            throw new GateException(e.getMessage());
+        }
+    }
+
+    /**
+     * As above, for a caller that may stop wanting the call while it waits (a batch job asked to stop): asked every
+     * second; once it says no, the call leaves the line and {@code CallEndedException} is thrown. No dedupe key.
+     */
+    public Permit acquire(String limit, CallClass callClass, Duration maxWait, String program, CallOptions options,
+                          BooleanSupplier wanted) throws GateException {
+        try {
+            return host.engine().callers().acquire(limit, callClass, maxWait, program,
+                    options == null ? CallOptions.NONE : options, wanted);
         } catch (IllegalArgumentException e) {
             throw new GateException(e.getMessage());
         }

@@ -23,6 +23,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
 import java.util.logging.Logger;
 
 /**
@@ -57,6 +58,9 @@ public final class Callers {
         this.loop = loop;
     }
 
+    /** How often a waiting caller that may stop wanting its call is asked whether it still does. */
+    static final Duration WANTED_CHECK = Duration.ofSeconds(1);
+
     /** Joins the line and blocks until granted, or {@code maxWait} passes (then the call leaves the line). */
     public Permit acquire(String limit, CallClass callClass, Duration maxWait, String program, Duration lease)
             throws GateException {
@@ -66,13 +70,22 @@ public final class Callers {
     /** As above, with the call's options (lease, deadline, concurrency key, dedupe key). */
     public Permit acquire(String limit, CallClass callClass, Duration maxWait, String program, CallOptions options)
             throws GateException {
+        return acquire(limit, callClass, maxWait, program, options, () -> true);
+    }
+
+    /**
+     * As above, for a caller that may stop wanting the call while it waits (see {@link #await(Ticket, Duration,
+     * BooleanSupplier)}).
+     */
+    public Permit acquire(String limit, CallClass callClass, Duration maxWait, String program, CallOptions options,
+                          BooleanSupplier wanted) throws GateException {
         Joining.Entry entry = joining.enter(limit, callClass, program, owner, options,
                 CallKeys.of(options.concurrencyKey(), options.dedupeKey()), true);
         if (entry.joinedExisting()) {
             return awaitJoined(entry.id(), maxWait);
         }
         Ticket ticket = new Ticket(entry.id(), limit, callClass, entry.granted());
-        return await(ticket, maxWait);
+        return await(ticket, maxWait, wanted);
     }
 
     /** As {@link #join(String, CallClass, String, CallOptions)}, with a lease and no other option. */
@@ -90,10 +103,30 @@ public final class Callers {
 
     /** Waits for a joined call's grant; on timeout the call leaves the line unless the grant came first. */
     public Permit await(Ticket ticket, Duration maxWait) throws GateException {
+        return await(ticket, maxWait, () -> true);
+    }
+
+    /**
+     * As {@link #await(Ticket, Duration)}, asking {@code wanted} every {@link #WANTED_CHECK} whether the caller still
+     * wants the call (a batch job asked to stop does not): once it does not, the call leaves the line, unless the
+     * grant came first, and the caller hears {@link CallEndedException}.
+     */
+    public Permit await(Ticket ticket, Duration maxWait, BooleanSupplier wanted) throws GateException {
+        long until = System.nanoTime() + Math.max(0, maxWait.toNanos());
         try {
-            return permit(ticket.granted().get(Math.max(0, maxWait.toNanos()), TimeUnit.NANOSECONDS));
-        } catch (TimeoutException e) {
-            return giveUp(ticket, maxWait);
+            while (true) {
+                long slice = Math.max(0, Math.min(until - System.nanoTime(), WANTED_CHECK.toNanos()));
+                try {
+                    return permit(ticket.granted().get(slice, TimeUnit.NANOSECONDS));
+                } catch (TimeoutException e) {
+                    if (System.nanoTime() - until >= 0) {
+                        return giveUp(ticket, maxWait, null);
+                    }
+                    if (!wanted.getAsBoolean()) {
+                        return giveUp(ticket, maxWait, "its caller no longer wants it");
+                    }
+                }
+            }
         } catch (ExecutionException e) {
             if (e.getCause() instanceof GatePausedException) {
                 tally.turnedAwayPaused(); // joined, then woken: calls are paused (refused at the door: Joining)
@@ -194,11 +227,16 @@ public final class Callers {
         }
     }
 
-    private Permit giveUp(Ticket ticket, Duration maxWait) throws GateException {
+    /** The wait is over ({@code unwanted} says why, or null: the time passed): the call leaves, unless granted. */
+    private Permit giveUp(Ticket ticket, Duration maxWait, String unwanted) throws GateException {
         if (admission.run(() -> calls.cancel(ticket.callId()))) {
             waiters.drop(ticket.callId());
+            String why = unwanted == null ? "not granted within " + maxWait : unwanted;
             LOG.info(() -> "call " + ticket.callId() + " limit=" + ticket.limit() + " class=" + ticket.callClass()
-                    + " cancelled: not granted within " + maxWait);
+                    + " cancelled: " + why);
+            if (unwanted != null) {
+                throw new CallEndedException("call " + ticket.callId() + " left the line: " + unwanted);
+            }
             throw new GateTimeoutException(ticket.limit(), ticket.callId(), maxWait);
         }
         Optional<CallRow> row = admission.run(() -> calls.find(ticket.callId()));

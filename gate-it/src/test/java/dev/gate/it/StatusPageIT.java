@@ -34,7 +34,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /**
  * The status page in a real browser (headless Chromium driven by Selenium) against the running server: a person signs
  * in on a page, sees the line as bars that move as calls join, sees a starving class marked; an operator pauses a
- * limit and resumes it; the page says calls are paused while the database is cut. A screenshot of each state goes to
+ * limit and resumes it; the page says calls are paused while the database is cut; an operator watches a backfill's
+ * progress bar and stops and restarts it. A screenshot of each state goes to
  * {@code target/screenshots/}. Skipped, with the reason, where no browser is installed.
  */
 @ExtendWith(ArquillianExtension.class)
@@ -243,6 +244,43 @@ class StatusPageIT {
             ItDatabase.proxy.restore();
         }
         waitFor("the banner to go", b -> b.findElements(By.cssSelector(".banner")).isEmpty());
+    }
+
+    @Test
+    void anOperatorWatchesABackfillsProgressAndStopsAndRestartsItFromThePage() throws Exception {
+        Api.put("ops", "/limits/page-job", "{\"calls\":5,\"windowSeconds\":1}");
+        try (dev.gate.dev.VendorServer vendor = new dev.gate.dev.VendorServer(5, Duration.ofSeconds(1))) {
+            Api.Answer started = Api.post("ops", "/jobs/backfill-history", "{\"limit\":\"page-job\","
+                    + "\"symbols\":\"AAA,BBB\",\"from\":\"2024-01-01\",\"to\":\"2024-02-19\",\"vendorUrl\":\""
+                    + vendor.url() + "\",\"checkpointEvery\":5}");
+            assertEquals(201, started.status(), started.body());
+            String id = started.json().getJsonNumber("executionId").toString();
+            browser.get(PAGE);
+            signIn("ops", "ops");
+            By job = By.cssSelector(".job[data-execution='" + id + "']");
+            waitFor("the job's row, moving", b -> !b.findElements(job).isEmpty() && Integer.parseInt(b.findElement(job)
+                    .findElement(By.cssSelector("[role=progressbar]")).getAttribute("aria-valuenow")) > 0);
+            String text = browser.findElement(job).getText();
+            assertTrue(text.contains("STARTED") && text.contains("of 100 items") && text.contains("per min"), text);
+            assertTrue(text.contains("limit page-job: AAA,BBB from 2024-01-01 to 2024-02-19"), text);
+            ((JavascriptExecutor) browser).executeScript("arguments[0].scrollIntoView()", browser.findElement(job));
+            shot("5-backfill-running");
+
+            confirmNext();
+            browser.findElement(job).findElement(By.cssSelector("input[value='Stop']")).click();
+            waitFor("the job to stop", b -> "STOPPED".equals(b.findElement(job).getAttribute("data-status")));
+            confirmNext();
+            browser.findElement(job).findElement(By.cssSelector("input[value='Restart']")).click();
+            waitFor("a new execution of the job", b -> b.findElements(By.cssSelector(".job")).stream()
+                    .anyMatch(e -> !id.equals(e.getAttribute("data-execution"))
+                            && "STARTED".equals(e.getAttribute("data-status"))));
+            String again = browser.findElements(By.cssSelector(".job")).stream()
+                    .filter(e -> "STARTED".equals(e.getAttribute("data-status"))).findFirst().orElseThrow()
+                    .getAttribute("data-execution");
+            assertEquals(200, Api.post("ops", "/jobs/" + again + "/stop", null).status()); // leave nothing running
+            waitFor("the restarted job to stop", b -> "STOPPED".equals(b.findElement(
+                    By.cssSelector(".job[data-execution='" + again + "']")).getAttribute("data-status")));
+        }
     }
 
     private void signIn(String name, String password) {

@@ -1,5 +1,6 @@
 package dev.gate.web.api;
 
+import dev.gate.batch.jobs.JobRefusedException;
 import dev.gate.client.DeadlineException;
 import dev.gate.client.GateBusyException;
 import dev.gate.client.GateException;
@@ -65,6 +66,20 @@ public final class ProblemMappers {
         @Override
         public Response toResponse(GateException e) {
             return Problem.of(409, "call-ended", "Call ended", e.getMessage()).response();
+        }
+    }
+
+    /** An operator's request on a backfill job the gate cannot do: 400, 404 or 409, the detail saying why. */
+    @Provider
+    public static class JobRefused implements ExceptionMapper<JobRefusedException> {
+        @Override
+        public Response toResponse(JobRefusedException e) {
+            return switch (e.kind()) {
+                case INVALID -> Problem.of(400, "invalid-request", "Invalid request", e.getMessage()).response();
+                case NOT_FOUND -> Problem.of(404, "not-found", "Not found", "job: " + e.getMessage()).response();
+                case CONFLICT -> Problem.of(409, "job-state", "Job cannot do that now", "job: " + e.getMessage())
+                        .response();
+            };
         }
     }
 

@@ -2,6 +2,7 @@ package dev.gate.web.status;
 
 import dev.gate.app.LimitAdmin;
 import dev.gate.app.Operations;
+import dev.gate.batch.jobs.BackfillJobs;
 import dev.gate.client.GateException;
 import dev.gate.client.GatePausedException;
 import dev.gate.client.LimitStatus;
@@ -37,8 +38,12 @@ public class StatusPage implements Serializable {
     @EJB
     Operations operations;
 
+    @EJB
+    BackfillJobs backfills;
+
     private List<Panel> panels = List.of();
     private List<OperatorAction> actions = List.of();
+    private List<JobRow> jobs = List.of();
     private String unavailable;
     private boolean read;
 
@@ -50,17 +55,25 @@ public class StatusPage implements Serializable {
                             .thenComparing(LimitStatus::getName))
                     .map(l -> new Panel(l, STARVING_AFTER)).toList();
             actions = operations.recent();
+            jobs = backfills.list().stream().map(JobRow::new).toList();
             unavailable = null;
         } catch (GatePausedException e) {
             unavailable = e.getMessage(); // the last panels stay, marked as such
         } catch (GateException e) {
             unavailable = e.getMessage();
+        } catch (jakarta.ejb.EJBException e) {
+            unavailable = "the jobs cannot be read: " + e.getMessage(); // the job repository is in the database
         }
         read = true;
     }
 
     public List<Panel> getPanels() {
         return panels;
+    }
+
+    /** The backfill jobs, newest first. */
+    public List<JobRow> getJobs() {
+        return jobs;
     }
 
     public List<OperatorAction> getActions() {

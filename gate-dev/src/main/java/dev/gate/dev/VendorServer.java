@@ -1,0 +1,109 @@
+package dev.gate.dev;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A rate-limited vendor for tests, on a real port: {@code GET /history/<symbol>/<day>} answers a day of history, or
+ * 429 with Retry-After beyond its {@link VendorWindow}. It counts requests, 429s and successful fetches per path, so
+ * a test can say "every item fetched exactly once, no window over the limit".
+ */
+public final class VendorServer implements AutoCloseable {
+
+    private final HttpServer server;
+    private final VendorWindow window;
+    private final AtomicInteger requests = new AtomicInteger();
+    private final AtomicInteger refused = new AtomicInteger();
+    private final Map<String, AtomicInteger> fetched = new ConcurrentHashMap<>();
+    private final Set<String> breakOnce = ConcurrentHashMap.newKeySet();
+
+    public VendorServer(int calls, Duration window) throws IOException {
+        this.window = new VendorWindow(calls, window);
+        this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 50);
+        server.createContext("/history/", this::history);
+        server.setExecutor(Executors.newFixedThreadPool(8, r -> {
+            Thread t = new Thread(r, "vendor");
+            t.setDaemon(true);
+            return t;
+        }));
+        server.start();
+    }
+
+    /** The base URL a job's {@code vendorUrl} names. */
+    public String url() {
+        return "http://127.0.0.1:" + server.getAddress().getPort();
+    }
+
+    private void history(HttpExchange x) throws IOException {
+        try (x) {
+            requests.incrementAndGet();
+            String path = x.getRequestURI().getPath().substring("/history/".length());
+            if (breakOnce.remove(path)) {
+                // the answer breaks off mid-body (a client does not retry an answer that had begun)
+                x.sendResponseHeaders(200, 1_000);
+                x.getResponseBody().write("{\"item\":".getBytes(StandardCharsets.UTF_8));
+                x.getResponseBody().flush();
+                return;
+            }
+            VendorWindow.Verdict v = window.admit(System.nanoTime());
+            if (!v.accepted()) {
+                refused.incrementAndGet();
+                x.getResponseHeaders().set("Retry-After", Long.toString(v.retryAfterSeconds()));
+                send(x, 429, "{\"error\":\"rate limit\"}");
+                return;
+            }
+            fetched.computeIfAbsent(path, p -> new AtomicInteger()).incrementAndGet();
+            send(x, 200, "{\"item\":\"" + path + "\",\"close\":" + (100 + Math.abs(path.hashCode() % 900)) + "}");
+        }
+    }
+
+    private static void send(HttpExchange x, int status, String body) throws IOException {
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        x.getResponseHeaders().set("Content-Type", "application/json");
+        x.sendResponseHeaders(status, bytes.length);
+        try (OutputStream out = x.getResponseBody()) {
+            out.write(bytes);
+        }
+    }
+
+    /** The first answer for {@code path} ({@code SYMBOL/DAY}) breaks off mid-body: the caller sees a broken connection. */
+    public void breakOnce(String path) {
+        breakOnce.add(path);
+    }
+
+    public int requests() {
+        return requests.get();
+    }
+
+    public int refused() {
+        return refused.get();
+    }
+
+    /** Successful fetches per path ({@code SYMBOL/DAY}). */
+    public Map<String, Integer> fetched() {
+        Map<String, Integer> copy = new java.util.TreeMap<>();
+        fetched.forEach((k, v) -> copy.put(k, v.get()));
+        return copy;
+    }
+
+    public int worstWindow() {
+        return window.worstWindow();
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+    }
+}
