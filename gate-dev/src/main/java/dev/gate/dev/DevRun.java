@@ -3,7 +3,9 @@ package dev.gate.dev;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -11,7 +13,8 @@ import java.util.Map;
  * {@code GATE_DB_URL} is set, starts the provisioned WildFly with the EAR in its deployments folder, prints the URLs
  * once the gate answers, and on Ctrl-C stops the server and then the database it started.
  *
- * <p>Arguments: the server directory, the EAR, the embedded database's port.
+ * <p>Arguments: the server directory, the EAR, the embedded database's port; with {@code -Pdemo} also "true" and the
+ * demo vendor's and web app's WARs: they are deployed beside the gate and the {@link Demo} runs against them.
  */
 public final class DevRun {
 
@@ -21,18 +24,23 @@ public final class DevRun {
     private final Path server;
     private final Path ear;
     private final int dbPort;
+    private final List<Path> demoWars;
+    private Demo demo;
     private TestDatabase database;
     private GateServer wildfly;
     private boolean stopped;
 
-    private DevRun(Path server, Path ear, int dbPort) {
+    private DevRun(Path server, Path ear, int dbPort, List<Path> demoWars) {
         this.server = server;
         this.ear = ear;
         this.dbPort = dbPort;
+        this.demoWars = demoWars;
     }
 
     public static void main(String[] args) throws Exception {
-        DevRun run = new DevRun(Path.of(args[0]), Path.of(args[1]), Integer.parseInt(args[2]));
+        List<Path> demoWars = args.length >= 6 && Boolean.parseBoolean(args[3])
+                ? List.of(Path.of(args[4]), Path.of(args[5])) : List.of();
+        DevRun run = new DevRun(Path.of(args[0]), Path.of(args[1]), Integer.parseInt(args[2]), demoWars);
         Runtime.getRuntime().addShutdownHook(new Thread(run::stop, "gate-run-stop"));
         run.start();
         int exit = run.wildfly.process().waitFor();
@@ -57,20 +65,26 @@ public final class DevRun {
         }
         String limits = System.getenv("GATE_LIMITS");
         if (limits == null || limits.isBlank()) {
-            env.put("GATE_LIMITS", DEMO_LIMITS);
-            say("GATE_LIMITS is not set: declaring the demo limits " + DEMO_LIMITS);
+            String declared = demoWars.isEmpty() ? DEMO_LIMITS : DEMO_LIMITS + "," + Demo.LIMIT_DECLARATION;
+            env.put("GATE_LIMITS", declared);
+            say("GATE_LIMITS is not set: declaring the demo limits " + declared);
         }
         if (System.getenv("GATE_DEV_MODE") == null) {
             env.put("GATE_DEV_MODE", "true");
             say("development mode: the accounts web, worker, batch (caller) and ops (operator, viewer) are created,"
                     + " each with its name as password (GATE_DEV_MODE=false to run without them)");
         }
-        wildfly = GateServer.start(server, ear, env, true);
+        List<Path> deployments = new ArrayList<>(List.of(ear));
+        deployments.addAll(demoWars);
+        wildfly = GateServer.start(server, deployments, env, true);
         if (wildfly.awaitGate(Duration.ofMinutes(5))) {
             say("the gate is running.\n    status page: " + BASE + "/   (sign in as ops/ops)\n    API:         " + BASE
                     + "/api/v1/limits   (curl -u web:web " + BASE + "/api/v1/limits)\n"
                     + "    metrics:     http://localhost:9990/prometheus   health: http://localhost:9990/health/ready\n"
                     + "    Ctrl-C stops the server" + (database == null ? "" : " and the database"));
+            if (!demoWars.isEmpty()) {
+                demo = Demo.start("http://localhost:8080");
+            }
         } else if (wildfly.process().isAlive()) {
             say("the gate did not answer at " + BASE + "/api/v1/limits within 5 minutes: see the server log above");
         }
@@ -82,6 +96,9 @@ public final class DevRun {
             return;
         }
         stopped = true;
+        if (demo != null) {
+            demo.close();
+        }
         if (wildfly != null) {
             wildfly.close();
         }

@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -38,7 +39,13 @@ public final class GateServer implements AutoCloseable {
      */
     public static GateServer start(Path server, Path ear, Map<String, String> env, boolean inheritOutput)
             throws IOException {
-        deploy(server, ear);
+        return start(server, List.of(ear), env, inheritOutput);
+    }
+
+    /** As above, with more deployments beside the EAR (the demo's WARs); a demo WAR not named is removed. */
+    public static GateServer start(Path server, List<Path> deployments, Map<String, String> env,
+                                   boolean inheritOutput) throws IOException {
+        deploy(server, deployments);
         Launcher launcher = Launcher.of(StandaloneCommandBuilder.of(server).addJavaOptions("-Xms256m", "-Xmx1g"))
                 .addEnvironmentVariables(env);
         if (inheritOutput) {
@@ -49,14 +56,16 @@ public final class GateServer implements AutoCloseable {
         return new GateServer(launcher.launch());
     }
 
-    private static void deploy(Path server, Path ear) throws IOException {
+    private static void deploy(Path server, List<Path> archives) throws IOException {
         Path deployments = server.resolve("standalone/deployments");
-        try (DirectoryStream<Path> old = Files.newDirectoryStream(deployments, "gate.ear*")) {
+        try (DirectoryStream<Path> old = Files.newDirectoryStream(deployments, "{gate.ear,demo-*.war}*")) {
             for (Path p : old) {
                 Files.delete(p);
             }
         }
-        Files.copy(ear, deployments.resolve("gate.ear"), StandardCopyOption.REPLACE_EXISTING);
+        for (Path archive : archives) {
+            Files.copy(archive, deployments.resolve(archive.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+        }
     }
 
     /** Waits until the API answers (401 included: deployed); false if the server died or {@code limit} passed. */

@@ -1,6 +1,7 @@
 package dev.gate.dev;
 
 import com.sun.net.httpserver.HttpExchange;
+import dev.gate.demo.vendor.VendorWindow;
 import com.sun.net.httpserver.HttpServer;
 
 import java.io.IOException;

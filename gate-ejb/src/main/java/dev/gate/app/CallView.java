@@ -16,4 +16,9 @@ public record CallView(long id, String limit, CallClass callClass, String progra
     public boolean waiting() {
         return state == CallState.WAITING;
     }
+
+    /** Its outcome is reported, or it ended without one: nothing more will happen to it. */
+    public boolean done() {
+        return outcomeStatus != null || (state != CallState.WAITING && state != CallState.GRANTED);
+    }
 }

@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.time.Instant;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -91,6 +92,33 @@ class GateClientIT {
                 "the retry found the call the lost answer was about: one call, not two");
         assertEquals(1, ItDatabase.count("SELECT count(*) FROM gate_call WHERE limit_name = 'client-lost' "
                 + "AND state = 'DONE'"));
+    }
+
+    @Test
+    void aSecondProgramWithTheSameDedupeKeyJoinsTheCallAndGetsTheFirstProgramsAnswer() throws Exception {
+        Api.put("ops", "/limits/client-once", "{\"calls\":100,\"windowSeconds\":1}");
+        CallOptions once = CallOptions.NONE.withDedupeKey("report-2026-12");
+        try (HttpGate worker = HttpGate.connect(API, "worker", "worker");
+             HttpGate web = HttpGate.connect(API, "web", "web");
+             Permit first = worker.acquire("client-once", CallClass.SCHEDULED, Duration.ofSeconds(5), once);
+             Permit second = web.acquire("client-once", CallClass.MANUAL, Duration.ofSeconds(5), once)) {
+            assertTrue(!first.joined() && second.joined(), "only the first calls the vendor");
+            assertEquals(first.callId(), second.callId());
+            java.util.concurrent.CompletableFuture<dev.gate.client.http.Outcome> shared =
+                    java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                        try {
+                            return web.awaitOutcome(second, Duration.ofSeconds(30));
+                        } catch (Exception e) {
+                            throw new java.util.concurrent.CompletionException(e);
+                        }
+                    });
+            Thread.sleep(300); // the joiner is waiting (long-polling) before the answer comes
+            assertFalse(shared.isDone(), "no answer before the first program reports one");
+            first.complete(429, Duration.ofSeconds(3));
+            dev.gate.client.http.Outcome o = shared.get(15, java.util.concurrent.TimeUnit.SECONDS);
+            assertEquals(429, o.status(), "the joiner hears the first program's answer");
+            assertEquals(Duration.ofSeconds(3), o.retryAfter());
+        }
     }
 
     @Test

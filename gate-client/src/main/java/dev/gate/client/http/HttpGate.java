@@ -29,6 +29,8 @@ import java.util.logging.Logger;
  * line and waits for the grant with long-polls (no busy polling), renewing the call's lease in the background while
  * it waits; a "busy" answer (503 with Retry-After) is waited out and tried again; any other refusal is a typed
  * {@link GateClientException}. A call that is not granted within the wait leaves the line before the caller hears so.
+ * A submission with a dedupe key may join another program's live call ({@link Permit#joined()}): it then waits for
+ * that call's answer with {@link #awaitOutcome} instead of calling the vendor.
  *
  * <pre>{@code
  * try (HttpGate gate = HttpGate.connect(URI.create("http://gate:8080/gate/api/v1"), "worker", secret);
@@ -103,8 +105,20 @@ public final class HttpGate implements AutoCloseable {
         JsonObject call = answer(sendAgainIfLost("POST", path, body.build().toString(), submissionKey, until),
                 200, 201);
         long id = call.getJsonNumber("id").longValue();
+        boolean joined = call.getBoolean("joined", false);
         if (!"WAITING".equals(call.getString("state"))) {
-            return granted(call, limit);
+            return granted(call, limit, joined);
+        }
+        if (joined) { // another program's call: its lease is that program's to renew
+            while ("WAITING".equals(call.getString("state"))) {
+                if (System.nanoTime() >= until) {
+                    throw new GateClientException.Timeout("call " + id + " on limit '" + limit + "' (joined by its "
+                            + "dedupe key) was not granted within " + maxWait);
+                }
+                call = answer(sendAgainIfLost("GET", "/calls/" + id + "?waitSeconds=" + pollSeconds(until), null,
+                        null, until), 200);
+            }
+            return granted(call, limit, true);
         }
         long every = Math.max(1_000, lease.toMillis() / 3);
         ScheduledFuture<?> renewal = renewals.scheduleAtFixedRate(() -> renew(id), every, every,
@@ -117,7 +131,7 @@ public final class HttpGate implements AutoCloseable {
                 call = answer(sendAgainIfLost("GET", "/calls/" + id + "?waitSeconds=" + pollSeconds(until), null,
                         null, until), 200);
             }
-            return granted(call, limit);
+            return granted(call, limit, false);
         } catch (InterruptedException | GateClientException e) {
             leaveQuietly(id); // the caller hears "no": its call must not wait on for nobody
             throw e;
@@ -155,14 +169,40 @@ public final class HttpGate implements AutoCloseable {
         return false;
     }
 
-    private Permit granted(JsonObject call, String limit) throws GateClientException {
+    private Permit granted(JsonObject call, String limit, boolean joined) throws GateClientException {
         String state = call.getString("state");
-        if (!"GRANTED".equals(state)) {
+        if (!"GRANTED".equals(state) && !(joined && "DONE".equals(state))) {
             throw new GateClientException.Ended("call " + call.getJsonNumber("id") + " on limit '" + limit
                     + "' ended " + state + " without a grant");
         }
         return new Permit(this, call.getJsonNumber("id").longValue(), limit,
-                Instant.parse(call.getString("grantedAt")));
+                Instant.parse(call.getString("grantedAt")), joined);
+    }
+
+    /**
+     * A dedupe joiner's wait for the vendor's answer to the call it joined ({@link Permit#joined()}): long-polls
+     * until the first program reports it. Throws {@code Ended} when the call ended without one, {@code Timeout}
+     * when {@code maxWait} passes first.
+     */
+    public Outcome awaitOutcome(Permit permit, Duration maxWait) throws GateClientException, InterruptedException {
+        long until = System.nanoTime() + maxWait.toNanos();
+        while (true) {
+            JsonObject call = answer(sendAgainIfLost("GET", "/calls/" + permit.callId() + "?until=done&waitSeconds="
+                    + pollSeconds(until), null, null, until), 200);
+            if (!call.isNull("outcome")) {
+                JsonObject o = call.getJsonObject("outcome");
+                return new Outcome(o.getInt("status"), o.isNull("retryAfterSeconds") ? null
+                        : Duration.ofSeconds(o.getInt("retryAfterSeconds")));
+            }
+            String state = call.getString("state");
+            if (!"WAITING".equals(state) && !"GRANTED".equals(state)) {
+                throw new GateClientException.Ended("call " + permit.callId() + " ended " + state
+                        + " without an outcome");
+            }
+            if (System.nanoTime() >= until) {
+                throw new GateClientException.Timeout("no outcome for call " + permit.callId() + " within " + maxWait);
+            }
+        }
     }
 
     /** The wait is over: the call leaves the line, unless it was granted in the meantime (then it is the caller's). */
@@ -170,7 +210,7 @@ public final class HttpGate implements AutoCloseable {
         HttpResponse<String> r = send("DELETE", "/calls/" + id, null, System.nanoTime() + TimeUnit.SECONDS.toNanos(30));
         if (r.statusCode() == 409) {
             return granted(answer(send("GET", "/calls/" + id, null, System.nanoTime()
-                    + TimeUnit.SECONDS.toNanos(30)), 200), limit);
+                    + TimeUnit.SECONDS.toNanos(30)), 200), limit, false);
         }
         if (r.statusCode() != 204) {
             throw refusal(r);

@@ -15,13 +15,23 @@ public final class Permit implements AutoCloseable {
     private final long callId;
     private final String limit;
     private final Instant grantedAt;
+    private final boolean joined;
     private boolean completed;
 
-    Permit(HttpGate gate, long callId, String limit, Instant grantedAt) {
+    Permit(HttpGate gate, long callId, String limit, Instant grantedAt, boolean joined) {
         this.gate = gate;
         this.callId = callId;
         this.limit = limit;
         this.grantedAt = grantedAt;
+        this.joined = joined;
+    }
+
+    /**
+     * The submission joined another program's live call of the same dedupe key: that program calls the vendor;
+     * this one waits for its answer with {@link HttpGate#awaitOutcome} and neither completes nor gives it up.
+     */
+    public boolean joined() {
+        return joined;
     }
 
     public long callId() {
@@ -54,7 +64,7 @@ public final class Permit implements AutoCloseable {
 
     @Override
     public void close() {
-        if (!completed) {
+        if (!completed && !joined) {
             completed = gate.abandon(callId);
         }
     }

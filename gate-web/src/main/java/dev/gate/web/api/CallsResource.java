@@ -44,16 +44,26 @@ public class CallsResource {
     @Context
     SecurityContext security;
 
-    /** The call; with {@code waitSeconds}, held until it leaves WAITING or the time passes. */
-    @Operation(summary = "The calling program's call; with waitSeconds, held until it leaves WAITING")
+    /**
+     * The call; with {@code waitSeconds}, held until it leaves WAITING or the time passes; with {@code until=done}
+     * as well, held until its outcome is reported or it ends (a dedupe joiner's wait for the first caller's answer).
+     */
+    @Operation(summary = "The calling program's call; with waitSeconds, held until it leaves WAITING (until=done: until its outcome is reported or it ends)")
     @GET
     public void get(@PathParam("id") String id, @QueryParam("waitSeconds") String waitSeconds,
-                    @Suspended AsyncResponse response) throws GateException {
+                    @QueryParam("until") String until, @Suspended AsyncResponse response) throws GateException {
         int wait = Bodies.queryInteger(waitSeconds, "waitSeconds", 0, 60, 0);
+        if (until != null && !"done".equals(until)) {
+            throw ProblemException.badRequest("until", "must be 'done' (or left out), was '" + until + "'");
+        }
         long callId = Bodies.id(id);
         CallView call = programs.visible(program(), callId)
                 .orElseThrow(() -> ProblemException.notFound("call: no call " + id));
-        longPoll.answer(response, program(), call, wait, c -> Response.ok(Views.call(c).toString()).build());
+        if (until != null) {
+            longPoll.answerWhenDone(response, program(), call, wait, c -> Response.ok(Views.call(c).toString()).build());
+        } else {
+            longPoll.answer(response, program(), call, wait, c -> Response.ok(Views.call(c).toString()).build());
+        }
     }
 
     /** Leaves the line (WAITING to CANCELLED). A granted call is not un-granted. */

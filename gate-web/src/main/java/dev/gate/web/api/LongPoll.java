@@ -61,6 +61,35 @@ public class LongPoll {
         }
     }
 
+    /**
+     * Holds the answer until the call is done (its outcome reported, or ended without one) or the wait passes: a
+     * dedupe joiner's wait for the first caller's outcome. The call's watch completes when it leaves WAITING, and for
+     * a granted call at each poll of this instance, so the call is read again at most once a poll.
+     */
+    void answerWhenDone(AsyncResponse response, String program, CallView call, int waitSeconds,
+                        Function<CallView, Response> render) {
+        untilDone(response, program, call.id(), System.nanoTime() + TimeUnit.SECONDS.toNanos(waitSeconds), render);
+    }
+
+    private void untilDone(AsyncResponse response, String program, long id, long untilNanos,
+                           Function<CallView, Response> render) {
+        CallView now;
+        try {
+            now = current(program, id);
+        } catch (GateException | RuntimeException e) {
+            response.resume(e);
+            return;
+        }
+        long left = untilNanos - System.nanoTime();
+        if (now.done() || left <= 0) {
+            response.resume(render.apply(now));
+            return;
+        }
+        programs.whenLeftWaiting(id).handle((changed, failed) -> failed == null)
+                .completeOnTimeout(Boolean.FALSE, left, TimeUnit.NANOSECONDS)
+                .thenRun(() -> executor.execute(() -> untilDone(response, program, id, untilNanos, render)));
+    }
+
     private void resumeWithCurrent(AsyncResponse response, String program, long id,
                                    Function<CallView, Response> render) {
         if (response.isDone()) {

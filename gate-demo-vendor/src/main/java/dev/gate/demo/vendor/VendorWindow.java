@@ -1,4 +1,4 @@
-package dev.gate.dev;
+package dev.gate.demo.vendor;
 
 import java.time.Duration;
 import java.util.ArrayDeque;

@@ -1,0 +1,99 @@
+package dev.gate.demo.worker;
+
+import dev.gate.client.http.CallClass;
+import dev.gate.client.http.GateClientException;
+import dev.gate.client.http.HttpGate;
+import dev.gate.client.http.Permit;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Logger;
+
+/**
+ * A worker outside the server: every {@code every}, a SCHEDULED snapshot of each store from the vendor, and for each
+ * snapshot that worked a FOLLOW_UP call; every call through the gate with gate-client, its answer reported (a 429
+ * pauses the limit for everyone). Runs until stopped.
+ */
+public final class DemoWorker implements Runnable, AutoCloseable {
+
+    private static final Logger LOG = Logger.getLogger(DemoWorker.class.getName());
+
+    private final HttpGate gate;
+    private final String vendor;
+    private final String limit;
+    private final List<String> stores;
+    private final Duration every;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final AtomicInteger snapshots = new AtomicInteger();
+    private final AtomicInteger followUps = new AtomicInteger();
+    private volatile boolean stopped;
+
+    /** @param gateApi e.g. {@code http://localhost:8080/gate/api/v1}; @param vendor the demo vendor's base URL */
+    public DemoWorker(URI gateApi, String account, String password, String vendor, String limit, List<String> stores,
+                      Duration every) {
+        this.gate = HttpGate.connect(gateApi, account, password);
+        this.vendor = vendor.replaceAll("/+$", "");
+        this.limit = limit;
+        this.stores = List.copyOf(stores);
+        this.every = every;
+    }
+
+    @Override
+    public void run() {
+        while (!stopped) {
+            long next = System.nanoTime() + every.toNanos();
+            for (String store : stores) {
+                try {
+                    if (call(CallClass.SCHEDULED, "/snapshot/" + store) == 200) {
+                        snapshots.incrementAndGet();
+                        if (call(CallClass.FOLLOW_UP, "/quote/" + store) == 200) {
+                            followUps.incrementAndGet();
+                        }
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                } catch (Exception e) {
+                    LOG.info("worker: " + store + ": " + e.getMessage());
+                }
+            }
+            try {
+                Thread.sleep(Math.max(0, (next - System.nanoTime()) / 1_000_000));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    /** One vendor call through the gate; answers the vendor's status. */
+    private int call(CallClass callClass, String path) throws GateClientException, InterruptedException,
+            java.io.IOException {
+        try (Permit p = gate.acquire(limit, callClass, Duration.ofSeconds(60))) {
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(vendor + path))
+                    .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+            p.complete(r.statusCode(), r.headers().firstValue("Retry-After").filter(v -> v.matches("\\d{1,6}"))
+                    .map(v -> Duration.ofSeconds(Long.parseLong(v))).orElse(null));
+            return r.statusCode();
+        }
+    }
+
+    public int snapshots() {
+        return snapshots.get();
+    }
+
+    public int followUps() {
+        return followUps.get();
+    }
+
+    @Override
+    public void close() {
+        stopped = true;
+        gate.close();
+    }
+}
