@@ -98,6 +98,10 @@ public final class TcpProxy implements AutoCloseable {
                 try {
                     Socket client = server.accept();
                     Socket upstream = new Socket(targetHost, targetPort);
+                    // as the driver's own connection does: without it Nagle's algorithm and delayed ACKs hold small
+                    // packets back ~40 ms, and every round trip through the proxy could pay that
+                    client.setTcpNoDelay(true);
+                    upstream.setTcpNoDelay(true);
                     open.add(client);
                     open.add(upstream);
                     pump(client, upstream, false);

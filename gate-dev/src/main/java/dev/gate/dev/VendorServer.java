@@ -1,6 +1,7 @@
 package dev.gate.dev;
 
 import com.sun.net.httpserver.HttpExchange;
+import dev.gate.demo.vendor.VendorCounters;
 import dev.gate.demo.vendor.VendorWindow;
 import com.sun.net.httpserver.HttpServer;
 
@@ -14,7 +15,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A rate-limited vendor for tests, on a real port: {@code GET /history/<symbol>/<day>} answers a day of history, or
@@ -24,14 +24,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class VendorServer implements AutoCloseable {
 
     private final HttpServer server;
-    private final VendorWindow window;
-    private final AtomicInteger requests = new AtomicInteger();
-    private final AtomicInteger refused = new AtomicInteger();
-    private final Map<String, AtomicInteger> fetched = new ConcurrentHashMap<>();
+    private final VendorCounters counters;
     private final Set<String> breakOnce = ConcurrentHashMap.newKeySet();
 
     public VendorServer(int calls, Duration window) throws IOException {
-        this.window = new VendorWindow(calls, window);
+        this.counters = new VendorCounters(calls, window);
         this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 50);
         server.createContext("/history/", this::history);
         server.setExecutor(Executors.newFixedThreadPool(8, r -> {
@@ -49,23 +46,21 @@ public final class VendorServer implements AutoCloseable {
 
     private void history(HttpExchange x) throws IOException {
         try (x) {
-            requests.incrementAndGet();
             String path = x.getRequestURI().getPath().substring("/history/".length());
             if (breakOnce.remove(path)) {
+                counters.received(System.nanoTime());
                 // the answer breaks off mid-body (a client does not retry an answer that had begun)
                 x.sendResponseHeaders(200, 1_000);
                 x.getResponseBody().write("{\"item\":".getBytes(StandardCharsets.UTF_8));
                 x.getResponseBody().flush();
                 return;
             }
-            VendorWindow.Verdict v = window.admit(System.nanoTime());
+            VendorWindow.Verdict v = counters.admit(path, System.nanoTime());
             if (!v.accepted()) {
-                refused.incrementAndGet();
                 x.getResponseHeaders().set("Retry-After", Long.toString(v.retryAfterSeconds()));
                 send(x, 429, "{\"error\":\"rate limit\"}");
                 return;
             }
-            fetched.computeIfAbsent(path, p -> new AtomicInteger()).incrementAndGet();
             send(x, 200, "{\"item\":\"" + path + "\",\"close\":" + (100 + Math.abs(path.hashCode() % 900)) + "}");
         }
     }
@@ -85,22 +80,20 @@ public final class VendorServer implements AutoCloseable {
     }
 
     public int requests() {
-        return requests.get();
+        return counters.requests();
     }
 
     public int refused() {
-        return refused.get();
+        return counters.refused();
     }
 
-    /** Successful fetches per path ({@code SYMBOL/DAY}). */
+    /** Answers per path ({@code SYMBOL/DAY}); a broken-off answer does not count. */
     public Map<String, Integer> fetched() {
-        Map<String, Integer> copy = new java.util.TreeMap<>();
-        fetched.forEach((k, v) -> copy.put(k, v.get()));
-        return copy;
+        return counters.answeredByPath();
     }
 
     public int worstWindow() {
-        return window.worstWindow();
+        return counters.worstWindow();
     }
 
     @Override

@@ -35,7 +35,8 @@ class DemoIT {
 
     private static final String VENDOR = "http://127.0.0.1:8080/demo-vendor";
     private static final int CALLS = 20;
-    private static final Duration GAP = Duration.ofSeconds(1).dividedBy(CALLS);
+    private static final int MARGIN_MS = 100;
+    private static final Duration GAP = Duration.ofMillis(1000 + MARGIN_MS).dividedBy(CALLS);
 
     @Deployment(name = "gate", order = 1, testable = false)
     static EnterpriseArchive gateEar() {
@@ -52,42 +53,12 @@ class DemoIT {
         return ShrinkWrap.createFromZipFile(WebArchive.class, new File(System.getProperty("demo.web.war")));
     }
 
-    /** A screenshot of the status page, signed in as an operator, where a browser is installed (else none). */
-    private static void picture() throws Exception {
-        java.nio.file.Path chromium = java.nio.file.Path.of("/usr/bin/chromium");
-        java.nio.file.Path driver = java.nio.file.Path.of("/usr/bin/chromedriver");
-        if (!java.nio.file.Files.isExecutable(chromium) || !java.nio.file.Files.isExecutable(driver)) {
-            return;
-        }
-        org.openqa.selenium.chrome.ChromeOptions options = new org.openqa.selenium.chrome.ChromeOptions();
-        options.setBinary(chromium.toFile());
-        options.addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1100");
-        org.openqa.selenium.chrome.ChromeDriver browser = new org.openqa.selenium.chrome.ChromeDriver(
-                new org.openqa.selenium.chrome.ChromeDriverService.Builder().usingDriverExecutable(driver.toFile())
-                        .build(), options);
-        try {
-            browser.get("http://127.0.0.1:8080/gate/");
-            browser.findElement(org.openqa.selenium.By.id("signIn:name")).sendKeys("ops");
-            browser.findElement(org.openqa.selenium.By.id("signIn:password")).sendKeys("ops");
-            browser.findElement(org.openqa.selenium.By.id("signIn:submit")).click();
-            new org.openqa.selenium.support.ui.WebDriverWait(browser, Duration.ofSeconds(20)).until(b -> !b
-                    .findElements(org.openqa.selenium.By.cssSelector("section.panel[data-name='demo-it']")).isEmpty());
-            browser.executeScript("document.getElementById('filter').value = 'demo';"
-                    + "document.getElementById('filter').dispatchEvent(new Event('input'));");
-            Thread.sleep(2500); // one refresh of the page: the bars as they are now
-            java.nio.file.Path shots = java.nio.file.Path.of("target", "screenshots");
-            java.nio.file.Files.createDirectories(shots);
-            java.nio.file.Files.copy(browser.getScreenshotAs(org.openqa.selenium.OutputType.FILE).toPath(),
-                    shots.resolve("demo.png"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-        } finally {
-            browser.quit();
-        }
-    }
-
     @Test
     void backfillPeopleAndTheWorkerShareTheVendorWithNo429AndPeopleWaitAtMostOneGap() throws Exception {
-        // as the demo declares it: a margin for the time a grant takes to reach the vendor (over HTTP for the worker)
-        Api.put("ops", "/limits/demo-it", "{\"calls\":" + CALLS + ",\"windowSeconds\":1,\"receiptMarginMs\":50}");
+        // a margin for the time a grant takes to reach the vendor (over HTTP for the worker: up to ~300 ms measured
+        // on a busy 2-core box), so that the vendor's own clock never counts more than the limit in a window
+        Api.put("ops", "/limits/demo-it", "{\"calls\":" + CALLS + ",\"windowSeconds\":1,\"receiptMarginMs\":"
+                + MARGIN_MS + "}");
         assertEquals(200, Api.at(null, "PUT", URI.create(VENDOR + "/rule?calls=" + CALLS + "&windowSeconds=1"), "")
                 .status());
         Api.Answer started = Api.post("ops", "/jobs/backfill-history", "{\"limit\":\"demo-it\",\"symbols\":"
@@ -107,15 +78,10 @@ class DemoIT {
             JsonObject job = started.json();
             long end = System.nanoTime() + Duration.ofSeconds(120).toNanos();
             String path = "/jobs/" + job.getJsonNumber("executionId");
-            boolean pictured = false;
             while (job.getBoolean("running")) {
                 assertTrue(System.nanoTime() < end, "the job did not finish within 120 s: " + job);
                 Thread.sleep(250);
                 job = Api.get("ops", path).json();
-                if (!pictured && job.getJsonObject("progress").getInt("percent") >= 40) {
-                    pictured = true;
-                    picture(); // for the README: the line while all three share the vendor
-                }
             }
             double seconds = (System.nanoTime() - t0) / 1e9;
             worker.close();
@@ -128,11 +94,16 @@ class DemoIT {
             Collections.sort(waited);
             long p50 = waited.get(waited.size() / 2) / 1000;
             long p99 = waited.get((int) Math.ceil(waited.size() * 0.99) - 1) / 1000;
+            // the same waits as the line saw them: from the call's row written to its grant, in the database
+            long lineP99 = ItDatabase.count("SELECT round(percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch "
+                    + "FROM granted_at - enqueued_at) * 1000))::bigint FROM gate_call WHERE limit_name = 'demo-it' "
+                    + "AND call_class = 0 AND granted_at IS NOT NULL");
             System.out.printf("demo: %.1f s, vendor %d requests (%.0f%% of its limit), %d refused, worst window %d of %d;"
-                            + " %d page hits waited p50 %d ms, p99 %d ms, max %d ms; worker %d snapshots, %d follow-ups%n",
+                            + " %d page hits waited p50 %d ms, p99 %d ms, max %d ms (in the line: p99 %d ms);"
+                            + " worker %d snapshots, %d follow-ups%n",
                     seconds, vendor.getInt("requests"), 100.0 * vendor.getInt("requests") / (seconds * CALLS),
                     vendor.getInt("refused"), vendor.getInt("worstWindow"), CALLS, waited.size(), p50, p99,
-                    waited.get(waited.size() - 1) / 1000, worker.snapshots(), worker.followUps());
+                    waited.get(waited.size() - 1) / 1000, lineP99, worker.snapshots(), worker.followUps());
 
             assertEquals("COMPLETED", job.getString("status"), job.toString());
             assertEquals(0, vendor.getInt("refused"), "no 429 at the vendor: " + vendor);
@@ -145,9 +116,9 @@ class DemoIT {
                     + people.statuses());
             assertTrue(waited.size() >= 20, "people kept coming: " + waited.size());
             // NOT asserted yet (issue 13 stays open on it): "people wait at most one gap plus 50 ms at p99". Measured
-            // here on 2 cores: p50 55-59 ms, p99 204-285 ms. The send log shows why: now and then a due slot is
-            // granted 150-280 ms late with calls waiting (gate_send.slot_at vs sent_at), while GC pauses in that
-            // phase stay under 70 ms; the cause is not found yet. The figures print above; see the closing note.
+            // here on 2 cores: p50 about 40 ms, p99 250-310 ms as the page sees it; in the line (row written to
+            // grant) p99 about 103 ms. The rest is the join before the row and the grant's way back to the waiting
+            // thread, not found yet. The figures print above; see the closing note.
             assertTrue(p50 <= GAP.toMillis() + 50, "people wait about one gap at the median: " + p50 + " ms");
             assertTrue(worker.snapshots() > 0 && worker.followUps() > 0, "the worker's calls went through too");
         }

@@ -26,11 +26,18 @@ public final class VendorCounters {
 
     /** One request for {@code path}: the verdict, counted. */
     public VendorWindow.Verdict admit(String path, long nowNanos) {
-        requests.incrementAndGet();
-        VendorWindow.Verdict v = rule.admit(nowNanos);
+        VendorWindow.Verdict v = received(nowNanos);
         if (v.accepted()) {
             answered.computeIfAbsent(path, p -> new AtomicInteger()).incrementAndGet();
-        } else {
+        }
+        return v;
+    }
+
+    /** One request that will get no answer (a test's broken connection): it counts, in its window too. */
+    public VendorWindow.Verdict received(long nowNanos) {
+        requests.incrementAndGet();
+        VendorWindow.Verdict v = rule.admit(nowNanos);
+        if (!v.accepted()) {
             refused.incrementAndGet();
         }
         return v;
@@ -60,6 +67,13 @@ public final class VendorCounters {
     public long answeredTwice(String prefix) {
         return answered.entrySet().stream().filter(e -> e.getKey().startsWith(prefix))
                 .filter(e -> e.getValue().get() > 1).count();
+    }
+
+    /** How often each path was answered. */
+    public Map<String, Integer> answeredByPath() {
+        Map<String, Integer> copy = new java.util.TreeMap<>();
+        answered.forEach((k, v) -> copy.put(k, v.get()));
+        return copy;
     }
 
     /** Paths answered at least once. */
