@@ -1,6 +1,7 @@
 package dev.gate.batch;
 
 import dev.gate.app.Line;
+import dev.gate.client.GateException;
 import dev.gate.client.GateTimeoutException;
 import dev.gate.client.Outcome;
 import dev.gate.client.Permit;
@@ -94,7 +95,7 @@ public class GatedItemProcessor implements ItemProcessor {
                 }
                 continue;
             }
-            VendorAnswer<Object> answer = target.call(item, job);
+            VendorAnswer<Object> answer = call(permit, item);
             line.complete(permit.callId(), answer.status(), answer.retryAfter());
             if (!answer.slowDown()) {
                 return answer.result();
@@ -106,6 +107,23 @@ public class GatedItemProcessor implements ItemProcessor {
             LOG.info("call " + permit.callId() + " limit=" + p.limit() + " class=" + p.callClass() + ": vendor said "
                     + answer.status() + " for item " + item + " of job " + job.getJobName() + " execution "
                     + job.getExecutionId() + "; the limit pauses, the item joins the line again");
+        }
+    }
+
+    /**
+     * The step's vendor call under its permit. When it throws (the vendor unreachable, an answer broken off) the grant
+     * is given up at once: otherwise it would stay GRANTED to nobody, holding its keys until its lease ran out.
+     */
+    private VendorAnswer<Object> call(Permit permit, Object item) throws Exception {
+        try {
+            return target.call(item, job);
+        } catch (Exception | Error e) {
+            try {
+                line.abandon(permit);
+            } catch (RuntimeException | GateException failed) { // the database is out too: the lease ends it
+                e.addSuppressed(failed);
+            }
+            throw e;
         }
     }
 

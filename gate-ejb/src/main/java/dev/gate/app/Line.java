@@ -62,6 +62,11 @@ public class Line {
                 retryAfter == null ? null : Math.toIntExact(Math.max(0, retryAfter.toSeconds())));
     }
 
+    /** Gives a granted call up without a vendor call: ABANDONED now, its keys free (false: it was not granted). */
+    public boolean abandon(Permit permit) throws GateException {
+        return host.engine().callers().abandon(permit);
+    }
+
     /** Waits for the vendor's answer to a call (a dedupe joiner's way to share the first caller's outcome). */
     public Outcome awaitOutcome(long callId, Duration maxWait) throws GateException {
         return host.engine().callers().awaitOutcome(callId, maxWait);

@@ -61,4 +61,11 @@ public interface Gate {
      * @throws CallEndedException   the call ended without an outcome (cancelled, expired)
      */
     Outcome awaitOutcome(Permit permit, Duration maxWait) throws GateException;
+
+    /**
+     * Gives a granted call up without a vendor call (the caller's own work failed before it reached the vendor): the
+     * call becomes ABANDONED at once and its concurrency key is free, instead of both waiting out the lease. A joiner
+     * waiting for its outcome is told it ended. Answers false when the call is not granted (done, or already ended).
+     */
+    boolean abandon(Permit permit) throws GateException;
 }

@@ -66,6 +66,11 @@ public class GateBean implements Gate {
         return line.awaitOutcome(permit.callId(), maxWait);
     }
 
+    @Override
+    public boolean abandon(Permit permit) throws GateException {
+        return line.abandon(permit);
+    }
+
     private String program() {
         String name = context.getCallerPrincipal() == null ? null : context.getCallerPrincipal().getName();
         if (name == null || name.isBlank() || name.equals("anonymous")) {

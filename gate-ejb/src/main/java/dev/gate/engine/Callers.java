@@ -187,6 +187,21 @@ public final class Callers {
         LOG.fine(() -> "call " + callId + " done: vendor answered " + vendorStatus);
     }
 
+    /**
+     * Gives a granted call of this server's up without a vendor call (the caller failed before the vendor): ABANDONED
+     * at once rather than at its lease's end, so its concurrency key and dedupe key are free now.
+     */
+    public boolean abandon(Permit permit) throws GateException {
+        boolean abandoned = admission.run(() -> calls.abandonOwned(permit.callId(), owner));
+        if (abandoned) {
+            tally.abandoned(permit.limit(), permit.callClass());
+            loop.wake(); // a call waiting on its key may go now
+            LOG.info(() -> "call " + permit.callId() + " limit=" + permit.limit() + " class=" + permit.callClass()
+                    + " abandoned by its caller: granted, given up without a vendor call");
+        }
+        return abandoned;
+    }
+
     /** A joiner waits for the shared call's grant; its permit says it joined: the first caller calls the vendor. */
     private Permit awaitJoined(long callId, Duration maxWait) throws GateException {
         long until = System.nanoTime() + maxWait.toNanos();

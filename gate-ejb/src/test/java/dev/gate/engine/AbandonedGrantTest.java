@@ -2,6 +2,7 @@ package dev.gate.engine;
 
 import dev.gate.client.CallClass;
 import dev.gate.client.CallOptions;
+import dev.gate.client.Permit;
 import dev.gate.line.CallState;
 import org.junit.jupiter.api.Test;
 
@@ -50,6 +51,28 @@ class AbandonedGrantTest extends OnOneCopy {
         assertEquals(CallState.DONE, state(first.call().id()));
         assertEquals(1, copies.count("SELECT count(*) FROM gate_slot WHERE limit_name = ? "
                 + "AND paused_until > clock_timestamp() + interval '1 s'", limit), "the late 429 paused the limit");
+    }
+
+    @Test
+    void aGrantGivenUpByItsCallerFreesItsKeysAtOnceNotAtItsLeasesEnd() throws Exception {
+        String limit = "given-up";
+        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 100, 1000)", limit);
+        CallOptions keyed = CallOptions.NONE.withLease(Duration.ofSeconds(60)).withConcurrencyKey("account-9");
+        Permit permit = gate.callers().acquire(limit, CallClass.BACKFILL, Duration.ofSeconds(5), "batch:x", keyed);
+        ProgramCalls.Submitted keyedWaiter = gate.programs().submit("other", limit, CallClass.SCHEDULED,
+                CallOptions.NONE.withConcurrencyKey("account-9"), null);
+        assertEquals(CallState.WAITING, state(keyedWaiter.call().id()), "the concurrency key is held");
+
+        // the caller's own work failed before the vendor: it gives the grant up, and the key is free well before 60 s
+        assertTrue(gate.callers().abandon(permit));
+        assertEquals(CallState.ABANDONED, state(permit.callId()));
+        GateCopies.await("the keyed call to be granted", Duration.ofSeconds(5),
+                () -> state(keyedWaiter.call().id()) == CallState.GRANTED);
+        assertFalse(gate.callers().abandon(permit), "only a granted call is given up");
+        gate.callers().complete(keyedWaiter.call().id(), 200);
+        assertFalse(gate.callers().abandon(new Permit(keyedWaiter.call().id(), limit, CallClass.SCHEDULED,
+                permit.enqueuedAt(), permit.grantedAt())), "a done call stays done");
+        assertEquals(CallState.DONE, state(keyedWaiter.call().id()));
     }
 
     private CallState state(long id) {

@@ -115,6 +115,11 @@ class BackfillIT {
             assertEquals(10, results(failed, "true"), "the first chunk was written; the cut one was not");
             assertEquals(7, ItDatabase.count("SELECT count(*) FROM gate_backfill_fetch WHERE job_instance_id = ?",
                     failed.getJsonNumber("instanceId").longValue()), "the cut chunk's answers are kept");
+            // the broken item's grant was given up when its call threw: not left GRANTED to nobody until its lease
+            assertEquals(1, ItDatabase.count("SELECT count(*) FROM gate_call WHERE limit_name = 'bf-fail' AND state = "
+                    + "'ABANDONED' AND done_at - granted_at < interval '5 seconds'"), "the broken item's call");
+            assertEquals(0, ItDatabase.count("SELECT count(*) FROM gate_call WHERE limit_name = 'bf-fail' AND state = "
+                    + "'GRANTED'"), "no grant left to nobody");
 
             Api.Answer restart = Api.post("ops", "/jobs/" + job.getJsonNumber("executionId") + "/restart", null);
             assertEquals(201, restart.status(), restart.body());
