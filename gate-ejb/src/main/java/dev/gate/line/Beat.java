@@ -9,6 +9,8 @@ import java.time.Instant;
  * pause) does it restart from the actual send (next = sent + gap), which never allows a burst of catch-up sends.
  */
 public final class Beat {
+    // The slot passed in is the one the send was due at (SlotDecision.notBefore): the beat, or the moment a window
+    // cap, the minimum spacing or a cool-down let it go.
 
     private Beat() {
     }

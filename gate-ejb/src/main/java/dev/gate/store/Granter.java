@@ -64,15 +64,14 @@ public final class Granter {
     // A probe of its own, in a new snapshot, once the lock is held: after a grant of this pass, or when the lock's
     // snapshot missed a grant committed meanwhile. Sends are numbered per limit under this lock, so each probe is a
     // point lookup on (limit_name, seq): the last send, and per rule the calls-th most recent send, which fills the
-    // rule's window if it lies inside it.
+    // rule's window if it lies inside it (and, if it just left it, tells when a send the cap held back became due).
     static String probeSql(int rules) {
         StringBuilder sql = new StringBuilder("""
                 WITH t AS (SELECT clock_timestamp() AS now)
                 SELECT t.now,
                        (SELECT sent_at FROM gate_send WHERE limit_name = ? AND seq = ?) AS last_sent""");
         for (int i = 0; i < rules; i++) {
-            sql.append(",\n       (SELECT sent_at FROM gate_send WHERE limit_name = ? AND seq = ? AND sent_at > t.now - ? * "
-                    + "interval '1 microsecond') AS nth_").append(i);
+            sql.append(",\n       (SELECT sent_at FROM gate_send WHERE limit_name = ? AND seq = ?) AS nth_").append(i);
         }
         return sql.append("\nFROM t").toString();
     }
@@ -201,8 +200,9 @@ public final class Granter {
                 nextDue = Optional.of(now);
                 break;
             }
-            Instant next = Beat.next(slot, now, limitRules.gap());
-            Optional<Head> head = grantHead(c, limit, now, slot, seq + 1, next);
+            Instant due = decision.notBefore(); // the beat, or later where a cap or the cool-down held it back
+            Instant next = Beat.next(due, now, limitRules.gap());
+            Optional<Head> head = grantHead(c, limit, now, due, seq + 1, next);
             if (head.isEmpty()) {
                 nextDue = Optional.empty();
                 break;
@@ -272,7 +272,6 @@ public final class Granter {
             for (Pace pace : rules) {
                 ps.setString(p++, limit);
                 ps.setLong(p++, seq - (pace.calls() - 1));
-                ps.setLong(p++, pace.window().toNanos() / 1_000);
             }
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();

@@ -110,6 +110,29 @@ class SlotRuleTest {
                 "after the reset the next send is one gap after the late one, not a catch-up burst");
     }
 
+    @Test
+    void aLateSendHeldBackByTheCapOneWindowLaterShiftsTheBeatOnceAndDoesNotEcho() {
+        Simulation sim = new Simulation(Pace.of(20, 1_100)); // a gap of 55 ms
+        Duration loopLateness = Duration.ofMillis(5);
+        for (int i = 0; i < 100; i++) {
+            // one send 40 ms late (a stall), every other one 5 ms late (the loop's wake-up and round trips)
+            sim.wakeAtNotBeforePlus(i == 3 ? Duration.ofMillis(40) : loopLateness);
+        }
+        sim.assertNoWindowOverfull();
+        // one window later the cap holds send 23 back until send 3 leaves the window; the beat goes on from there:
+        // every later send keeps at least a gap from the one before, at most the loop's lateness more (once a
+        // window the cap holds a send back by that much: the sends a window earlier were that late). Counted from
+        // the held-back beat instead, send 24 would follow 20 ms after send 23, and one window later the cap would
+        // hold it back in turn: the stall echoing on, window after window.
+        for (int i = 24; i < 100; i++) {
+            long spacing = Duration.between(sim.sends.get(i - 1), sim.sends.get(i)).toMillis();
+            assertTrue(spacing >= 55 && spacing <= 55 + loopLateness.toMillis(),
+                    "send " + i + " came " + spacing + " ms after send " + (i - 1));
+        }
+        assertEquals(Duration.ofMillis(40 + 5), Duration.between(T0.plusMillis(55L * 23), sim.sends.get(23)),
+                "the cap held send 23 back by the stall, plus the loop's lateness");
+    }
+
     /** A limit whose loop wakes at each decision's time plus a lateness the test chooses. */
     private static final class Simulation {
         final Pace pace;
@@ -123,21 +146,18 @@ class SlotRuleTest {
 
         void wakeAtNotBeforePlus(Duration lateness) {
             while (true) {
-                SlotDecision d = SlotRule.decide(pace, now, slot, nthMostRecentInWindow());
+                SlotDecision d = SlotRule.decide(pace, now, slot, nthMostRecent());
                 if (d.sendNow()) {
                     sends.add(now);
-                    slot = Beat.next(slot, now, pace.gap());
+                    slot = Beat.next(d.notBefore(), now, pace.gap());
                     return;
                 }
                 now = d.notBefore().plus(lateness);
             }
         }
 
-        Optional<Instant> nthMostRecentInWindow() {
-            Instant from = now.minus(pace.window());
-            List<Instant> inWindow = sends.stream().filter(s -> s.isAfter(from)).toList();
-            return inWindow.size() >= pace.calls()
-                    ? Optional.of(inWindow.get(inWindow.size() - pace.calls())) : Optional.empty();
+        Optional<Instant> nthMostRecent() {
+            return sends.size() >= pace.calls() ? Optional.of(sends.get(sends.size() - pace.calls())) : Optional.empty();
         }
 
         void assertNoWindowOverfull() {
