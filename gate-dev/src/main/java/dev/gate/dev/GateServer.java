@@ -28,9 +28,11 @@ public final class GateServer implements AutoCloseable {
     public static final String BASE = "http://localhost:8080/gate";
 
     private final Process process;
+    private final Path deployments;
 
-    private GateServer(Process process) {
+    private GateServer(Process process, Path deployments) {
         this.process = process;
+        this.deployments = deployments;
     }
 
     /**
@@ -45,7 +47,7 @@ public final class GateServer implements AutoCloseable {
     /** As above, with more deployments beside the EAR (the demo's WARs); a demo WAR not named is removed. */
     public static GateServer start(Path server, List<Path> deployments, Map<String, String> env,
                                    boolean inheritOutput) throws IOException {
-        deploy(server, deployments);
+        Path folder = deploy(server, deployments);
         Launcher launcher = Launcher.of(StandaloneCommandBuilder.of(server).addJavaOptions("-Xms256m", "-Xmx1g"))
                 .addEnvironmentVariables(env);
         if (inheritOutput) {
@@ -53,18 +55,25 @@ public final class GateServer implements AutoCloseable {
         } else {
             launcher.redirectOutput(server.resolve("standalone/log/console.log"));
         }
-        return new GateServer(launcher.launch());
+        return new GateServer(launcher.launch(), folder);
     }
 
-    private static void deploy(Path server, List<Path> archives) throws IOException {
+    /** Into the deployments folder, after what an earlier run (or a killed one) left there. */
+    private static Path deploy(Path server, List<Path> archives) throws IOException {
         Path deployments = server.resolve("standalone/deployments");
-        try (DirectoryStream<Path> old = Files.newDirectoryStream(deployments, "{gate.ear,demo-*.war}*")) {
-            for (Path p : old) {
-                Files.delete(p);
-            }
-        }
+        removePlaced(deployments);
         for (Path archive : archives) {
             Files.copy(archive, deployments.resolve(archive.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+        }
+        return deployments;
+    }
+
+    /** The archives this class places, with their markers (.deployed, .failed, ...). */
+    private static void removePlaced(Path deployments) throws IOException {
+        try (DirectoryStream<Path> old = Files.newDirectoryStream(deployments, "{gate.ear,demo-*.war}*")) {
+            for (Path p : old) {
+                Files.deleteIfExists(p);
+            }
         }
     }
 
@@ -92,19 +101,28 @@ public final class GateServer implements AutoCloseable {
         return process;
     }
 
-    /** Stops the server (a clean shutdown, forced after 30 s). */
+    /**
+     * Stops the server (a clean shutdown, forced after 30 s) and takes out what it deployed, so the provisioned
+     * server is as provisioning left it (a test run on the same tree deploys its own EAR there).
+     */
     @Override
     public void close() {
-        if (!process.isAlive()) {
-            return;
-        }
-        process.destroy();
-        try {
-            if (!process.waitFor(30, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
+        if (process.isAlive()) {
+            process.destroy();
+            try {
+                if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                    process.destroyForcibly();
+                    process.waitFor(10, TimeUnit.SECONDS);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return; // still running: its deployments stay until the next start clears them
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        }
+        try {
+            removePlaced(deployments);
+        } catch (IOException e) {
+            System.err.println("could not remove the deployments from " + deployments + ": " + e);
         }
     }
 }
