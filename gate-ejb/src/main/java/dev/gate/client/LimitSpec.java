@@ -43,10 +43,12 @@ public final class LimitSpec implements Serializable {
     private final int stepDownAfter;
     private final Duration receiptMargin;
     private final Duration starvingAfter;
+    private final Duration agingAfter;
+    private final CallClass agingUpTo;
 
     private LimitSpec(int calls, Duration window, Duration minInterval, List<Rule> moreRules, Duration retryFloor,
                       List<Duration> coolDownLadder, int stepDownAfter, Duration receiptMargin,
-                      Duration starvingAfter) {
+                      Duration starvingAfter, Duration agingAfter, CallClass agingUpTo) {
         this.calls = calls;
         this.window = window;
         this.minInterval = minInterval;
@@ -56,27 +58,29 @@ public final class LimitSpec implements Serializable {
         this.stepDownAfter = stepDownAfter;
         this.receiptMargin = receiptMargin;
         this.starvingAfter = starvingAfter;
+        this.agingAfter = agingAfter;
+        this.agingUpTo = agingUpTo;
     }
 
     public static LimitSpec of(int calls, Duration window) {
         return new LimitSpec(calls, window, Duration.ZERO, List.of(), Duration.ofSeconds(2),
                 List.of(Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(15), Duration.ofSeconds(30),
-                        Duration.ofSeconds(60)), 10, null, null);
+                        Duration.ofSeconds(60)), 10, null, null, null, null);
     }
 
     public LimitSpec withMinInterval(Duration spacing) {
         return new LimitSpec(calls, window, spacing, moreRules, retryFloor, coolDownLadder, stepDownAfter,
-                receiptMargin, starvingAfter);
+                receiptMargin, starvingAfter, agingAfter, agingUpTo);
     }
 
     public LimitSpec withMoreRules(List<Rule> rules) {
         return new LimitSpec(calls, window, minInterval, rules, retryFloor, coolDownLadder, stepDownAfter,
-                receiptMargin, starvingAfter);
+                receiptMargin, starvingAfter, agingAfter, agingUpTo);
     }
 
     public LimitSpec withCoolDown(Duration floor, List<Duration> ladder, int successesToStepDown) {
         return new LimitSpec(calls, window, minInterval, moreRules, floor, ladder, successesToStepDown,
-                receiptMargin, starvingAfter);
+                receiptMargin, starvingAfter, agingAfter, agingUpTo);
     }
 
     /**
@@ -86,7 +90,7 @@ public final class LimitSpec implements Serializable {
      */
     public LimitSpec withReceiptMargin(Duration margin) {
         return new LimitSpec(calls, window, minInterval, moreRules, retryFloor, coolDownLadder, stepDownAfter,
-                margin, starvingAfter);
+                margin, starvingAfter, agingAfter, agingUpTo);
     }
 
     /**
@@ -95,7 +99,27 @@ public final class LimitSpec implements Serializable {
      */
     public LimitSpec withStarvingAfter(Duration after) {
         return new LimitSpec(calls, window, minInterval, moreRules, retryFloor, coolDownLadder, stepDownAfter,
-                receiptMargin, after);
+                receiptMargin, after, agingAfter, agingUpTo);
+    }
+
+    /**
+     * The starvation guard: a call that has waited longer than {@code after} is ranked as class {@code upTo} when
+     * that is higher than its own (keeping its arrival time), so under a flood of {@code upTo} calls it goes at the
+     * first slot after {@code after}. Off by default: strict order, class first.
+     */
+    public LimitSpec withAging(Duration after, CallClass upTo) {
+        return new LimitSpec(calls, window, minInterval, moreRules, retryFloor, coolDownLadder, stepDownAfter,
+                receiptMargin, starvingAfter, after, upTo);
+    }
+
+    /** The starvation guard's wait; null: no guard. */
+    public Duration agingAfter() {
+        return agingAfter;
+    }
+
+    /** The class the guard ranks a call as once it has waited {@link #agingAfter()}; null: no guard. */
+    public CallClass agingUpTo() {
+        return agingUpTo;
     }
 
     public int calls() {

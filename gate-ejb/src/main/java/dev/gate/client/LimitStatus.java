@@ -35,12 +35,16 @@ public final class LimitStatus implements Serializable {
     private final Instant slowedAt;
     private final Integer slowedBy;
     private final Long starvingAfterMs;
+    private final Long agingAfterMs;
+    private final String agingUpTo;
+    private final long agedLastHour;
 
     public LimitStatus(String name, int calls, long windowMs, long usedInWindow, Instant nextSlotAt,
                        Instant pausedUntil, long savedSends, Map<CallClass, Long> waiting,
                        Map<CallClass, Long> oldestWaitMs, int coolDownStep, Instant asOf, Recent recent,
                        long minIntervalMs, List<Long> coolDownLadderMs, List<RuleUse> moreRules,
-                       Instant slowedAt, Integer slowedBy, Long starvingAfterMs) {
+                       Instant slowedAt, Integer slowedBy, Long starvingAfterMs, Long agingAfterMs,
+                       CallClass agingUpTo) {
         this.name = name;
         this.calls = calls;
         this.windowMs = windowMs;
@@ -61,6 +65,24 @@ public final class LimitStatus implements Serializable {
         this.slowedAt = slowedAt;
         this.slowedBy = slowedBy;
         this.starvingAfterMs = starvingAfterMs;
+        this.agingAfterMs = agingAfterMs;
+        this.agingUpTo = agingUpTo == null ? null : agingUpTo.name();
+        this.agedLastHour = recent.agedLastHour();
+    }
+
+    /** The starvation guard's wait (ms); null: no guard, strict order. */
+    public Long getAgingAfterMs() {
+        return agingAfterMs;
+    }
+
+    /** The class the guard ranks a call as once it has waited {@link #getAgingAfterMs()}; null: no guard. */
+    public String getAgingUpTo() {
+        return agingUpTo;
+    }
+
+    /** Calls granted in the last hour because the starvation guard lifted them. */
+    public long getAgedLastHour() {
+        return agedLastHour;
     }
 
     private static Map<String, Long> byClassName(Map<CallClass, Long> values, Long absent) {
@@ -101,11 +123,11 @@ public final class LimitStatus implements Serializable {
     }
 
     /** What a limit did lately: sends per 10 s over the last 10 minutes (oldest first), ended calls of the last hour. */
-    public record Recent(List<Long> sendsPerTenSeconds, long expiredLastHour, long abandonedLastHour)
-            implements Serializable {
+    public record Recent(List<Long> sendsPerTenSeconds, long expiredLastHour, long abandonedLastHour,
+                         long agedLastHour) implements Serializable {
 
         /** Nothing lately. */
-        public static final Recent NONE = new Recent(java.util.Collections.nCopies(60, 0L), 0, 0);
+        public static final Recent NONE = new Recent(java.util.Collections.nCopies(60, 0L), 0, 0, 0);
     }
 
     /** Sends per 10 s over the last 10 minutes, 60 of them, oldest first (the last one is the current 10 s). */

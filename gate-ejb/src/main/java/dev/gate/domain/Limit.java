@@ -1,6 +1,8 @@
 package dev.gate.domain;
 
 import dev.gate.line.CoolDownLadder;
+import dev.gate.client.CallClass;
+import dev.gate.line.Aging;
 import dev.gate.line.LimitOptions;
 import dev.gate.line.Pace;
 import dev.gate.line.ReceiptMargin;
@@ -59,6 +61,13 @@ public class Limit {
     @Column(name = "starving_after_ms")
     private Long starvingAfterMs;
 
+    // both null: no starvation guard
+    @Column(name = "aging_after_ms")
+    private Long agingAfterMs;
+
+    @Column(name = "aging_up_to")
+    private Short agingUpTo;
+
     // set by the database (clock_timestamp()): the gate's only clock
     @Column(name = "created_at", nullable = false, insertable = false, updatable = false)
     private Instant createdAt;
@@ -98,6 +107,8 @@ public class Limit {
         this.stepDownAfter = options.coolDown().stepDownAfter();
         Duration margin = options.receiptMargin().declared();
         this.receiptMarginMs = margin == null ? null : margin.toMillis();
+        this.agingAfterMs = options.aging() == null ? null : options.aging().after().toMillis();
+        this.agingUpTo = options.aging() == null ? null : (short) options.aging().upTo().rank();
         this.rules.clear();
         for (Pace r : options.moreRules()) {
             rules.add(new Rule(r.calls(), r.window().toMillis()));
@@ -122,7 +133,8 @@ public class Limit {
                 rules.stream().map(r -> new Pace(r.calls(), Duration.ofMillis(r.windowMs()))).toList(),
                 new CoolDownLadder(Arrays.stream(coolDownLadderMs).map(Duration::ofMillis).toList(),
                         Duration.ofMillis(retryFloorMs), stepDownAfter),
-                ReceiptMargin.ofNullable(receiptMarginMs == null ? null : Duration.ofMillis(receiptMarginMs)));
+                ReceiptMargin.ofNullable(receiptMarginMs == null ? null : Duration.ofMillis(receiptMarginMs)),
+                agingAfterMs == null ? null : new Aging(Duration.ofMillis(agingAfterMs), CallClass.ofRank(agingUpTo)));
     }
 
     public int calls() {

@@ -65,6 +65,9 @@ final class GateMeters implements Tally {
     public void granted(Grant grant) {
         Tags tags = Tags.of("limit", grant.limit(), "class", grant.callClass().name());
         counter("gate.grants", tags).increment();
+        if (grant.aged()) {
+            counter("gate.grants.aged", tags).increment(); // the starvation guard's grants, apart
+        }
         Duration waited = Duration.between(grant.enqueuedAt(), grant.grantedAt());
         if (waited.isNegative()) {
             waited = Duration.ZERO;

@@ -47,8 +47,14 @@ final class Delivery {
             watches.leftWaiting(pass.grants().stream().map(Grant::callId).toList());
         }
         for (Grant g : pass.grants()) {
-            LOG.fine(() -> "call " + g.callId() + " limit=" + g.limit() + " class=" + g.callClass() + " granted at "
-                    + g.grantedAt());
+            if (g.aged()) {
+                LOG.info(() -> "call " + g.callId() + " limit=" + g.limit() + " class=" + g.callClass()
+                        + " granted by the starvation guard after waiting "
+                        + java.time.Duration.between(g.enqueuedAt(), g.grantedAt()).toMillis() + " ms");
+            } else {
+                LOG.fine(() -> "call " + g.callId() + " limit=" + g.limit() + " class=" + g.callClass()
+                        + " granted at " + g.grantedAt());
+            }
             tally.granted(g);
             if (g.owner().equals(owner)) {
                 // no waiter left (it was told "paused", or gave up): the orphan sweep ends the grant

@@ -7,6 +7,7 @@ import dev.gate.client.LimitStatus;
 import dev.gate.client.UnknownLimitException;
 import dev.gate.line.CoolDownLadder;
 import dev.gate.line.LimitName;
+import dev.gate.line.Aging;
 import dev.gate.line.LimitOptions;
 import dev.gate.line.Pace;
 import dev.gate.line.ReceiptMargin;
@@ -66,7 +67,8 @@ public final class LimitControl {
             options = new LimitOptions(spec.minInterval(),
                     spec.moreRules().stream().map(r -> new Pace(r.calls(), r.window())).toList(),
                     new CoolDownLadder(spec.coolDownLadder(), spec.retryFloor(), spec.stepDownAfter()),
-                    ReceiptMargin.ofNullable(spec.receiptMargin()));
+                    ReceiptMargin.ofNullable(spec.receiptMargin()),
+                    spec.agingAfter() == null ? null : new Aging(spec.agingAfter(), spec.agingUpTo()));
         } catch (IllegalArgumentException | NullPointerException e) {
             throw new InvalidLimitException("limit '" + name + "': " + e.getMessage());
         }

@@ -5,11 +5,12 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * A limit's options beside its main rule: minimum spacing between sends, more rules, its cool-down ladder, and the
- * margin its window cap keeps for grants on their way to their callers.
+ * A limit's options beside its main rule: minimum spacing between sends, more rules, its cool-down ladder, the
+ * margin its window cap keeps for grants on their way to their callers, and its starvation guard ({@code aging},
+ * null: off, the strict order).
  */
 public record LimitOptions(Duration minInterval, List<Pace> moreRules, CoolDownLadder coolDown,
-                           ReceiptMargin receiptMargin) {
+                           ReceiptMargin receiptMargin, Aging aging) {
 
     public LimitOptions {
         moreRules = List.copyOf(moreRules);

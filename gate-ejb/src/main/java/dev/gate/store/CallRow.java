@@ -15,6 +15,6 @@ public record CallRow(long id, String limit, CallClass callClass, String program
         if (grantedAt == null) {
             throw new IllegalStateException("call " + id + " was not granted (" + state + ")");
         }
-        return new Grant(id, limit, callClass, owner, enqueuedAt, grantedAt);
+        return new Grant(id, limit, callClass, owner, enqueuedAt, grantedAt, false); // counted when granted, not here
     }
 }

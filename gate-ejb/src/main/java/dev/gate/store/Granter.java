@@ -1,6 +1,7 @@
 package dev.gate.store;
 
 import dev.gate.client.CallClass;
+import dev.gate.line.Aging;
 import dev.gate.line.Beat;
 import dev.gate.line.LimitRules;
 import dev.gate.line.Pace;
@@ -36,7 +37,7 @@ public final class Granter {
     // between the two, the last send is missing from the snapshot and the pass probes again (see probeSql).
     static final String LOCK_SLOT = """
             SELECT s.next_slot_at, s.paused_until, s.send_seq, l.calls, l.window_ms, l.min_interval_ms,
-                   l.receipt_margin_ms,
+                   l.receipt_margin_ms, l.aging_after_ms, l.aging_up_to,
                    ARRAY(SELECT r.calls FROM gate_limit_rule r WHERE r.limit_name = l.name ORDER BY r.window_ms, r.calls)
                        AS rule_calls,
                    ARRAY(SELECT r.window_ms FROM gate_limit_rule r WHERE r.limit_name = l.name ORDER BY r.window_ms, r.calls)
@@ -84,36 +85,67 @@ public final class Granter {
     // statement sees is always done before the grant it lets through (the probe's earlier read could precede it).
     // The send is logged, the beat and the send number move (under the slot lock the pass holds) and the grant is
     // announced, all in this one round trip; a listener hears of it only once it is committed.
-    static final String GRANT_HEAD = """
-            WITH head AS (
-                SELECT id FROM gate_call w
-                WHERE limit_name = ? AND state = 'WAITING' AND lease_expires_at > ?
+    // The conditions a waiting call must meet to be granted (after "WHERE" or "AND": a text block drops the space
+    // before its end, so this one starts with one).
+    private static final String GRANTABLE = " " + """
+            limit_name = ? AND state = 'WAITING' AND lease_expires_at > ?
                   AND (deadline_at IS NULL OR deadline_at > ?)
                   AND """ + InstanceLock.OWNER_ALIVE + """
                   AND (concurrency_key IS NULL OR NOT EXISTS (
                         SELECT 1 FROM gate_call g
                         WHERE g.limit_name = w.limit_name AND g.concurrency_key = w.concurrency_key
-                          AND g.state = 'GRANTED' AND g.lease_expires_at > ?))
-                ORDER BY call_class, enqueued_at, id
-                LIMIT 1
-                FOR UPDATE),
+                          AND g.state = 'GRANTED' AND g.lease_expires_at > ?))""";
+
+    // Once the head is chosen (and locked), the same for both orders. Parameters: slot, seq, next, seq, limit.
+    private static final String GRANT_CHOSEN = """
             t AS (SELECT clock_timestamp() AS at),
             granted AS (
-                UPDATE gate_call c SET state = 'GRANTED', granted_at = t.at,
+                UPDATE gate_call c SET state = 'GRANTED', granted_at = t.at, aged = head.aged,
                                        lease_expires_at = t.at + c.lease_ms * interval '1 millisecond'
                 FROM head, t WHERE c.id = head.id
-                RETURNING c.id, c.limit_name, c.call_class, c.owner, c.enqueued_at, c.granted_at),
+                RETURNING c.id, c.limit_name, c.call_class, c.owner, c.enqueued_at, c.granted_at, c.aged),
             sent AS (
                 INSERT INTO gate_send (limit_name, call_id, sent_at, slot_at, seq)
                 SELECT limit_name, id, granted_at, ?, ? FROM granted),
             moved AS (
                 UPDATE gate_slot SET next_slot_at = ?, send_seq = ?
                 WHERE limit_name = ? AND EXISTS (SELECT 1 FROM granted))
-            SELECT id, call_class, owner, enqueued_at, granted_at, pg_notify('""" + CHANNEL + """
+            SELECT id, call_class, owner, enqueued_at, granted_at, aged, pg_notify('""" + CHANNEL + """
             ', id::text) AS announced,
                    EXISTS (SELECT 1 FROM gate_call o WHERE o.limit_name = granted.limit_name AND o.state = 'WAITING'
                                                        AND o.id <> granted.id) AS more_waiting
             FROM granted""";
+
+    static final String GRANT_HEAD = """
+            WITH head AS (
+                SELECT id, false AS aged FROM gate_call w
+                WHERE """ + GRANTABLE + """
+                ORDER BY call_class, enqueued_at, id
+                LIMIT 1
+                FOR UPDATE),
+            """ + GRANT_CHOSEN;
+
+    // With the starvation guard: each class's own head (its oldest grantable call, one index lookup per class), each
+    // ranked as the guard's class once it has waited long enough (Aging); the best rank goes, then the earliest
+    // arrival. Inside a class arrival still decides, so a class's oldest call is the one the guard lifts first.
+    // Parameters: now, after (ms), upTo, upTo, then GRANTABLE's, then GRANT_CHOSEN's.
+    static final String GRANT_HEAD_AGING = """
+            WITH ranked AS (
+                SELECT h.id, h.enqueued_at, h.call_class,
+                       CASE WHEN h.enqueued_at < ?::timestamptz - ? * interval '1 millisecond' AND h.call_class > ?
+                            THEN ? ELSE h.call_class END AS rank
+                FROM generate_series(0, 4) AS k(cls)
+                CROSS JOIN LATERAL (
+                    SELECT id, call_class, enqueued_at FROM gate_call w
+                    WHERE call_class = k.cls AND """ + GRANTABLE + """
+                    ORDER BY enqueued_at, id
+                    LIMIT 1) h),
+            chosen AS (SELECT id, rank < call_class AS aged FROM ranked ORDER BY rank, enqueued_at, id LIMIT 1),
+            head AS (
+                SELECT c.id, chosen.aged FROM gate_call c JOIN chosen ON c.id = chosen.id
+                WHERE c.state = 'WAITING'
+                FOR UPDATE OF c),
+            """ + GRANT_CHOSEN;
 
     private final Tx tx;
 
@@ -157,11 +189,11 @@ public final class Granter {
             return Optional.empty();
         }
         return Optional.of(new Locked(Times.get(rs, "next_slot_at"), Times.get(rs, "paused_until"), seq, rules(rs),
-                lockedProbe(rs, seq)));
+                aging(rs), lockedProbe(rs, seq)));
     }
 
     /** A locked slot: the beat, the cool-down, the latest send's number, the rules; the probe when complete. */
-    record Locked(Instant slot, Instant pausedUntil, long seq, LimitRules rules, Probe probe) {
+    record Locked(Instant slot, Instant pausedUntil, long seq, LimitRules rules, Aging aging, Probe probe) {
 
         /**
          * Without its probe if the probe's clock read came before {@code t} (a statement's parts run in no set
@@ -169,7 +201,7 @@ public final class Granter {
          */
         Locked probedNotBefore(Instant t) {
             return probe == null || !probe.now().isBefore(t) ? this
-                    : new Locked(slot, pausedUntil, seq, rules, null);
+                    : new Locked(slot, pausedUntil, seq, rules, aging, null);
         }
     }
 
@@ -202,7 +234,7 @@ public final class Granter {
             }
             Instant due = decision.notBefore(); // the beat, or later where a cap or the cool-down held it back
             Instant next = Beat.next(due, now, limitRules.gap());
-            Optional<Head> head = grantHead(c, limit, now, due, seq + 1, next);
+            Optional<Head> head = grantHead(c, limit, locked.get().aging(), now, due, seq + 1, next);
             if (head.isEmpty()) {
                 nextDue = Optional.empty();
                 break;
@@ -239,6 +271,12 @@ public final class Granter {
         long margin = rs.getLong("receipt_margin_ms");
         return ReceiptMargin.ofNullable(rs.wasNull() ? null : Duration.ofMillis(margin))
                 .widen(new LimitRules(rules, Duration.ofMillis(rs.getLong("min_interval_ms"))));
+    }
+
+    /** The limit's starvation guard; null: off. */
+    static Aging aging(ResultSet rs) throws SQLException {
+        long after = rs.getLong("aging_after_ms");
+        return rs.wasNull() ? null : new Aging(Duration.ofMillis(after), CallClass.ofRank(rs.getInt("aging_up_to")));
     }
 
     record Probe(Instant now, Optional<Instant> lastSent, List<Optional<Instant>> nthSent) {
@@ -289,25 +327,33 @@ public final class Granter {
     }
 
     /** Grants the head at {@code slot} as send {@code seq}; if one is granted the beat moves to {@code next}. */
-    private static Optional<Head> grantHead(Connection c, String limit, Instant now, Instant slot, long seq,
-                                            Instant next) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(GRANT_HEAD)) {
-            ps.setString(1, limit);
-            Times.set(ps, 2, now);
-            Times.set(ps, 3, now);
-            Times.set(ps, 4, now);
-            Times.set(ps, 5, slot);
-            ps.setLong(6, seq);
-            Times.set(ps, 7, next);
-            ps.setLong(8, seq);
-            ps.setString(9, limit);
+    private static Optional<Head> grantHead(Connection c, String limit, Aging aging, Instant now, Instant slot,
+                                            long seq, Instant next) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(aging == null ? GRANT_HEAD : GRANT_HEAD_AGING)) {
+            int p = 1;
+            if (aging != null) {
+                Times.set(ps, p++, now);
+                ps.setLong(p++, aging.after().toMillis());
+                ps.setInt(p++, aging.upTo().rank());
+                ps.setInt(p++, aging.upTo().rank());
+            }
+            ps.setString(p++, limit);
+            Times.set(ps, p++, now);
+            Times.set(ps, p++, now);
+            Times.set(ps, p++, now);
+            Times.set(ps, p++, slot);
+            ps.setLong(p++, seq);
+            Times.set(ps, p++, next);
+            ps.setLong(p++, seq);
+            ps.setString(p, limit);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
                     return Optional.empty();
                 }
                 return Optional.of(new Head(new Grant(rs.getLong("id"), limit,
                         CallClass.ofRank(rs.getInt("call_class")), rs.getString("owner"),
-                        Times.get(rs, "enqueued_at"), Times.get(rs, "granted_at")), rs.getBoolean("more_waiting")));
+                        Times.get(rs, "enqueued_at"), Times.get(rs, "granted_at"), rs.getBoolean("aged")),
+                        rs.getBoolean("more_waiting")));
             }
         }
     }

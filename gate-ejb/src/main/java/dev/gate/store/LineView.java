@@ -59,6 +59,11 @@ public final class LineView {
             SELECT c.limit_name, c.state, count(*) FROM gate_call c
             WHERE c.state IN ('EXPIRED', 'ABANDONED') AND c.done_at > CAST(?1 AS timestamptz) - interval '1 hour'""";
 
+    // Grants the starvation guard made in the last hour (a partial index holds only those).
+    private static final String AGED_LAST_HOUR = """
+            SELECT c.limit_name, count(*) FROM gate_call c
+            WHERE c.aged AND c.granted_at > CAST(?1 AS timestamptz) - interval '1 hour'""";
+
     // The more rules of every limit (or of one) with the sends in each rule's current window.
     private static final String RULES_USED = """
             SELECT r.limit_name, r.calls, r.window_ms,
@@ -163,11 +168,17 @@ public final class LineView {
             ended.computeIfAbsent((String) r[0], k -> new long[2])["EXPIRED".equals(r[1]) ? 0 : 1] =
                     ((Number) r[2]).longValue();
         }
+        Map<String, Long> aged = new HashMap<>();
+        for (Object row : filtered(em, AGED_LAST_HOUR + "%s GROUP BY 1", " AND c.limit_name = ?2", now, only)) {
+            Object[] r = (Object[]) row;
+            aged.put((String) r[0], ((Number) r[1]).longValue());
+        }
         Map<String, LimitStatus.Recent> out = new HashMap<>();
-        for (String limit : union(buckets.keySet(), ended.keySet())) {
+        for (String limit : union(union(buckets.keySet(), ended.keySet()), aged.keySet())) {
             long[] b = buckets.getOrDefault(limit, new long[BUCKETS]);
             long[] e = ended.getOrDefault(limit, new long[2]);
-            out.put(limit, new LimitStatus.Recent(java.util.Arrays.stream(b).boxed().toList(), e[0], e[1]));
+            out.put(limit, new LimitStatus.Recent(java.util.Arrays.stream(b).boxed().toList(), e[0], e[1],
+                    aged.getOrDefault(limit, 0L)));
         }
         return out;
     }
@@ -217,7 +228,9 @@ public final class LineView {
                     recent.getOrDefault(l.name(), LimitStatus.Recent.NONE), l.options().minInterval().toMillis(),
                     l.options().coolDown().steps().stream().map(Duration::toMillis).toList(),
                     rules.getOrDefault(l.name(), List.of()), slot.slowedAt(), slot.slowedBy(),
-                    l.starvingAfter() == null ? null : l.starvingAfter().toMillis()));
+                    l.starvingAfter() == null ? null : l.starvingAfter().toMillis(),
+                    l.options().aging() == null ? null : l.options().aging().after().toMillis(),
+                    l.options().aging() == null ? null : l.options().aging().upTo()));
         }
         return out;
     }

@@ -64,6 +64,15 @@ class IndexPlanTest {
     }
 
     @Test
+    void withTheStarvationGuardEachClassHeadIsOneLookupInTheLineIndex() throws SQLException {
+        OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
+        String plan = explain(Granter.GRANT_HEAD_AGING, now, 60_000L, 0, 0, "vendor-7", now, now, now, now, 4401L,
+                now, 4401L, "vendor-7");
+        assertTrue(plan.contains("gate_call_line"), plan);
+        assertFalse(plan.contains("Seq Scan on gate_call"), "five index lookups, whatever the line's length: " + plan);
+    }
+
+    @Test
     void theWindowProbeIsAPointLookupBySendNumber() throws SQLException {
         // one rule besides the last send: the 600th most recent send, if it lies inside the 60 s window
         String plan = explain(Granter.probeSql(1), "vendor-7", 5000L, "vendor-7", 4401L);

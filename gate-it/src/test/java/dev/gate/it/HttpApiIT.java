@@ -231,6 +231,23 @@ class HttpApiIT {
     }
 
     @Test
+    void anOperatorTurnsTheStarvationGuardOnAndOff() {
+        Api.Answer put = Api.put("ops", "/limits/http-guard", "{\"calls\":10,\"windowSeconds\":1,"
+                + "\"agingAfterSeconds\":60,\"agingUpTo\":\"SCHEDULED\"}");
+        assertEquals(201, put.status(), put.body());
+        JsonObject limit = Api.get("worker", "/limits/http-guard").json();
+        assertEquals(60, limit.getInt("agingAfterSeconds"), limit.toString());
+        assertEquals("SCHEDULED", limit.getString("agingUpTo"));
+        assertEquals(0, limit.getInt("agedLastHour"));
+        // left out, the guard's class is INTERACTIVE; a declaration without the guard turns it off
+        Api.put("ops", "/limits/http-guard", "{\"calls\":10,\"windowSeconds\":1,\"agingAfterSeconds\":30}");
+        assertEquals("INTERACTIVE", Api.get("worker", "/limits/http-guard").json().getString("agingUpTo"));
+        Api.put("ops", "/limits/http-guard", "{\"calls\":10,\"windowSeconds\":1}");
+        limit = Api.get("worker", "/limits/http-guard").json();
+        assertTrue(limit.isNull("agingAfterSeconds") && limit.isNull("agingUpTo"), limit.toString());
+    }
+
+    @Test
     void aHeldSubmissionIsAnsweredWhileItsLeaseStillRunsSoTheProgramCanRenewIt() {
         Api.put("ops", "/limits/http-held", "{\"calls\":1,\"windowSeconds\":60}");
         Api.post("web", "/limits/http-held/calls", "{\"class\":\"SCHEDULED\"}"); // takes the minute's slot
@@ -354,6 +371,12 @@ class HttpApiIT {
                 new Bad("ops", "PUT", "/limits/http-bad", "{\"calls\":10,\"windowSeconds\":0}", 400, "windowSeconds"),
                 new Bad("ops", "PUT", "/limits/http-bad", "{\"calls\":10,\"windowSeconds\":1,\"starvingAfterSeconds\":0}",
                         400, "starvingAfterSeconds"),
+                new Bad("ops", "PUT", "/limits/http-bad", "{\"calls\":10,\"windowSeconds\":1,\"agingAfterSeconds\":0}",
+                        400, "agingAfterSeconds"),
+                new Bad("ops", "PUT", "/limits/http-bad", "{\"calls\":10,\"windowSeconds\":1,\"agingAfterSeconds\":5,"
+                        + "\"agingUpTo\":\"BACKFILL\"}", 400, "agingUpTo"),
+                new Bad("ops", "PUT", "/limits/http-bad", "{\"calls\":10,\"windowSeconds\":1,\"agingUpTo\":\"MANUAL\"}",
+                        400, "agingUpTo"),
                 new Bad("ops", "PUT", "/limits/bad!name", "{\"calls\":10,\"windowSeconds\":60}", 400, "name"),
                 new Bad("ops", "PUT", "/limits/http-bad", "{\"calls\":10,", 400, "body"),
                 new Bad("ops", "GET", "/limits/no-such-limit", null, 404, "limit"),

@@ -1,5 +1,6 @@
 package dev.gate.web.api;
 
+import dev.gate.client.CallClass;
 import dev.gate.client.LimitSpec;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
@@ -18,7 +19,8 @@ public final class LimitDeclaration {
 
     /** The fields a declaration may have. */
     public static final Set<String> FIELDS = Set.of("calls", "windowSeconds", "minIntervalMs", "rules",
-            "retryFloorSeconds", "coolDownLadderSeconds", "stepDownAfter", "receiptMarginMs", "starvingAfterSeconds");
+            "retryFloorSeconds", "coolDownLadderSeconds", "stepDownAfter", "receiptMarginMs", "starvingAfterSeconds",
+            "agingAfterSeconds", "agingUpTo");
 
     private static final Set<String> RULE_FIELDS = Set.of("calls", "windowSeconds");
 
@@ -61,10 +63,37 @@ public final class LimitDeclaration {
             spec = spec.withStarvingAfter(Duration.ofSeconds(
                     Bodies.integer(fields, "starvingAfterSeconds", 1, 7 * 24 * 3600, null)));
         }
+        if (fields.containsKey("agingAfterSeconds") && !fields.isNull("agingAfterSeconds")) {
+            spec = spec.withAging(Duration.ofSeconds(Bodies.integer(fields, "agingAfterSeconds", 1, 7 * 24 * 3600, null)),
+                    agingUpTo(fields));
+        } else if (fields.containsKey("agingUpTo") && !fields.isNull("agingUpTo")) {
+            throw ProblemException.badRequest("agingUpTo", "needs agingAfterSeconds (the starvation guard's wait)");
+        }
         if (fields.containsKey("receiptMarginMs") && !fields.isNull("receiptMarginMs")) {
             spec = spec.withReceiptMargin(Duration.ofMillis(Bodies.integer(fields, "receiptMarginMs", 0, 60_000, 0)));
         }
         return spec.withMinInterval(Duration.ofMillis(minIntervalMs)).withMoreRules(rules)
                 .withCoolDown(Duration.ofSeconds(floor), ladder, stepDownAfter);
+    }
+
+    /** The guard's class: one above BACKFILL at least; INTERACTIVE when left out (the strongest guarantee). */
+    private static CallClass agingUpTo(JsonObject fields) {
+        if (!fields.containsKey("agingUpTo") || fields.isNull("agingUpTo")) {
+            return CallClass.INTERACTIVE;
+        }
+        if (!(fields.get("agingUpTo") instanceof jakarta.json.JsonString name)) {
+            throw ProblemException.badRequest("agingUpTo", "must be a class name: INTERACTIVE, MANUAL, SCHEDULED or "
+                    + "FOLLOW_UP");
+        }
+        try {
+            CallClass upTo = CallClass.valueOf(name.getString());
+            if (upTo != CallClass.BACKFILL) {
+                return upTo;
+            }
+        } catch (IllegalArgumentException e) {
+            // below
+        }
+        throw ProblemException.badRequest("agingUpTo", "must be INTERACTIVE, MANUAL, SCHEDULED or FOLLOW_UP, was '"
+                + name.getString() + "'");
     }
 }

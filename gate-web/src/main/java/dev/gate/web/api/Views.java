@@ -72,6 +72,12 @@ final class Views {
         } else {
             b.add("starvingAfterSeconds", l.getStarvingAfterMs() / 1000);
         }
+        if (l.getAgingAfterMs() == null) {
+            b.addNull("agingAfterSeconds").addNull("agingUpTo");
+        } else {
+            b.add("agingAfterSeconds", l.getAgingAfterMs() / 1000).add("agingUpTo", l.getAgingUpTo());
+        }
+        b.add("agedLastHour", l.getAgedLastHour());
         return b.build();
     }
 

@@ -137,7 +137,20 @@ public final class Panel implements Serializable {
         if (limit.getStarvingAfterMs() != null) {
             j.append(", \"starvingAfterSeconds\": ").append(limit.getStarvingAfterMs() / 1000);
         }
+        if (limit.getAgingAfterMs() != null) {
+            j.append(", \"agingAfterSeconds\": ").append(limit.getAgingAfterMs() / 1000)
+                    .append(", \"agingUpTo\": \"").append(limit.getAgingUpTo()).append('"');
+        }
         return j.append('}').toString();
+    }
+
+    /** The starvation guard in words, with its grants of the last hour apart; empty when the limit has none. */
+    public String getGuard() {
+        if (limit.getAgingAfterMs() == null) {
+            return "";
+        }
+        return "; guard: after " + Words.span(limit.getAgingAfterMs()) + " ranked as " + limit.getAgingUpTo() + " ("
+                + limit.getAgedLastHour() + (limit.getAgedLastHour() == 1 ? " grant" : " grants") + " by it in the last hour)";
     }
 
     /** The mark after which a class is starving, in words. */
