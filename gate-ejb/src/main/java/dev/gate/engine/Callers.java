@@ -1,5 +1,6 @@
 package dev.gate.engine;
 
+import dev.gate.client.Attempt;
 import dev.gate.client.CallClass;
 import dev.gate.client.CallEndedException;
 import dev.gate.client.CallOptions;
@@ -44,9 +45,11 @@ public final class Callers {
     private final StateWatches watches;
     private final GrantLoop loop;
     private final Tally tally;
+    private final TryNow tryNow;
 
     Callers(String owner, Admission admission, Joining joining, Calls calls, Outcomes outcomes, Waiters waiters,
-            StateWatches watches, GrantLoop loop, Tally tally) {
+            StateWatches watches, GrantLoop loop, Tally tally, TryNow tryNow) {
+        this.tryNow = tryNow;
         this.tally = tally;
         this.owner = owner;
         this.admission = admission;
@@ -185,6 +188,16 @@ public final class Callers {
             throw new GateException("call " + callId + " cannot be completed: it is " + state + ", not GRANTED");
         }
         LOG.fine(() -> "call " + callId + " done: vendor answered " + vendorStatus);
+    }
+
+    /**
+     * Try now: a permit at once if a slot of {@code limit} is free at this moment (and no call of this class or a
+     * higher one waits), else when to try again; nothing is left in the line. One round trip. Its only option is the
+     * lease (the grant's, until the outcome is reported).
+     */
+    public Attempt tryNow(String limit, CallClass callClass, String program, CallOptions options)
+            throws GateException {
+        return tryNow.attempt(limit, callClass, program, owner, options == null ? CallOptions.NONE : options);
     }
 
     /**

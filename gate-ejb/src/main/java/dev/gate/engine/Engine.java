@@ -1,6 +1,7 @@
 package dev.gate.engine;
 
 import dev.gate.client.CallEndedException;
+import dev.gate.store.FreeSlot;
 import dev.gate.store.ActionLog;
 import dev.gate.store.Calls;
 import dev.gate.store.Estimates;
@@ -86,9 +87,10 @@ public final class Engine {
                 recovery, health, loop::wake, tally);
         this.listener = new GrantListener(dataSource, owner, threads, delivery::announced, health::failed);
         Joining joining = new Joining(settings, admission, calls, waiters, loop, tally);
-        this.callers = new Callers(owner, admission, joining, calls, outcomes, waiters, watches, loop, tally);
+        TryNow tryNow = new TryNow(settings, admission, new FreeSlot(tx), tally);
+        this.callers = new Callers(owner, admission, joining, calls, outcomes, waiters, watches, loop, tally, tryNow);
         this.programs = new ProgramCalls(admission, joining, calls, outcomes, new Estimates(tx), delivery, watches,
-                loop);
+                loop, tryNow);
         this.limits = new LimitControl(admission, limitTable, new LineView(jpa), loop);
         this.operators = new OperatorActions(owner, admission, limitTable, calls, new ActionLog(tx), waiters,
                 delivery, loop);

@@ -64,7 +64,7 @@ final class Joining {
      */
     Entry enter(String limit, CallClass callClass, String program, String owner, CallOptions options,
                 CallKeys keys, boolean waiter) throws GateException {
-        Duration lease = checkedLease(limit, callClass, options.lease());
+        Duration lease = checkedLease(settings, limit, callClass, options.lease());
         AtomicReference<Long> inserted = new AtomicReference<>();
         AtomicReference<CompletableFuture<Grant>> granted = new AtomicReference<>();
         Calls.Entered entered;
@@ -139,7 +139,9 @@ final class Joining {
         }
     }
 
-    private Duration checkedLease(String limit, CallClass callClass, Duration lease) throws UnknownLimitException {
+    /** The call's lease, checked against the settings' range (the default when null); the limit's name checked. */
+    static Duration checkedLease(EngineSettings settings, String limit, CallClass callClass, Duration lease)
+            throws UnknownLimitException {
         Objects.requireNonNull(callClass, "callClass");
         if (!LimitName.isValid(limit)) {
             throw new UnknownLimitException(limit);

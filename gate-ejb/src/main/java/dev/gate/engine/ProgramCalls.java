@@ -1,5 +1,6 @@
 package dev.gate.engine;
 
+import dev.gate.client.Attempt;
 import dev.gate.client.CallClass;
 import dev.gate.client.CallOptions;
 import dev.gate.client.GateException;
@@ -34,9 +35,11 @@ public final class ProgramCalls {
     private final Delivery delivery;
     private final StateWatches watches;
     private final GrantLoop loop;
+    private final TryNow tryNow;
 
     ProgramCalls(Admission admission, Joining joining, Calls calls, Outcomes outcomes, Estimates estimates,
-                 Delivery delivery, StateWatches watches, GrantLoop loop) {
+                 Delivery delivery, StateWatches watches, GrantLoop loop, TryNow tryNow) {
+        this.tryNow = tryNow;
         this.admission = admission;
         this.joining = joining;
         this.calls = calls;
@@ -96,6 +99,15 @@ public final class ProgramCalls {
     /** Completes (on an executor, never on the thread that learned it) when the call leaves WAITING. */
     public CompletableFuture<Void> whenLeftWaiting(long callId) {
         return watches.watch(callId);
+    }
+
+    /**
+     * A program's try now: its call granted at once if a slot is free this moment (and nobody of its class or a higher
+     * one waits), else when to try again; nothing is left in the line.
+     */
+    public Attempt tryNow(String program, String limit, CallClass callClass, CallOptions options)
+            throws GateException {
+        return tryNow.attempt(limit, callClass, program, owner(program), options == null ? CallOptions.NONE : options);
     }
 
     /** Renews a program's waiting or granted call's lease. */

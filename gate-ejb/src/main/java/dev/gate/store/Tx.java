@@ -77,6 +77,29 @@ public final class Tx {
         }
     }
 
+    /**
+     * One statement that is its own transaction (auto-commit): the database commits it as it answers, so the whole
+     * transaction is one round trip. {@code work} must run exactly one statement. Errors as {@link #run}.
+     */
+    public <T> T runAlone(Work<T> work) throws StoreUnavailable {
+        try (Connection c = dataSource.getConnection()) {
+            limitWait(c);
+            ConnectionSettings.beforeBegin(c);
+            if (!c.getAutoCommit()) {
+                c.setAutoCommit(true);
+            }
+            return work.run(c);
+        } catch (SQLException e) {
+            if (isUnavailable(e)) {
+                throw new StoreUnavailable(e);
+            }
+            if (StoreBusy.is(e)) {
+                throw new StoreBusy(e);
+            }
+            throw new IllegalStateException("gate SQL failed: " + e.getMessage(), e);
+        }
+    }
+
     static void limitWait(Connection c) throws SQLException {
         try {
             if (c.getNetworkTimeout() != NETWORK_TIMEOUT_MS) {

@@ -1,0 +1,191 @@
+package dev.gate.store;
+
+import dev.gate.client.CallClass;
+import dev.gate.dev.GateDatabase;
+import dev.gate.line.Beat;
+import dev.gate.line.LimitRules;
+import dev.gate.line.Pace;
+import dev.gate.line.ReceiptMargin;
+import dev.gate.line.SlotDecision;
+import dev.gate.line.SlotRule;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Random;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The try-now statement decides in SQL what the grant pass decides in Java (SlotRule, Beat, ReceiptMargin): on 400
+ * random limits and send logs (rules, margins, spacing, cool-downs, calls waiting ahead), each statement run and
+ * rolled back, both must agree on whether a slot is free now, when it is due, and where the beat goes next.
+ */
+class FreeSlotTest {
+
+    private static Connection c;
+
+    @BeforeAll
+    static void database() throws SQLException {
+        c = GateDatabase.fresh("gate_free_slot_test").connect();
+        c.setAutoCommit(false);
+    }
+
+    @AfterAll
+    static void close() throws SQLException {
+        c.close();
+    }
+
+    @Test
+    void theStatementAndTheJavaRulesAgreeOnRandomLimitsAndSendLogs() throws SQLException {
+        Random random = new Random(7);
+        int granted = 0;
+        for (int i = 0; i < 400; i++) {
+            granted += scenario(random, "try-" + i) ? 1 : 0;
+        }
+        System.out.println("free slot: " + granted + " of 400 random states granted, the rest told when");
+        assertTrue(granted > 50 && granted < 350, "both outcomes are exercised: " + granted);
+    }
+
+    /** One random state, tried and rolled back; true when the statement granted. */
+    private static boolean scenario(Random random, String limit) throws SQLException {
+        int calls = new int[]{1, 2, 3, 5, 10}[random.nextInt(5)];
+        long windowMs = new long[]{100, 1000, 1001, 60000}[random.nextInt(4)];
+        long minIntervalMs = random.nextInt(3) == 0 ? 30 : 0;
+        Long marginMs = new Long[]{null, 0L, 20L}[random.nextInt(3)];
+        sql("INSERT INTO gate_limit (name, calls, window_ms, min_interval_ms, receipt_margin_ms) VALUES (?, ?, ?, ?, ?)",
+                limit, calls, windowMs, minIntervalMs, marginMs);
+        List<Pace> rules = new ArrayList<>(List.of(Pace.of(calls, windowMs)));
+        if (random.nextInt(3) == 0) {
+            sql("INSERT INTO gate_limit_rule (limit_name, calls, window_ms) VALUES (?, ?, ?)", limit, 2 * calls, 3000L);
+            rules.add(Pace.of(2 * calls, 3000));
+        }
+        // a send log: up to 12 sends over the last 1.5 s, numbered 1..n
+        int sends = random.nextInt(13);
+        List<Long> agoMs = new ArrayList<>();
+        for (int s = 0; s < sends; s++) {
+            agoMs.add((long) random.nextInt(1500));
+        }
+        agoMs.sort((a, b) -> Long.compare(b, a));
+        for (int s = 0; s < sends; s++) {
+            sql("INSERT INTO gate_send (limit_name, call_id, sent_at, seq) VALUES (?, ?, clock_timestamp() - ? * "
+                    + "interval '1 millisecond', ?)", limit, (long) s, agoMs.get(s), (long) s + 1);
+        }
+        long slotOffsetMs = random.nextInt(400) - 300;
+        boolean paused = random.nextInt(5) == 0;
+        sql("UPDATE gate_slot SET send_seq = ?, next_slot_at = clock_timestamp() + ? * interval '1 millisecond', "
+                + "paused_until = CASE WHEN ? THEN clock_timestamp() + interval '50 ms' END WHERE limit_name = ?",
+                (long) sends, slotOffsetMs, paused, limit);
+        if (random.nextInt(5) == 0) {
+            sql("INSERT INTO gate_call (limit_name, call_class, program, owner, state, lease_ms, lease_expires_at) "
+                    + "VALUES (?, ?, 'other', 'program:other', 'WAITING', 30000, clock_timestamp() + interval '30 s')",
+                    limit, random.nextInt(5));
+        }
+        CallClass callClass = CallClass.ofRank(random.nextInt(5));
+        State before = state(limit);
+        Optional<FreeSlot.Result> result = FreeSlot.take(c, limit, callClass, "tester", "program:tester",
+                Duration.ofSeconds(30));
+        State after = state(limit);
+        c.rollback();
+
+        FreeSlot.Result r = result.orElseThrow();
+        Instant now = r.now();
+        LimitRules counted = ReceiptMargin.ofNullable(marginMs == null ? null : Duration.ofMillis(marginMs))
+                .widen(new LimitRules(rules, Duration.ofMillis(minIntervalMs)));
+        String where = limit + " " + rules + " margin " + marginMs + " spacing " + minIntervalMs + " class "
+                + callClass + " " + before;
+        SlotDecision d = decide(counted, now, before);
+        assertEquals(d.notBefore(), r.due(), "when a send is due: " + where);
+        if (r.grant().isPresent()) {
+            assertEquals(now, r.grant().get().grantedAt());
+            assertTrue(d.sendNow(), "granted, but the Java rules say wait until " + d.notBefore() + ": " + where);
+            assertEquals(0, before.ahead(callClass), "granted past a call waiting ahead: " + where);
+            assertEquals(Beat.next(d.notBefore(), now, counted.gap()), after.slot(), "the beat moved: " + where);
+            assertEquals(before.seq() + 1, after.seq(), where);
+            return true;
+        }
+        assertEquals(before.seq(), after.seq(), "a refused try writes no send: " + where);
+        assertEquals(before.slot(), after.slot(), where);
+        if (before.ahead(callClass) == 0) {
+            assertTrue(!d.sendNow(), "refused, but the Java rules say send now: " + where);
+            assertEquals(Duration.between(now, d.notBefore()), r.retryAfter(), "retry when the slot is due: " + where);
+        } else {
+            assertTrue(r.retryAfter().compareTo(counted.gap().multipliedBy(before.ahead(callClass))) >= 0,
+                    "a gap for each call ahead at least: " + where);
+        }
+        return false;
+    }
+
+    private static SlotDecision decide(LimitRules counted, Instant now, State s) {
+        List<Optional<Instant>> nth = new ArrayList<>();
+        for (Pace p : counted.rules()) {
+            nth.add(s.seq() >= p.calls() ? Optional.of(s.sends().get((int) (s.seq() - p.calls()))) : Optional.empty());
+        }
+        Optional<Instant> last = s.seq() > 0 ? Optional.of(s.sends().get((int) s.seq() - 1)) : Optional.empty();
+        return SlotRule.decide(counted, now, s.slot(), nth, last, s.pausedUntil());
+    }
+
+    /** The limit's slot row, its sends in order and the waiting calls' classes. */
+    private record State(Instant slot, Instant pausedUntil, long seq, List<Instant> sends, List<Integer> waiting) {
+        long ahead(CallClass callClass) {
+            return waiting.stream().filter(w -> w <= callClass.rank()).count();
+        }
+    }
+
+    private static State state(String limit) throws SQLException {
+        Instant slot;
+        Instant paused;
+        long seq;
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT next_slot_at, paused_until, send_seq FROM gate_slot WHERE limit_name = ?")) {
+            ps.setString(1, limit);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                slot = Times.get(rs, "next_slot_at");
+                paused = Times.get(rs, "paused_until");
+                seq = rs.getLong("send_seq");
+            }
+        }
+        List<Instant> sends = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT sent_at FROM gate_send WHERE limit_name = ? ORDER BY seq")) {
+            ps.setString(1, limit);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    sends.add(Times.get(rs, "sent_at"));
+                }
+            }
+        }
+        List<Integer> waiting = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT call_class FROM gate_call WHERE limit_name = ? AND state = 'WAITING'")) {
+            ps.setString(1, limit);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    waiting.add(rs.getInt(1));
+                }
+            }
+        }
+        return new State(slot, paused, seq, sends, waiting);
+    }
+
+    private static void sql(String sql, Object... args) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            for (int i = 0; i < args.length; i++) {
+                ps.setObject(i + 1, args[i]);
+            }
+            ps.execute();
+        }
+    }
+}
