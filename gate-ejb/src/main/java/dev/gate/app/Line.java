@@ -1,5 +1,6 @@
 package dev.gate.app;
 
+import dev.gate.client.Attempt;
 import dev.gate.client.CallClass;
 import dev.gate.client.CallOptions;
 import dev.gate.client.GateException;
@@ -60,6 +61,16 @@ public class Line {
     public void complete(long callId, int vendorStatus, Duration retryAfter) throws GateException {
         host.engine().callers().complete(callId, vendorStatus,
                 retryAfter == null ? null : Math.toIntExact(Math.max(0, retryAfter.toSeconds())));
+    }
+
+    /** Try now: granted at once if a slot is free this moment, else when to try again; nothing stays in the line. */
+    public Attempt tryNow(String limit, CallClass callClass, String program, CallOptions options)
+            throws GateException {
+        try {
+            return host.engine().callers().tryNow(limit, callClass, program, options);
+        } catch (IllegalArgumentException e) {
+            throw new GateException(e.getMessage());
+        }
     }
 
     /** Gives a granted call up without a vendor call: ABANDONED now, its keys free (false: it was not granted). */

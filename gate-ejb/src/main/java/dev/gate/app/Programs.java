@@ -1,10 +1,13 @@
 package dev.gate.app;
 
+import dev.gate.client.Attempt;
 import dev.gate.client.CallClass;
 import dev.gate.client.CallOptions;
 import dev.gate.client.GateException;
+import dev.gate.client.Permit;
 import dev.gate.ejb.SlotLoop;
 import dev.gate.engine.ProgramCalls;
+import dev.gate.line.CallState;
 import dev.gate.store.CallRow;
 import dev.gate.store.Estimate;
 import jakarta.ejb.ConcurrencyManagement;
@@ -15,6 +18,7 @@ import jakarta.ejb.Singleton;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
@@ -46,6 +50,30 @@ public class Programs {
                              String submissionKey) throws GateException {
         ProgramCalls.Submitted s = calls().submit(program, limit, callClass, options, dedupeKey, submissionKey);
         return new Submission(view(s.call()), s.joined(), s.repeated());
+    }
+
+    /** A try now's answer: the granted call, or when to try again. */
+    public record Tried(Optional<CallView> granted, Duration retryAfter) {
+    }
+
+    /**
+     * Try now: the program's call granted at once if a slot is free this moment (and nobody of its class or a higher
+     * one waits), else when to try again. One round trip; the view is made from the grant, not read back.
+     */
+    public Tried tryNow(String program, String limit, CallClass callClass, CallOptions options) throws GateException {
+        Attempt a;
+        try {
+            a = calls().tryNow(program, limit, callClass, options);
+        } catch (IllegalArgumentException e) {
+            throw new GateException(e.getMessage());
+        }
+        if (!a.isGranted()) {
+            return new Tried(Optional.empty(), a.retryAfter());
+        }
+        Permit p = a.permit();
+        Duration lease = options.lease() == null ? Duration.ofSeconds(30) : options.lease();
+        return new Tried(Optional.of(new CallView(p.callId(), limit, callClass, program, CallState.GRANTED,
+                p.enqueuedAt(), p.grantedAt(), p.grantedAt().plus(lease), null, null, 0, null, null)), Duration.ZERO);
     }
 
     /** A call the program owns or joined; with its position and estimated grant time while it waits. */

@@ -63,6 +63,18 @@ public interface Gate {
     Outcome awaitOutcome(Permit permit, Duration maxWait) throws GateException;
 
     /**
+     * Try now: a permit at once if a slot of {@code limit} is free at this moment and no call of this class or a higher
+     * one waits in the line, else when to try again (the answer comes in one round trip to the database, and a
+     * refusal leaves nothing in the line). A granted try is a grant like any other: report its outcome.
+     *
+     * @throws UnknownLimitException no such limit
+     */
+    Attempt tryAcquire(String limit, CallClass callClass) throws GateException;
+
+    /** As {@link #tryAcquire(String, CallClass)}, with the call's lease (its only option for a try). */
+    Attempt tryAcquire(String limit, CallClass callClass, CallOptions options) throws GateException;
+
+    /**
      * Gives a granted call up without a vendor call (the caller's own work failed before it reached the vendor): the
      * call becomes ABANDONED at once and its concurrency key is free, instead of both waiting out the lease. A joiner
      * waiting for its outcome is told it ended. Answers false when the call is not granted (done, or already ended).

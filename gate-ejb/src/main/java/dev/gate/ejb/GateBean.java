@@ -1,6 +1,7 @@
 package dev.gate.ejb;
 
 import dev.gate.app.Line;
+import dev.gate.client.Attempt;
 import dev.gate.client.CallClass;
 import dev.gate.client.CallOptions;
 import dev.gate.client.Gate;
@@ -64,6 +65,16 @@ public class GateBean implements Gate {
     @Override
     public Outcome awaitOutcome(Permit permit, Duration maxWait) throws GateException {
         return line.awaitOutcome(permit.callId(), maxWait);
+    }
+
+    @Override
+    public Attempt tryAcquire(String limit, CallClass callClass) throws GateException {
+        return line.tryNow(limit, callClass, program(), CallOptions.NONE);
+    }
+
+    @Override
+    public Attempt tryAcquire(String limit, CallClass callClass, CallOptions options) throws GateException {
+        return line.tryNow(limit, callClass, program(), options);
     }
 
     @Override

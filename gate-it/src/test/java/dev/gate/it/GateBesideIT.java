@@ -1,6 +1,8 @@
 package dev.gate.it;
 
+import dev.gate.client.Attempt;
 import dev.gate.client.CallClass;
+import dev.gate.client.CallOptions;
 import dev.gate.client.Gate;
 import dev.gate.client.GateException;
 import dev.gate.client.GateLimits;
@@ -171,6 +173,28 @@ class GateBesideIT {
                 + " AND paused_until > clock_timestamp() + interval '100 seconds'"),
                 "a 429 paused the limit for the ladder's first step of two minutes");
         assertFalse(limits.put("it-ejb-options", LimitSpec.of(10, Duration.ofSeconds(1))), "changed, not created");
+    }
+
+    @Test
+    @OperateOnDeployment("beside")
+    void aTryThroughTheEjbIsGrantedNowOrSaysWhenAndAGuardIsDeclaredThroughIt() throws Exception {
+        GateLimits limits = (GateLimits) new InitialContext().lookup(GateLimits.JNDI_NAME);
+        limits.put("it-try", LimitSpec.of(1, Duration.ofSeconds(2)).withAging(Duration.ofSeconds(90),
+                CallClass.SCHEDULED));
+        assertEquals(1, ServerTables.count("SELECT count(*) FROM gate_limit WHERE name = 'it-try' "
+                + "AND aging_after_ms = 90000 AND aging_up_to = 2"));
+        Gate gate = lookupGate();
+        Attempt first = gate.tryAcquire("it-try", CallClass.INTERACTIVE);
+        assertTrue(first.isGranted(), first.toString());
+        gate.complete(first.permit(), 200);
+        Attempt second = gate.tryAcquire("it-try", CallClass.INTERACTIVE, CallOptions.NONE.withLease(
+                Duration.ofSeconds(10)));
+        assertFalse(second.isGranted());
+        assertTrue(second.retryAfter().compareTo(Duration.ZERO) > 0
+                && second.retryAfter().compareTo(Duration.ofMillis(2_010)) <= 0, second.toString());
+        assertEquals(1, ServerTables.count("SELECT count(*) FROM gate_call WHERE limit_name = 'it-try'"),
+                "the refused try left nothing");
+        assertThrows(UnknownLimitException.class, () -> gate.tryAcquire("no-such-limit", CallClass.BACKFILL));
     }
 
     @Test

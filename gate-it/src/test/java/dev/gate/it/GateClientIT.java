@@ -1,5 +1,6 @@
 package dev.gate.it;
 
+import dev.gate.client.http.Attempt;
 import dev.gate.client.http.CallClass;
 import dev.gate.client.http.CallOptions;
 import dev.gate.client.http.GateClientException;
@@ -56,6 +57,24 @@ class GateClientIT {
         try (HttpGate gate = HttpGate.connect(API, "worker", "worker")) {
             assertThrows(GateClientException.UnknownLimit.class,
                     () -> gate.acquire("client-none", CallClass.SCHEDULED, Duration.ofSeconds(1)));
+        }
+    }
+
+    @Test
+    void aTryIsGrantedNowOrSaysWhen() throws Exception {
+        Api.put("ops", "/limits/client-try", "{\"calls\":1,\"windowSeconds\":5}");
+        try (HttpGate gate = HttpGate.connect(API, "worker", "worker")) {
+            Attempt first = gate.tryAcquire("client-try", CallClass.INTERACTIVE);
+            assertTrue(first.granted(), first.toString());
+            try (Permit p = first.permit().orElseThrow()) {
+                p.complete(200);
+            }
+            Attempt second = gate.tryAcquire("client-try", CallClass.INTERACTIVE);
+            assertFalse(second.granted());
+            assertTrue(second.retryAfter().compareTo(Duration.ofSeconds(3)) > 0
+                    && second.retryAfter().compareTo(Duration.ofMillis(5_030)) <= 0, second.toString());
+            assertThrows(GateClientException.UnknownLimit.class,
+                    () -> gate.tryAcquire("client-none", CallClass.INTERACTIVE));
         }
     }
 

@@ -231,6 +231,27 @@ class HttpApiIT {
     }
 
     @Test
+    void aTryIsGrantedNowOrToldWhenWithA429AndLeavesNothingInTheLine() {
+        Api.put("ops", "/limits/http-try", "{\"calls\":2,\"windowSeconds\":60}"); // a slot every 30 s
+        Api.Answer granted = Api.post("web", "/limits/http-try/calls?mode=try", "{\"class\":\"INTERACTIVE\"}");
+        assertEquals(201, granted.status(), granted.body());
+        assertEquals("GRANTED", granted.json().getString("state"));
+        long id = granted.json().getJsonNumber("id").longValue();
+        assertEquals(204, Api.post("web", "/calls/" + id + "/outcome", "{\"status\":200}").status());
+
+        Api.Answer refused = Api.post("web", "/limits/http-try/calls?mode=try", "{\"class\":\"INTERACTIVE\"}");
+        assertEquals(429, refused.status(), refused.body());
+        assertEquals("application/problem+json", refused.contentType());
+        assertEquals("urn:gate:problem:no-free-slot", refused.json().getString("type"));
+        long ms = refused.json().getJsonNumber("retryAfterMs").longValue();
+        assertTrue(ms > 25_000 && ms <= 30_150, "the next slot, about 30 s away: " + ms);
+        long header = Long.parseLong(refused.raw().headers().firstValue("Retry-After").orElseThrow());
+        assertEquals((ms + 999) / 1000, header, "Retry-After: the same, in whole seconds rounded up");
+        JsonObject limit = Api.get("web", "/limits/http-try").json();
+        assertEquals(0, limit.getJsonObject("waiting").getInt("INTERACTIVE"), "nothing left in the line: " + limit);
+    }
+
+    @Test
     void anOperatorTurnsTheStarvationGuardOnAndOff() {
         Api.Answer put = Api.put("ops", "/limits/http-guard", "{\"calls\":10,\"windowSeconds\":1,"
                 + "\"agingAfterSeconds\":60,\"agingUpTo\":\"SCHEDULED\"}");
@@ -377,6 +398,11 @@ class HttpApiIT {
                         + "\"agingUpTo\":\"BACKFILL\"}", 400, "agingUpTo"),
                 new Bad("ops", "PUT", "/limits/http-bad", "{\"calls\":10,\"windowSeconds\":1,\"agingUpTo\":\"MANUAL\"}",
                         400, "agingUpTo"),
+                new Bad("web", "POST", calls + "?mode=maybe", "{\"class\":\"BACKFILL\"}", 400, "mode"),
+                new Bad("web", "POST", calls + "?mode=try", "{\"class\":\"BACKFILL\",\"dedupeKey\":\"k\"}", 400,
+                        "dedupeKey"),
+                new Bad("web", "POST", calls + "?mode=try&waitSeconds=5", "{\"class\":\"BACKFILL\"}", 400,
+                        "waitSeconds"),
                 new Bad("ops", "PUT", "/limits/bad!name", "{\"calls\":10,\"windowSeconds\":60}", 400, "name"),
                 new Bad("ops", "PUT", "/limits/http-bad", "{\"calls\":10,", 400, "body"),
                 new Bad("ops", "GET", "/limits/no-such-limit", null, 404, "limit"),

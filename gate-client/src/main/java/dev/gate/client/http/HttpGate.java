@@ -16,6 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -138,6 +139,24 @@ public final class HttpGate implements AutoCloseable {
         } finally {
             renewal.cancel(false);
         }
+    }
+
+    /**
+     * Try now: a permit at once if a slot of {@code limit} is free this moment and no call of this class or a higher
+     * one waits, else when to try again; a refused try leaves nothing in the line (one request, one round trip to the
+     * gate's database). Sent once: a lost answer is "paused", never sent again (a second try could take a second
+     * slot; a grant whose answer was lost ends at its lease).
+     */
+    public Attempt tryAcquire(String limit, CallClass callClass) throws GateClientException, InterruptedException {
+        String body = Json.createObjectBuilder().add("class", callClass.name())
+                .add("leaseSeconds", DEFAULT_LEASE.toSeconds()).build().toString();
+        HttpResponse<String> r = send("POST", "/limits/" + URLEncoder.encode(limit, StandardCharsets.UTF_8)
+                + "/calls?mode=try", body, System.nanoTime() + TimeUnit.SECONDS.toNanos(30));
+        if (r.statusCode() == 429) {
+            JsonObject problem = answer(r, 429);
+            return new Attempt(Optional.empty(), Duration.ofMillis(problem.getJsonNumber("retryAfterMs").longValue()));
+        }
+        return new Attempt(Optional.of(granted(answer(r, 201), limit, false)), Duration.ZERO);
     }
 
     void complete(long callId, int status, Duration retryAfter) throws GateClientException, InterruptedException {

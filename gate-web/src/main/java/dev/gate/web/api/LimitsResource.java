@@ -165,19 +165,37 @@ public class LimitsResource {
         return security.getUserPrincipal().getName();
     }
 
-    /** Joins the line; with {@code waitSeconds} the answer is held until the call is granted or the time passes. */
-    @Operation(summary = "Join the line: body {class, leaseSeconds 5..300}; with waitSeconds 0..60 the answer is held until granted")
+    /**
+     * Joins the line; with {@code waitSeconds} the answer is held until the call is granted or the time passes. With
+     * {@code mode=try}: granted now (201) or 429 with Retry-After, and nothing left in the line.
+     */
+    @Operation(summary = "Join the line: body {class, leaseSeconds 5..300}; with waitSeconds 0..60 the answer is held until granted; mode=try: granted now (201) or 429 with Retry-After and nothing left in the line")
     @POST
     @Path("{name}/calls")
     @RolesAllowed("caller")
     public void join(@PathParam("name") String name, @QueryParam("waitSeconds") String waitSeconds,
-                     @HeaderParam(SUBMISSION_KEY) String submissionKey, InputStream body,
-                     @Suspended AsyncResponse response) throws GateException {
+                     @QueryParam("mode") String mode, @HeaderParam(SUBMISSION_KEY) String submissionKey,
+                     InputStream body, @Suspended AsyncResponse response) throws GateException {
         int wait = Bodies.queryInteger(waitSeconds, "waitSeconds", 0, 60, 0);
+        boolean tryNow = tryMode(mode);
         JsonObject fields = Bodies.object(body, CALL_FIELDS);
         CallClass callClass = callClass(Bodies.requiredString(fields, "class"));
         int lease = Bodies.integer(fields, "leaseSeconds", 5, 300, 30);
         CallOptions options = CallOptions.NONE.withLease(Duration.ofSeconds(lease));
+        if (tryNow) {
+            for (String option : List.of("deadlineSeconds", "concurrencyKey", "dedupeKey")) {
+                if (fields.containsKey(option) && !fields.isNull(option)) {
+                    throw ProblemException.badRequest(option, "not with mode=try: a try is granted now or not at all");
+                }
+            }
+            if (submissionKey != null || wait > 0) {
+                throw ProblemException.badRequest(submissionKey != null ? SUBMISSION_KEY + " header" : "waitSeconds",
+                        "not with mode=try: its answer is immediate, and a refused try leaves nothing to find again");
+            }
+            response.resume(tried(name, programs.tryNow(security.getUserPrincipal().getName(), name, callClass,
+                    options)));
+            return;
+        }
         if (fields.containsKey("deadlineSeconds") && !fields.isNull("deadlineSeconds")) {
             options = options.withDeadline(Duration.ofSeconds(Bodies.integer(fields, "deadlineSeconds", 1, 86_400,
                     null)));
@@ -199,6 +217,34 @@ public class LimitsResource {
                 .location(URI.create("calls/" + c.id())).build()
                 : Response.created(URI.create("calls/" + c.id())).entity(Views.submitted(c, false, false).toString())
                 .build());
+    }
+
+    private static boolean tryMode(String mode) {
+        if (mode == null || mode.equals("wait")) {
+            return false;
+        }
+        if (mode.equals("try")) {
+            return true;
+        }
+        throw ProblemException.badRequest("mode", "must be try or wait, was '" + mode + "'");
+    }
+
+    /**
+     * A try's answer: 201 with the granted call, or 429 (RFC 9457, with {@code retryAfterMs}) and Retry-After in
+     * whole seconds, rounded up (the header has no finer unit).
+     */
+    private static Response tried(String limit, Programs.Tried t) {
+        if (t.granted().isPresent()) {
+            CallView c = t.granted().get();
+            return Response.created(URI.create("calls/" + c.id())).entity(Views.submitted(c, false, false).toString())
+                    .build();
+        }
+        long ms = Math.max(1, (t.retryAfter().toNanos() + 999_999) / 1_000_000);
+        Problem problem = Problem.of(429, "no-free-slot", "No free slot now",
+                "limit " + limit + ": no slot is free now; the next may be in " + ms + " ms");
+        String body = JsonBuilders.object(problem.json()).add("retryAfterMs", ms).build().toString();
+        return Response.status(429).type(Problem.MEDIA_TYPE).header("Retry-After", (ms + 999) / 1000).entity(body)
+                .build();
     }
 
     /**
