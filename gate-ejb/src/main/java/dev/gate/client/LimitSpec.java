@@ -45,10 +45,11 @@ public final class LimitSpec implements Serializable {
     private final Duration starvingAfter;
     private final Duration agingAfter;
     private final CallClass agingUpTo;
+    private final boolean fairPrograms;
 
     private LimitSpec(int calls, Duration window, Duration minInterval, List<Rule> moreRules, Duration retryFloor,
                       List<Duration> coolDownLadder, int stepDownAfter, Duration receiptMargin,
-                      Duration starvingAfter, Duration agingAfter, CallClass agingUpTo) {
+                      Duration starvingAfter, Duration agingAfter, CallClass agingUpTo, boolean fairPrograms) {
         this.calls = calls;
         this.window = window;
         this.minInterval = minInterval;
@@ -60,27 +61,28 @@ public final class LimitSpec implements Serializable {
         this.starvingAfter = starvingAfter;
         this.agingAfter = agingAfter;
         this.agingUpTo = agingUpTo;
+        this.fairPrograms = fairPrograms;
     }
 
     public static LimitSpec of(int calls, Duration window) {
         return new LimitSpec(calls, window, Duration.ZERO, List.of(), Duration.ofSeconds(2),
                 List.of(Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(15), Duration.ofSeconds(30),
-                        Duration.ofSeconds(60)), 10, null, null, null, null);
+                        Duration.ofSeconds(60)), 10, null, null, null, null, false);
     }
 
     public LimitSpec withMinInterval(Duration spacing) {
         return new LimitSpec(calls, window, spacing, moreRules, retryFloor, coolDownLadder, stepDownAfter,
-                receiptMargin, starvingAfter, agingAfter, agingUpTo);
+                receiptMargin, starvingAfter, agingAfter, agingUpTo, fairPrograms);
     }
 
     public LimitSpec withMoreRules(List<Rule> rules) {
         return new LimitSpec(calls, window, minInterval, rules, retryFloor, coolDownLadder, stepDownAfter,
-                receiptMargin, starvingAfter, agingAfter, agingUpTo);
+                receiptMargin, starvingAfter, agingAfter, agingUpTo, fairPrograms);
     }
 
     public LimitSpec withCoolDown(Duration floor, List<Duration> ladder, int successesToStepDown) {
         return new LimitSpec(calls, window, minInterval, moreRules, floor, ladder, successesToStepDown,
-                receiptMargin, starvingAfter, agingAfter, agingUpTo);
+                receiptMargin, starvingAfter, agingAfter, agingUpTo, fairPrograms);
     }
 
     /**
@@ -90,7 +92,7 @@ public final class LimitSpec implements Serializable {
      */
     public LimitSpec withReceiptMargin(Duration margin) {
         return new LimitSpec(calls, window, minInterval, moreRules, retryFloor, coolDownLadder, stepDownAfter,
-                margin, starvingAfter, agingAfter, agingUpTo);
+                margin, starvingAfter, agingAfter, agingUpTo, fairPrograms);
     }
 
     /**
@@ -99,7 +101,7 @@ public final class LimitSpec implements Serializable {
      */
     public LimitSpec withStarvingAfter(Duration after) {
         return new LimitSpec(calls, window, minInterval, moreRules, retryFloor, coolDownLadder, stepDownAfter,
-                receiptMargin, after, agingAfter, agingUpTo);
+                receiptMargin, after, agingAfter, agingUpTo, fairPrograms);
     }
 
     /**
@@ -109,7 +111,22 @@ public final class LimitSpec implements Serializable {
      */
     public LimitSpec withAging(Duration after, CallClass upTo) {
         return new LimitSpec(calls, window, minInterval, moreRules, retryFloor, coolDownLadder, stepDownAfter,
-                receiptMargin, starvingAfter, after, upTo);
+                receiptMargin, starvingAfter, after, upTo, fairPrograms);
+    }
+
+    /**
+     * Programs take turns inside a class (off by default): the program served longest ago in the class goes first,
+     * so one flooding program cannot push another's calls back; first come first served inside a program. Not with
+     * the starvation guard.
+     */
+    public LimitSpec withFairPrograms(boolean fair) {
+        return new LimitSpec(calls, window, minInterval, moreRules, retryFloor, coolDownLadder, stepDownAfter,
+                receiptMargin, starvingAfter, agingAfter, agingUpTo, fair);
+    }
+
+    /** Whether programs take turns inside a class. */
+    public boolean fairPrograms() {
+        return fairPrograms;
     }
 
     /** The starvation guard's wait; null: no guard. */

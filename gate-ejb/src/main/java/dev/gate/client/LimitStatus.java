@@ -38,13 +38,14 @@ public final class LimitStatus implements Serializable {
     private final Long agingAfterMs;
     private final String agingUpTo;
     private final long agedLastHour;
+    private final boolean fairPrograms;
 
     public LimitStatus(String name, int calls, long windowMs, long usedInWindow, Instant nextSlotAt,
                        Instant pausedUntil, long savedSends, Map<CallClass, Long> waiting,
                        Map<CallClass, Long> oldestWaitMs, int coolDownStep, Instant asOf, Recent recent,
                        long minIntervalMs, List<Long> coolDownLadderMs, List<RuleUse> moreRules,
                        Instant slowedAt, Integer slowedBy, Long starvingAfterMs, Long agingAfterMs,
-                       CallClass agingUpTo) {
+                       CallClass agingUpTo, boolean fairPrograms) {
         this.name = name;
         this.calls = calls;
         this.windowMs = windowMs;
@@ -68,6 +69,12 @@ public final class LimitStatus implements Serializable {
         this.agingAfterMs = agingAfterMs;
         this.agingUpTo = agingUpTo == null ? null : agingUpTo.name();
         this.agedLastHour = recent.agedLastHour();
+        this.fairPrograms = fairPrograms;
+    }
+
+    /** Whether programs take turns inside a class on this limit. */
+    public boolean isFairPrograms() {
+        return fairPrograms;
     }
 
     /** The starvation guard's wait (ms); null: no guard, strict order. */

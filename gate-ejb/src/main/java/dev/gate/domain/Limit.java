@@ -68,6 +68,9 @@ public class Limit {
     @Column(name = "aging_up_to")
     private Short agingUpTo;
 
+    @Column(name = "fair_programs", nullable = false)
+    private boolean fairPrograms;
+
     // set by the database (clock_timestamp()): the gate's only clock
     @Column(name = "created_at", nullable = false, insertable = false, updatable = false)
     private Instant createdAt;
@@ -109,6 +112,7 @@ public class Limit {
         this.receiptMarginMs = margin == null ? null : margin.toMillis();
         this.agingAfterMs = options.aging() == null ? null : options.aging().after().toMillis();
         this.agingUpTo = options.aging() == null ? null : (short) options.aging().upTo().rank();
+        this.fairPrograms = options.fairPrograms();
         this.rules.clear();
         for (Pace r : options.moreRules()) {
             rules.add(new Rule(r.calls(), r.window().toMillis()));
@@ -134,7 +138,8 @@ public class Limit {
                 new CoolDownLadder(Arrays.stream(coolDownLadderMs).map(Duration::ofMillis).toList(),
                         Duration.ofMillis(retryFloorMs), stepDownAfter),
                 ReceiptMargin.ofNullable(receiptMarginMs == null ? null : Duration.ofMillis(receiptMarginMs)),
-                agingAfterMs == null ? null : new Aging(Duration.ofMillis(agingAfterMs), CallClass.ofRank(agingUpTo)));
+                agingAfterMs == null ? null : new Aging(Duration.ofMillis(agingAfterMs), CallClass.ofRank(agingUpTo)),
+                fairPrograms);
     }
 
     public int calls() {

@@ -68,7 +68,8 @@ public final class LimitControl {
                     spec.moreRules().stream().map(r -> new Pace(r.calls(), r.window())).toList(),
                     new CoolDownLadder(spec.coolDownLadder(), spec.retryFloor(), spec.stepDownAfter()),
                     ReceiptMargin.ofNullable(spec.receiptMargin()),
-                    spec.agingAfter() == null ? null : new Aging(spec.agingAfter(), spec.agingUpTo()));
+                    spec.agingAfter() == null ? null : new Aging(spec.agingAfter(), spec.agingUpTo()),
+                    spec.fairPrograms());
         } catch (IllegalArgumentException | NullPointerException e) {
             throw new InvalidLimitException("limit '" + name + "': " + e.getMessage());
         }

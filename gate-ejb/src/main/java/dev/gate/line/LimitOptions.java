@@ -6,15 +6,19 @@ import java.util.Objects;
 
 /**
  * A limit's options beside its main rule: minimum spacing between sends, more rules, its cool-down ladder, the
- * margin its window cap keeps for grants on their way to their callers, and its starvation guard ({@code aging},
- * null: off, the strict order).
+ * margin its window cap keeps for grants on their way to their callers, its starvation guard ({@code aging}, null:
+ * off, the strict order) and whether programs take turns inside a class ({@code fairPrograms}; not with a guard).
  */
 public record LimitOptions(Duration minInterval, List<Pace> moreRules, CoolDownLadder coolDown,
-                           ReceiptMargin receiptMargin, Aging aging) {
+                           ReceiptMargin receiptMargin, Aging aging, boolean fairPrograms) {
 
     public LimitOptions {
         moreRules = List.copyOf(moreRules);
         Objects.requireNonNull(receiptMargin, "receiptMargin");
+        if (aging != null && fairPrograms) {
+            throw new IllegalArgumentException("a limit takes either the starvation guard or programs taking turns, "
+                    + "not both");
+        }
         if (minInterval.isNegative()) {
             throw new IllegalArgumentException("minInterval must not be negative");
         }

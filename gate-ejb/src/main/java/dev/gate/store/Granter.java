@@ -37,7 +37,7 @@ public final class Granter {
     // between the two, the last send is missing from the snapshot and the pass probes again (see probeSql).
     static final String LOCK_SLOT = """
             SELECT s.next_slot_at, s.paused_until, s.send_seq, l.calls, l.window_ms, l.min_interval_ms,
-                   l.receipt_margin_ms, l.aging_after_ms, l.aging_up_to,
+                   l.receipt_margin_ms, l.aging_after_ms, l.aging_up_to, l.fair_programs,
                    ARRAY(SELECT r.calls FROM gate_limit_rule r WHERE r.limit_name = l.name ORDER BY r.window_ms, r.calls)
                        AS rule_calls,
                    ARRAY(SELECT r.window_ms FROM gate_limit_rule r WHERE r.limit_name = l.name ORDER BY r.window_ms, r.calls)
@@ -96,25 +96,29 @@ public final class Granter {
                         WHERE g.limit_name = w.limit_name AND g.concurrency_key = w.concurrency_key
                           AND g.state = 'GRANTED' AND g.lease_expires_at > ?))""";
 
-    // Once the head is chosen (and locked), the same for both orders. Parameters: slot, seq, next, seq, limit.
-    private static final String GRANT_CHOSEN = """
+    // Once the head is chosen (and locked), the same for every order. Parameters: slot, seq, next, seq, limit.
+    private static final String GRANT_WRITES = """
             t AS (SELECT clock_timestamp() AS at),
             granted AS (
                 UPDATE gate_call c SET state = 'GRANTED', granted_at = t.at, aged = head.aged,
                                        lease_expires_at = t.at + c.lease_ms * interval '1 millisecond'
                 FROM head, t WHERE c.id = head.id
-                RETURNING c.id, c.limit_name, c.call_class, c.owner, c.enqueued_at, c.granted_at, c.aged),
+                RETURNING c.id, c.limit_name, c.call_class, c.owner, c.program, c.enqueued_at, c.granted_at, c.aged),
             sent AS (
                 INSERT INTO gate_send (limit_name, call_id, sent_at, slot_at, seq)
                 SELECT limit_name, id, granted_at, ?, ? FROM granted),
             moved AS (
                 UPDATE gate_slot SET next_slot_at = ?, send_seq = ?
-                WHERE limit_name = ? AND EXISTS (SELECT 1 FROM granted))
+                WHERE limit_name = ? AND EXISTS (SELECT 1 FROM granted))""";
+
+    private static final String GRANT_ANSWER = """
             SELECT id, call_class, owner, enqueued_at, granted_at, aged, pg_notify('""" + CHANNEL + """
             ', id::text) AS announced,
                    EXISTS (SELECT 1 FROM gate_call o WHERE o.limit_name = granted.limit_name AND o.state = 'WAITING'
                                                        AND o.id <> granted.id) AS more_waiting
             FROM granted""";
+
+    private static final String GRANT_CHOSEN = GRANT_WRITES + "\n" + GRANT_ANSWER;
 
     static final String GRANT_HEAD = """
             WITH head AS (
@@ -146,6 +150,52 @@ public final class Granter {
                 WHERE c.state = 'WAITING'
                 FOR UPDATE OF c),
             """ + GRANT_CHOSEN;
+
+    // With programs taking turns: in the highest class with a grantable call, the programs with calls waiting in it (a
+    // loose scan of gate_call_program_line: one lookup per program, however many calls each has), each program's
+    // oldest grantable call, and the program served longest ago in that class goes first (never served: first of
+    // all); inside a program, first come first served. The grant records the program's turn (gate_program_turn).
+    // Parameters: GRANTABLE's, limit, limit, GRANTABLE's, limit, then GRANT_CHOSEN's.
+    static final String GRANT_HEAD_FAIR = """
+            WITH RECURSIVE cls AS (
+                SELECT k.cls FROM generate_series(0, 4) AS k(cls)
+                WHERE EXISTS (SELECT 1 FROM gate_call w WHERE call_class = k.cls AND """ + GRANTABLE + """
+            )
+                ORDER BY k.cls
+                LIMIT 1),
+            progs AS (
+                (SELECT w.program FROM gate_call w, cls
+                 WHERE w.limit_name = ? AND w.state = 'WAITING' AND w.call_class = cls.cls
+                 ORDER BY w.program LIMIT 1)
+                UNION ALL
+                SELECT (SELECT w.program FROM gate_call w, cls
+                        WHERE w.limit_name = ? AND w.state = 'WAITING' AND w.call_class = cls.cls
+                          AND w.program > p.program
+                        ORDER BY w.program LIMIT 1)
+                FROM progs p WHERE p.program IS NOT NULL),
+            candidates AS (
+                SELECT h.id, h.enqueued_at, turn.served_at
+                FROM progs p CROSS JOIN cls
+                CROSS JOIN LATERAL (
+                    SELECT id, enqueued_at FROM gate_call w
+                    WHERE w.program = p.program AND call_class = cls.cls AND """ + GRANTABLE + """
+                    ORDER BY enqueued_at, id
+                    LIMIT 1) h
+                LEFT JOIN gate_program_turn turn
+                       ON turn.limit_name = ? AND turn.call_class = cls.cls AND turn.program = p.program
+                WHERE p.program IS NOT NULL),
+            chosen AS (SELECT id FROM candidates ORDER BY served_at NULLS FIRST, enqueued_at, id LIMIT 1),
+            head AS (
+                SELECT c.id, false AS aged FROM gate_call c JOIN chosen ON c.id = chosen.id
+                WHERE c.state = 'WAITING'
+                FOR UPDATE OF c),
+            """ + GRANT_WRITES + """
+            ,
+            turn AS (
+                INSERT INTO gate_program_turn (limit_name, call_class, program, served_at)
+                SELECT limit_name, call_class, program, granted_at FROM granted
+                ON CONFLICT (limit_name, call_class, program) DO UPDATE SET served_at = excluded.served_at)
+            """ + GRANT_ANSWER;
 
     private final Tx tx;
 
@@ -189,11 +239,11 @@ public final class Granter {
             return Optional.empty();
         }
         return Optional.of(new Locked(Times.get(rs, "next_slot_at"), Times.get(rs, "paused_until"), seq, rules(rs),
-                aging(rs), lockedProbe(rs, seq)));
+                new LineOrder(aging(rs), rs.getBoolean("fair_programs")), lockedProbe(rs, seq)));
     }
 
     /** A locked slot: the beat, the cool-down, the latest send's number, the rules; the probe when complete. */
-    record Locked(Instant slot, Instant pausedUntil, long seq, LimitRules rules, Aging aging, Probe probe) {
+    record Locked(Instant slot, Instant pausedUntil, long seq, LimitRules rules, LineOrder order, Probe probe) {
 
         /**
          * Without its probe if the probe's clock read came before {@code t} (a statement's parts run in no set
@@ -201,7 +251,7 @@ public final class Granter {
          */
         Locked probedNotBefore(Instant t) {
             return probe == null || !probe.now().isBefore(t) ? this
-                    : new Locked(slot, pausedUntil, seq, rules, aging, null);
+                    : new Locked(slot, pausedUntil, seq, rules, order, null);
         }
     }
 
@@ -234,7 +284,7 @@ public final class Granter {
             }
             Instant due = decision.notBefore(); // the beat, or later where a cap or the cool-down held it back
             Instant next = Beat.next(due, now, limitRules.gap());
-            Optional<Head> head = grantHead(c, limit, locked.get().aging(), now, due, seq + 1, next);
+            Optional<Head> head = grantHead(c, limit, locked.get().order(), now, due, seq + 1, next);
             if (head.isEmpty()) {
                 nextDue = Optional.empty();
                 break;
@@ -271,6 +321,19 @@ public final class Granter {
         long margin = rs.getLong("receipt_margin_ms");
         return ReceiptMargin.ofNullable(rs.wasNull() ? null : Duration.ofMillis(margin))
                 .widen(new LimitRules(rules, Duration.ofMillis(rs.getLong("min_interval_ms"))));
+    }
+
+    /** Binds {@link #GRANTABLE}'s parameters from {@code p}; answers the next index. */
+    private static int grantable(PreparedStatement ps, int p, String limit, Instant now) throws SQLException {
+        ps.setString(p++, limit);
+        Times.set(ps, p++, now);
+        Times.set(ps, p++, now);
+        Times.set(ps, p++, now);
+        return p;
+    }
+
+    /** The limit's order beside class and arrival: its starvation guard (null: off), programs taking turns. */
+    record LineOrder(Aging aging, boolean fairPrograms) {
     }
 
     /** The limit's starvation guard; null: off. */
@@ -327,20 +390,27 @@ public final class Granter {
     }
 
     /** Grants the head at {@code slot} as send {@code seq}; if one is granted the beat moves to {@code next}. */
-    private static Optional<Head> grantHead(Connection c, String limit, Aging aging, Instant now, Instant slot,
+    private static Optional<Head> grantHead(Connection c, String limit, LineOrder order, Instant now, Instant slot,
                                             long seq, Instant next) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(aging == null ? GRANT_HEAD : GRANT_HEAD_AGING)) {
+        String sql = order.fairPrograms() ? GRANT_HEAD_FAIR : order.aging() != null ? GRANT_HEAD_AGING : GRANT_HEAD;
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
             int p = 1;
-            if (aging != null) {
-                Times.set(ps, p++, now);
-                ps.setLong(p++, aging.after().toMillis());
-                ps.setInt(p++, aging.upTo().rank());
-                ps.setInt(p++, aging.upTo().rank());
+            Aging aging = order.aging();
+            if (order.fairPrograms()) {
+                p = grantable(ps, p, limit, now);
+                ps.setString(p++, limit);
+                ps.setString(p++, limit);
+                p = grantable(ps, p, limit, now);
+                ps.setString(p++, limit);
+            } else {
+                if (aging != null) {
+                    Times.set(ps, p++, now);
+                    ps.setLong(p++, aging.after().toMillis());
+                    ps.setInt(p++, aging.upTo().rank());
+                    ps.setInt(p++, aging.upTo().rank());
+                }
+                p = grantable(ps, p, limit, now);
             }
-            ps.setString(p++, limit);
-            Times.set(ps, p++, now);
-            Times.set(ps, p++, now);
-            Times.set(ps, p++, now);
             Times.set(ps, p++, slot);
             ps.setLong(p++, seq);
             Times.set(ps, p++, next);

@@ -10,7 +10,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -35,7 +34,7 @@ class StarvationGuardTest {
         String limit = "guarded";
         gate.limits().put(limit, LimitSpec.of(20, Duration.ofSeconds(1)).withAging(AFTER, CallClass.INTERACTIVE));
 
-        try (Flood flood = new Flood(gate, limit)) {
+        try (Flood flood = new Flood(copies, gate, limit, "people", CallClass.INTERACTIVE, 10)) {
             flood.start();
             List<Long> backfill = new ArrayList<>();
             for (int i = 0; i < 3; i++) {
@@ -81,7 +80,7 @@ class StarvationGuardTest {
         String limit = "strict";
         gate.limits().put(limit, LimitSpec.of(20, Duration.ofSeconds(1)));
         long backfill;
-        try (Flood flood = new Flood(gate, limit)) {
+        try (Flood flood = new Flood(copies, gate, limit, "people", CallClass.INTERACTIVE, 10)) {
             flood.start();
             Thread.sleep(200);
             backfill = gate.programs().submit("history", limit, CallClass.BACKFILL, CallOptions.NONE, null).call().id();
@@ -109,49 +108,6 @@ class StarvationGuardTest {
             return copies.count(sql, args);
         } catch (java.sql.SQLException e) {
             throw new IllegalStateException(e);
-        }
-    }
-
-    /** People without end: keeps about ten INTERACTIVE calls waiting on the limit until closed. */
-    private final class Flood extends Thread implements AutoCloseable {
-        private final Engine gate;
-        private final String limit;
-        private final AtomicBoolean stopped = new AtomicBoolean();
-        private volatile Exception failed;
-
-        Flood(Engine gate, String limit) {
-            super("flood-" + limit);
-            this.gate = gate;
-            this.limit = limit;
-        }
-
-        long waiting() {
-            return count("SELECT count(*) FROM gate_call WHERE limit_name = ? AND call_class = 0 "
-                    + "AND state = 'WAITING'", limit);
-        }
-
-        @Override
-        public void run() {
-            try {
-                while (!stopped.get()) {
-                    for (long w = waiting(); w < 10; w++) {
-                        gate.programs().submit("people", limit, CallClass.INTERACTIVE, CallOptions.NONE, null);
-                    }
-                    Thread.sleep(20);
-                }
-            } catch (Exception e) {
-                failed = e;
-            }
-        }
-
-        @Override
-        public void close() throws Exception {
-            stopped.set(true);
-            join(5_000);
-            gate.operators().drain("people", limit, "test");
-            if (failed != null) {
-                throw failed;
-            }
         }
     }
 }

@@ -73,6 +73,15 @@ class IndexPlanTest {
     }
 
     @Test
+    void withProgramsTakingTurnsEachProgramIsOneLookupInTheProgramIndex() throws SQLException {
+        OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
+        String plan = explain(Granter.GRANT_HEAD_FAIR, "vendor-7", now, now, now, "vendor-7", "vendor-7", "vendor-7",
+                now, now, now, "vendor-7", now, 4401L, now, 4401L, "vendor-7");
+        assertTrue(plan.contains("gate_call_program_line"), plan);
+        assertFalse(plan.contains("Seq Scan on gate_call"), "lookups per program, whatever the line's length: " + plan);
+    }
+
+    @Test
     void theWindowProbeIsAPointLookupBySendNumber() throws SQLException {
         // one rule besides the last send: the 600th most recent send, if it lies inside the 60 s window
         String plan = explain(Granter.probeSql(1), "vendor-7", 5000L, "vendor-7", 4401L);

@@ -252,7 +252,7 @@ class HttpApiIT {
     }
 
     @Test
-    void anOperatorTurnsTheStarvationGuardOnAndOff() {
+    void anOperatorTurnsTheStarvationGuardOnAndOffAndLetsProgramsTakeTurns() {
         Api.Answer put = Api.put("ops", "/limits/http-guard", "{\"calls\":10,\"windowSeconds\":1,"
                 + "\"agingAfterSeconds\":60,\"agingUpTo\":\"SCHEDULED\"}");
         assertEquals(201, put.status(), put.body());
@@ -263,9 +263,10 @@ class HttpApiIT {
         // left out, the guard's class is INTERACTIVE; a declaration without the guard turns it off
         Api.put("ops", "/limits/http-guard", "{\"calls\":10,\"windowSeconds\":1,\"agingAfterSeconds\":30}");
         assertEquals("INTERACTIVE", Api.get("worker", "/limits/http-guard").json().getString("agingUpTo"));
-        Api.put("ops", "/limits/http-guard", "{\"calls\":10,\"windowSeconds\":1}");
+        Api.put("ops", "/limits/http-guard", "{\"calls\":10,\"windowSeconds\":1,\"fairPrograms\":true}");
         limit = Api.get("worker", "/limits/http-guard").json();
         assertTrue(limit.isNull("agingAfterSeconds") && limit.isNull("agingUpTo"), limit.toString());
+        assertTrue(limit.getBoolean("fairPrograms"), "programs take turns: " + limit);
     }
 
     @Test
@@ -403,6 +404,10 @@ class HttpApiIT {
                         "dedupeKey"),
                 new Bad("web", "POST", calls + "?mode=try&waitSeconds=5", "{\"class\":\"BACKFILL\"}", 400,
                         "waitSeconds"),
+                new Bad("ops", "PUT", "/limits/http-bad", "{\"calls\":10,\"windowSeconds\":1,\"agingAfterSeconds\":5,"
+                        + "\"fairPrograms\":true}", 400, "fairPrograms"),
+                new Bad("ops", "PUT", "/limits/http-bad", "{\"calls\":10,\"windowSeconds\":1,\"fairPrograms\":\"yes\"}",
+                        400, "fairPrograms"),
                 new Bad("ops", "PUT", "/limits/bad!name", "{\"calls\":10,\"windowSeconds\":60}", 400, "name"),
                 new Bad("ops", "PUT", "/limits/http-bad", "{\"calls\":10,", 400, "body"),
                 new Bad("ops", "GET", "/limits/no-such-limit", null, 404, "limit"),

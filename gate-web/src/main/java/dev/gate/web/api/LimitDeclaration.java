@@ -20,7 +20,7 @@ public final class LimitDeclaration {
     /** The fields a declaration may have. */
     public static final Set<String> FIELDS = Set.of("calls", "windowSeconds", "minIntervalMs", "rules",
             "retryFloorSeconds", "coolDownLadderSeconds", "stepDownAfter", "receiptMarginMs", "starvingAfterSeconds",
-            "agingAfterSeconds", "agingUpTo");
+            "agingAfterSeconds", "agingUpTo", "fairPrograms");
 
     private static final Set<String> RULE_FIELDS = Set.of("calls", "windowSeconds");
 
@@ -68,6 +68,18 @@ public final class LimitDeclaration {
                     agingUpTo(fields));
         } else if (fields.containsKey("agingUpTo") && !fields.isNull("agingUpTo")) {
             throw ProblemException.badRequest("agingUpTo", "needs agingAfterSeconds (the starvation guard's wait)");
+        }
+        if (fields.containsKey("fairPrograms") && !fields.isNull("fairPrograms")) {
+            jakarta.json.JsonValue v = fields.get("fairPrograms");
+            if (v.getValueType() != jakarta.json.JsonValue.ValueType.TRUE
+                    && v.getValueType() != jakarta.json.JsonValue.ValueType.FALSE) {
+                throw ProblemException.badRequest("fairPrograms", "must be true or false");
+            }
+            if (fields.getBoolean("fairPrograms") && spec.agingAfter() != null) {
+                throw ProblemException.badRequest("fairPrograms", "not with agingAfterSeconds: a limit takes the "
+                        + "starvation guard or programs taking turns, not both");
+            }
+            spec = spec.withFairPrograms(fields.getBoolean("fairPrograms"));
         }
         if (fields.containsKey("receiptMarginMs") && !fields.isNull("receiptMarginMs")) {
             spec = spec.withReceiptMargin(Duration.ofMillis(Bodies.integer(fields, "receiptMarginMs", 0, 60_000, 0)));

@@ -78,6 +78,7 @@ final class Views {
             b.add("agingAfterSeconds", l.getAgingAfterMs() / 1000).add("agingUpTo", l.getAgingUpTo());
         }
         b.add("agedLastHour", l.getAgedLastHour());
+        b.add("fairPrograms", l.isFairPrograms());
         return b.build();
     }
 

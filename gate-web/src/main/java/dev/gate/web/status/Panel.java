@@ -141,11 +141,17 @@ public final class Panel implements Serializable {
             j.append(", \"agingAfterSeconds\": ").append(limit.getAgingAfterMs() / 1000)
                     .append(", \"agingUpTo\": \"").append(limit.getAgingUpTo()).append('"');
         }
+        if (limit.isFairPrograms()) {
+            j.append(", \"fairPrograms\": true");
+        }
         return j.append('}').toString();
     }
 
     /** The starvation guard in words, with its grants of the last hour apart; empty when the limit has none. */
     public String getGuard() {
+        if (limit.isFairPrograms()) {
+            return "; programs take turns in each class";
+        }
         if (limit.getAgingAfterMs() == null) {
             return "";
         }
