@@ -46,10 +46,12 @@ public final class LimitSpec implements Serializable {
     private final Duration agingAfter;
     private final CallClass agingUpTo;
     private final boolean fairPrograms;
+    private final int burst;
 
     private LimitSpec(int calls, Duration window, Duration minInterval, List<Rule> moreRules, Duration retryFloor,
                       List<Duration> coolDownLadder, int stepDownAfter, Duration receiptMargin,
-                      Duration starvingAfter, Duration agingAfter, CallClass agingUpTo, boolean fairPrograms) {
+                      Duration starvingAfter, Duration agingAfter, CallClass agingUpTo, boolean fairPrograms,
+                      int burst) {
         this.calls = calls;
         this.window = window;
         this.minInterval = minInterval;
@@ -62,27 +64,28 @@ public final class LimitSpec implements Serializable {
         this.agingAfter = agingAfter;
         this.agingUpTo = agingUpTo;
         this.fairPrograms = fairPrograms;
+        this.burst = burst;
     }
 
     public static LimitSpec of(int calls, Duration window) {
         return new LimitSpec(calls, window, Duration.ZERO, List.of(), Duration.ofSeconds(2),
                 List.of(Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(15), Duration.ofSeconds(30),
-                        Duration.ofSeconds(60)), 10, null, null, null, null, false);
+                        Duration.ofSeconds(60)), 10, null, null, null, null, false, 1);
     }
 
     public LimitSpec withMinInterval(Duration spacing) {
         return new LimitSpec(calls, window, spacing, moreRules, retryFloor, coolDownLadder, stepDownAfter,
-                receiptMargin, starvingAfter, agingAfter, agingUpTo, fairPrograms);
+                receiptMargin, starvingAfter, agingAfter, agingUpTo, fairPrograms, burst);
     }
 
     public LimitSpec withMoreRules(List<Rule> rules) {
         return new LimitSpec(calls, window, minInterval, rules, retryFloor, coolDownLadder, stepDownAfter,
-                receiptMargin, starvingAfter, agingAfter, agingUpTo, fairPrograms);
+                receiptMargin, starvingAfter, agingAfter, agingUpTo, fairPrograms, burst);
     }
 
     public LimitSpec withCoolDown(Duration floor, List<Duration> ladder, int successesToStepDown) {
         return new LimitSpec(calls, window, minInterval, moreRules, floor, ladder, successesToStepDown,
-                receiptMargin, starvingAfter, agingAfter, agingUpTo, fairPrograms);
+                receiptMargin, starvingAfter, agingAfter, agingUpTo, fairPrograms, burst);
     }
 
     /**
@@ -92,7 +95,7 @@ public final class LimitSpec implements Serializable {
      */
     public LimitSpec withReceiptMargin(Duration margin) {
         return new LimitSpec(calls, window, minInterval, moreRules, retryFloor, coolDownLadder, stepDownAfter,
-                margin, starvingAfter, agingAfter, agingUpTo, fairPrograms);
+                margin, starvingAfter, agingAfter, agingUpTo, fairPrograms, burst);
     }
 
     /**
@@ -101,7 +104,7 @@ public final class LimitSpec implements Serializable {
      */
     public LimitSpec withStarvingAfter(Duration after) {
         return new LimitSpec(calls, window, minInterval, moreRules, retryFloor, coolDownLadder, stepDownAfter,
-                receiptMargin, after, agingAfter, agingUpTo, fairPrograms);
+                receiptMargin, after, agingAfter, agingUpTo, fairPrograms, burst);
     }
 
     /**
@@ -111,7 +114,7 @@ public final class LimitSpec implements Serializable {
      */
     public LimitSpec withAging(Duration after, CallClass upTo) {
         return new LimitSpec(calls, window, minInterval, moreRules, retryFloor, coolDownLadder, stepDownAfter,
-                receiptMargin, starvingAfter, after, upTo, fairPrograms);
+                receiptMargin, starvingAfter, after, upTo, fairPrograms, burst);
     }
 
     /**
@@ -121,7 +124,22 @@ public final class LimitSpec implements Serializable {
      */
     public LimitSpec withFairPrograms(boolean fair) {
         return new LimitSpec(calls, window, minInterval, moreRules, retryFloor, coolDownLadder, stepDownAfter,
-                receiptMargin, starvingAfter, agingAfter, agingUpTo, fair);
+                receiptMargin, starvingAfter, agingAfter, agingUpTo, fair, burst);
+    }
+
+    /**
+     * Up to {@code sends} may go back to back after idle time (GCRA's tolerance; the allowance refills by one per gap
+     * of idle time), then the beat resumes; never over any rule's window cap. Default 1: no burst. At most the main
+     * rule's calls.
+     */
+    public LimitSpec withBurst(int sends) {
+        return new LimitSpec(calls, window, minInterval, moreRules, retryFloor, coolDownLadder, stepDownAfter,
+                receiptMargin, starvingAfter, agingAfter, agingUpTo, fairPrograms, sends);
+    }
+
+    /** The burst allowance; 1: none. */
+    public int burst() {
+        return burst;
     }
 
     /** Whether programs take turns inside a class. */

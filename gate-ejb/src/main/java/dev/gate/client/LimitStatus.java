@@ -39,13 +39,14 @@ public final class LimitStatus implements Serializable {
     private final String agingUpTo;
     private final long agedLastHour;
     private final boolean fairPrograms;
+    private final int burst;
 
     public LimitStatus(String name, int calls, long windowMs, long usedInWindow, Instant nextSlotAt,
                        Instant pausedUntil, long savedSends, Map<CallClass, Long> waiting,
                        Map<CallClass, Long> oldestWaitMs, int coolDownStep, Instant asOf, Recent recent,
                        long minIntervalMs, List<Long> coolDownLadderMs, List<RuleUse> moreRules,
                        Instant slowedAt, Integer slowedBy, Long starvingAfterMs, Long agingAfterMs,
-                       CallClass agingUpTo, boolean fairPrograms) {
+                       CallClass agingUpTo, boolean fairPrograms, int burst) {
         this.name = name;
         this.calls = calls;
         this.windowMs = windowMs;
@@ -70,6 +71,12 @@ public final class LimitStatus implements Serializable {
         this.agingUpTo = agingUpTo == null ? null : agingUpTo.name();
         this.agedLastHour = recent.agedLastHour();
         this.fairPrograms = fairPrograms;
+        this.burst = burst;
+    }
+
+    /** Sends that may go back to back after idle time; 1: no burst. */
+    public int getBurst() {
+        return burst;
     }
 
     /** Whether programs take turns inside a class on this limit. */

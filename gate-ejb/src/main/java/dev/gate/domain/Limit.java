@@ -71,6 +71,9 @@ public class Limit {
     @Column(name = "fair_programs", nullable = false)
     private boolean fairPrograms;
 
+    @Column(name = "burst", nullable = false)
+    private int burst = 1;
+
     // set by the database (clock_timestamp()): the gate's only clock
     @Column(name = "created_at", nullable = false, insertable = false, updatable = false)
     private Instant createdAt;
@@ -113,6 +116,7 @@ public class Limit {
         this.agingAfterMs = options.aging() == null ? null : options.aging().after().toMillis();
         this.agingUpTo = options.aging() == null ? null : (short) options.aging().upTo().rank();
         this.fairPrograms = options.fairPrograms();
+        this.burst = options.burst();
         this.rules.clear();
         for (Pace r : options.moreRules()) {
             rules.add(new Rule(r.calls(), r.window().toMillis()));
@@ -139,7 +143,7 @@ public class Limit {
                         Duration.ofMillis(retryFloorMs), stepDownAfter),
                 ReceiptMargin.ofNullable(receiptMarginMs == null ? null : Duration.ofMillis(receiptMarginMs)),
                 agingAfterMs == null ? null : new Aging(Duration.ofMillis(agingAfterMs), CallClass.ofRank(agingUpTo)),
-                fairPrograms);
+                fairPrograms, burst);
     }
 
     public int calls() {

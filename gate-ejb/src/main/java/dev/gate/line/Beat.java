@@ -16,7 +16,21 @@ public final class Beat {
     }
 
     public static Instant next(Instant slot, Instant sentAt, Duration gap) {
+        return next(slot, sentAt, gap, 1);
+    }
+
+    /**
+     * With a burst allowance of {@code burst} sends (GCRA's tolerance: {@code burst - 1} gaps): a restart after a slip
+     * may leave the next slot up to that many gaps in the past, so after idle time up to {@code burst} sends go back
+     * to back, then the beat resumes; the allowance refills by one per gap of idle time. One: no burst.
+     */
+    public static Instant next(Instant slot, Instant sentAt, Duration gap, int burst) {
         Duration slip = Duration.between(slot, sentAt);
-        return slip.compareTo(gap) <= 0 ? slot.plus(gap) : sentAt.plus(gap);
+        if (slip.compareTo(gap) <= 0) {
+            return slot.plus(gap);
+        }
+        Instant restart = sentAt.plus(gap).minus(gap.multipliedBy(burst - 1L));
+        Instant kept = slot.plus(gap);
+        return restart.isAfter(kept) ? restart : kept;
     }
 }

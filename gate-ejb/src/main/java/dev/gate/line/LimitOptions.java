@@ -7,10 +7,11 @@ import java.util.Objects;
 /**
  * A limit's options beside its main rule: minimum spacing between sends, more rules, its cool-down ladder, the
  * margin its window cap keeps for grants on their way to their callers, its starvation guard ({@code aging}, null:
- * off, the strict order) and whether programs take turns inside a class ({@code fairPrograms}; not with a guard).
+ * off, the strict order), whether programs take turns inside a class ({@code fairPrograms}; not with a guard) and
+ * its burst allowance (sends that may go back to back after idle time; one: none).
  */
 public record LimitOptions(Duration minInterval, List<Pace> moreRules, CoolDownLadder coolDown,
-                           ReceiptMargin receiptMargin, Aging aging, boolean fairPrograms) {
+                           ReceiptMargin receiptMargin, Aging aging, boolean fairPrograms, int burst) {
 
     public LimitOptions {
         moreRules = List.copyOf(moreRules);
@@ -18,6 +19,9 @@ public record LimitOptions(Duration minInterval, List<Pace> moreRules, CoolDownL
         if (aging != null && fairPrograms) {
             throw new IllegalArgumentException("a limit takes either the starvation guard or programs taking turns, "
                     + "not both");
+        }
+        if (burst < 1) {
+            throw new IllegalArgumentException("burst must be at least 1 (no burst), was " + burst);
         }
         if (minInterval.isNegative()) {
             throw new IllegalArgumentException("minInterval must not be negative");

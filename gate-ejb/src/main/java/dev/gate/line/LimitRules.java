@@ -7,9 +7,15 @@ import java.util.Objects;
 
 /**
  * Everything that paces one limit: its rules (a vendor often has several at once: 10 per second and 600 per minute
- * and 50,000 per day) and a minimum spacing between sends. A send must fit every rule; the beat uses the longest gap.
+ * and 50,000 per day), a minimum spacing between sends, and a burst allowance (sends that may go back to back after
+ * idle time; one: none). A send must fit every rule; the beat uses the longest gap.
  */
-public record LimitRules(List<Pace> rules, Duration minInterval) {
+public record LimitRules(List<Pace> rules, Duration minInterval, int burst) {
+
+    /** Without a burst allowance. */
+    public LimitRules(List<Pace> rules, Duration minInterval) {
+        this(rules, minInterval, 1);
+    }
 
     public LimitRules {
         rules = List.copyOf(rules);
@@ -19,6 +25,9 @@ public record LimitRules(List<Pace> rules, Duration minInterval) {
         Objects.requireNonNull(minInterval, "minInterval");
         if (minInterval.isNegative()) {
             throw new IllegalArgumentException("minInterval must not be negative: " + minInterval);
+        }
+        if (burst < 1) {
+            throw new IllegalArgumentException("burst must be at least 1 (no burst): " + burst);
         }
     }
 

@@ -29,7 +29,7 @@ public final class Estimates {
                     WHERE lapsed.limit_name = me.limit_name
                       AND (lapsed.call_class, lapsed.enqueued_at, lapsed.id) < (me.call_class, me.enqueued_at, me.id))
                        AS ahead,
-                   s.next_slot_at, s.paused_until, l.calls, l.window_ms, l.min_interval_ms, l.receipt_margin_ms,
+                   s.next_slot_at, s.paused_until, l.calls, l.window_ms, l.min_interval_ms, l.receipt_margin_ms, l.burst,
                    ARRAY(SELECT r.calls FROM gate_limit_rule r WHERE r.limit_name = l.name ORDER BY r.window_ms)
                        AS rule_calls,
                    ARRAY(SELECT r.window_ms FROM gate_limit_rule r WHERE r.limit_name = l.name ORDER BY r.window_ms)

@@ -31,7 +31,7 @@ public final class FreeSlot {
     static final String TRY = """
             WITH k AS MATERIALIZED (
                 SELECT s.limit_name, s.next_slot_at, s.paused_until, s.send_seq, l.calls, l.window_ms,
-                       l.min_interval_ms, l.receipt_margin_ms
+                       l.min_interval_ms, l.receipt_margin_ms, l.burst
                 FROM gate_slot s JOIN gate_limit l ON l.name = s.limit_name
                 WHERE s.limit_name = ?
                 FOR UPDATE OF s),
@@ -78,7 +78,8 @@ public final class FreeSlot {
                 UPDATE gate_slot s
                 SET send_seq = go.send_seq + 1,
                     next_slot_at = CASE WHEN go.now - go.due <= go.gap_us * interval '1 microsecond' THEN go.due
-                                        ELSE go.now END + go.gap_us * interval '1 microsecond'
+                                        ELSE greatest(go.due, go.now - (go.burst - 1) * go.gap_us * interval '1 microsecond')
+                                   END + go.gap_us * interval '1 microsecond'
                 FROM go WHERE s.limit_name = go.limit_name)
             SELECT d.now, d.due, d.gap_us, d.ahead, d.stale, called.id, called.enqueued_at, called.granted_at
             FROM d LEFT JOIN called ON true""";

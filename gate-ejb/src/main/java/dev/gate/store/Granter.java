@@ -37,7 +37,7 @@ public final class Granter {
     // between the two, the last send is missing from the snapshot and the pass probes again (see probeSql).
     static final String LOCK_SLOT = """
             SELECT s.next_slot_at, s.paused_until, s.send_seq, l.calls, l.window_ms, l.min_interval_ms,
-                   l.receipt_margin_ms, l.aging_after_ms, l.aging_up_to, l.fair_programs,
+                   l.receipt_margin_ms, l.aging_after_ms, l.aging_up_to, l.fair_programs, l.burst,
                    ARRAY(SELECT r.calls FROM gate_limit_rule r WHERE r.limit_name = l.name ORDER BY r.window_ms, r.calls)
                        AS rule_calls,
                    ARRAY(SELECT r.window_ms FROM gate_limit_rule r WHERE r.limit_name = l.name ORDER BY r.window_ms, r.calls)
@@ -283,7 +283,7 @@ public final class Granter {
                 break;
             }
             Instant due = decision.notBefore(); // the beat, or later where a cap or the cool-down held it back
-            Instant next = Beat.next(due, now, limitRules.gap());
+            Instant next = Beat.next(due, now, limitRules.gap(), limitRules.burst());
             Optional<Head> head = grantHead(c, limit, locked.get().order(), now, due, seq + 1, next);
             if (head.isEmpty()) {
                 nextDue = Optional.empty();
@@ -320,7 +320,7 @@ public final class Granter {
         }
         long margin = rs.getLong("receipt_margin_ms");
         return ReceiptMargin.ofNullable(rs.wasNull() ? null : Duration.ofMillis(margin))
-                .widen(new LimitRules(rules, Duration.ofMillis(rs.getLong("min_interval_ms"))));
+                .widen(new LimitRules(rules, Duration.ofMillis(rs.getLong("min_interval_ms")), rs.getInt("burst")));
     }
 
     /** Binds {@link #GRANTABLE}'s parameters from {@code p}; answers the next index. */

@@ -230,7 +230,8 @@ public final class LineView {
                     rules.getOrDefault(l.name(), List.of()), slot.slowedAt(), slot.slowedBy(),
                     l.starvingAfter() == null ? null : l.starvingAfter().toMillis(),
                     l.options().aging() == null ? null : l.options().aging().after().toMillis(),
-                    l.options().aging() == null ? null : l.options().aging().upTo(), l.options().fairPrograms()));
+                    l.options().aging() == null ? null : l.options().aging().upTo(), l.options().fairPrograms(),
+                    l.options().burst()));
         }
         return out;
     }

@@ -29,7 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The try-now statement decides in SQL what the grant pass decides in Java (SlotRule, Beat, ReceiptMargin): on 400
- * random limits and send logs (rules, margins, spacing, cool-downs, calls waiting ahead), each statement run and
+ * random limits and send logs (rules, margins, spacing, bursts, cool-downs, calls waiting ahead), each statement run and
  * rolled back, both must agree on whether a slot is free now, when it is due, and where the beat goes next.
  */
 class FreeSlotTest {
@@ -64,8 +64,9 @@ class FreeSlotTest {
         long windowMs = new long[]{100, 1000, 1001, 60000}[random.nextInt(4)];
         long minIntervalMs = random.nextInt(3) == 0 ? 30 : 0;
         Long marginMs = new Long[]{null, 0L, 20L}[random.nextInt(3)];
-        sql("INSERT INTO gate_limit (name, calls, window_ms, min_interval_ms, receipt_margin_ms) VALUES (?, ?, ?, ?, ?)",
-                limit, calls, windowMs, minIntervalMs, marginMs);
+        int burst = Math.min(calls, new int[]{1, 1, 2, 4}[random.nextInt(4)]);
+        sql("INSERT INTO gate_limit (name, calls, window_ms, min_interval_ms, receipt_margin_ms, burst) "
+                + "VALUES (?, ?, ?, ?, ?, ?)", limit, calls, windowMs, minIntervalMs, marginMs, burst);
         List<Pace> rules = new ArrayList<>(List.of(Pace.of(calls, windowMs)));
         if (random.nextInt(3) == 0) {
             sql("INSERT INTO gate_limit_rule (limit_name, calls, window_ms) VALUES (?, ?, ?)", limit, 2 * calls, 3000L);
@@ -102,8 +103,8 @@ class FreeSlotTest {
         FreeSlot.Result r = result.orElseThrow();
         Instant now = r.now();
         LimitRules counted = ReceiptMargin.ofNullable(marginMs == null ? null : Duration.ofMillis(marginMs))
-                .widen(new LimitRules(rules, Duration.ofMillis(minIntervalMs)));
-        String where = limit + " " + rules + " margin " + marginMs + " spacing " + minIntervalMs + " class "
+                .widen(new LimitRules(rules, Duration.ofMillis(minIntervalMs), burst));
+        String where = limit + " " + rules + " margin " + marginMs + " spacing " + minIntervalMs + " burst " + burst + " class "
                 + callClass + " " + before;
         SlotDecision d = decide(counted, now, before);
         assertEquals(d.notBefore(), r.due(), "when a send is due: " + where);
@@ -111,7 +112,8 @@ class FreeSlotTest {
             assertEquals(now, r.grant().get().grantedAt());
             assertTrue(d.sendNow(), "granted, but the Java rules say wait until " + d.notBefore() + ": " + where);
             assertEquals(0, before.ahead(callClass), "granted past a call waiting ahead: " + where);
-            assertEquals(Beat.next(d.notBefore(), now, counted.gap()), after.slot(), "the beat moved: " + where);
+            assertEquals(Beat.next(d.notBefore(), now, counted.gap(), counted.burst()), after.slot(),
+                    "the beat moved: " + where);
             assertEquals(before.seq() + 1, after.seq(), where);
             return true;
         }

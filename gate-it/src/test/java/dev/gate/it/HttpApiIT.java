@@ -263,8 +263,9 @@ class HttpApiIT {
         // left out, the guard's class is INTERACTIVE; a declaration without the guard turns it off
         Api.put("ops", "/limits/http-guard", "{\"calls\":10,\"windowSeconds\":1,\"agingAfterSeconds\":30}");
         assertEquals("INTERACTIVE", Api.get("worker", "/limits/http-guard").json().getString("agingUpTo"));
-        Api.put("ops", "/limits/http-guard", "{\"calls\":10,\"windowSeconds\":1,\"fairPrograms\":true}");
+        Api.put("ops", "/limits/http-guard", "{\"calls\":10,\"windowSeconds\":1,\"fairPrograms\":true,\"burst\":4}");
         limit = Api.get("worker", "/limits/http-guard").json();
+        assertEquals(4, limit.getInt("burst"), limit.toString());
         assertTrue(limit.isNull("agingAfterSeconds") && limit.isNull("agingUpTo"), limit.toString());
         assertTrue(limit.getBoolean("fairPrograms"), "programs take turns: " + limit);
     }
@@ -408,6 +409,8 @@ class HttpApiIT {
                         + "\"fairPrograms\":true}", 400, "fairPrograms"),
                 new Bad("ops", "PUT", "/limits/http-bad", "{\"calls\":10,\"windowSeconds\":1,\"fairPrograms\":\"yes\"}",
                         400, "fairPrograms"),
+                new Bad("ops", "PUT", "/limits/http-bad", "{\"calls\":10,\"windowSeconds\":1,\"burst\":11}", 400,
+                        "burst"),
                 new Bad("ops", "PUT", "/limits/bad!name", "{\"calls\":10,\"windowSeconds\":60}", 400, "name"),
                 new Bad("ops", "PUT", "/limits/http-bad", "{\"calls\":10,", 400, "body"),
                 new Bad("ops", "GET", "/limits/no-such-limit", null, 404, "limit"),

@@ -20,7 +20,7 @@ public final class LimitDeclaration {
     /** The fields a declaration may have. */
     public static final Set<String> FIELDS = Set.of("calls", "windowSeconds", "minIntervalMs", "rules",
             "retryFloorSeconds", "coolDownLadderSeconds", "stepDownAfter", "receiptMarginMs", "starvingAfterSeconds",
-            "agingAfterSeconds", "agingUpTo", "fairPrograms");
+            "agingAfterSeconds", "agingUpTo", "fairPrograms", "burst");
 
     private static final Set<String> RULE_FIELDS = Set.of("calls", "windowSeconds");
 
@@ -81,6 +81,11 @@ public final class LimitDeclaration {
             }
             spec = spec.withFairPrograms(fields.getBoolean("fairPrograms"));
         }
+        int burst = Bodies.integer(fields, "burst", 1, 1_000_000, 1);
+        if (burst > spec.calls()) {
+            throw ProblemException.badRequest("burst", "must be at most calls (" + spec.calls() + "), was " + burst);
+        }
+        spec = spec.withBurst(burst);
         if (fields.containsKey("receiptMarginMs") && !fields.isNull("receiptMarginMs")) {
             spec = spec.withReceiptMargin(Duration.ofMillis(Bodies.integer(fields, "receiptMarginMs", 0, 60_000, 0)));
         }

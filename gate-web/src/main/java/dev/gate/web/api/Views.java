@@ -79,6 +79,7 @@ final class Views {
         }
         b.add("agedLastHour", l.getAgedLastHour());
         b.add("fairPrograms", l.isFairPrograms());
+        b.add("burst", l.getBurst());
         return b.build();
     }
 

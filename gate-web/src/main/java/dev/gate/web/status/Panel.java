@@ -144,17 +144,28 @@ public final class Panel implements Serializable {
         if (limit.isFairPrograms()) {
             j.append(", \"fairPrograms\": true");
         }
+        if (limit.getBurst() > 1) {
+            j.append(", \"burst\": ").append(limit.getBurst());
+        }
         return j.append('}').toString();
     }
 
-    /** The starvation guard in words, with its grants of the last hour apart; empty when the limit has none. */
+    /**
+     * The limit's burst allowance and its order beside class and arrival, in words: the starvation guard (with its
+     * grants of the last hour apart) or programs taking turns; empty when it has none of them.
+     */
     public String getGuard() {
+        String burst = limit.getBurst() > 1 ? "; bursts of " + limit.getBurst() + " after idle time" : "";
         if (limit.isFairPrograms()) {
-            return "; programs take turns in each class";
+            return burst + "; programs take turns in each class";
         }
         if (limit.getAgingAfterMs() == null) {
-            return "";
+            return burst;
         }
+        return burst + guard();
+    }
+
+    private String guard() {
         return "; guard: after " + Words.span(limit.getAgingAfterMs()) + " ranked as " + limit.getAgingUpTo() + " ("
                 + limit.getAgedLastHour() + (limit.getAgedLastHour() == 1 ? " grant" : " grants") + " by it in the last hour)";
     }

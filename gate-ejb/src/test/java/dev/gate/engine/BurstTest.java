@@ -1,0 +1,73 @@
+package dev.gate.engine;
+
+import dev.gate.client.CallClass;
+import dev.gate.client.CallOptions;
+import dev.gate.client.LimitSpec;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A burst allowance, on the real clock: after idle time up to B calls go back to back, then the beat resumes; no
+ * window of any rule ever holds more than its calls.
+ */
+class BurstTest extends OnOneCopy {
+
+    @Test
+    void afterIdleTimeFiveGoAtOnceThenTheBeat() throws Exception {
+        String limit = "bursty";
+        gate.limits().put(limit, LimitSpec.of(10, Duration.ofSeconds(1)).withBurst(5));
+        copies.slotLongDue(limit); // idle for an hour
+        List<Instant> granted = grantAtOnce(limit, 8);
+        System.out.println("burst of 5 at 10/s: grants at " + offsets(granted) + " ms");
+        // five as they come (each joins and is granted at once), then the beat: the burst is counted from its
+        // first send (GCRA), so the sixth is due one gap (100.5 ms) after the first, the seventh two, and so on
+        assertTrue(Duration.between(granted.get(0), granted.get(4)).toMillis() < 80, offsets(granted).toString());
+        for (int i = 5; i < 8; i++) {
+            long after = Duration.between(granted.get(0), granted.get(i)).toMillis();
+            assertTrue(after >= (i - 4) * 100L, "after the burst, the beat: " + offsets(granted));
+        }
+        assertTrue(GateCopies.fullestWindow(granted, Duration.ofSeconds(1)) <= 10);
+    }
+
+    @Test
+    void aBurstNeverFillsAnyRulesWindowBeyondItsCalls() throws Exception {
+        String limit = "bursty-capped";
+        gate.limits().put(limit, LimitSpec.of(10, Duration.ofSeconds(1)).withBurst(5)
+                .withMoreRules(List.of(new LimitSpec.Rule(3, Duration.ofSeconds(2)))));
+        copies.slotLongDue(limit);
+        List<Instant> granted = grantAtOnce(limit, 4);
+        System.out.println("burst of 5 under 3 per 2 s: grants at " + offsets(granted) + " ms");
+        assertTrue(Duration.between(granted.get(0), granted.get(2)).toMillis() < 80, "three at once");
+        assertTrue(Duration.between(granted.get(0), granted.get(3)).toMillis() >= 2_000,
+                "the fourth waits for the 3-per-2-s window: " + offsets(granted));
+        assertEquals(3, GateCopies.fullestWindow(granted, Duration.ofSeconds(2)));
+    }
+
+    /** {@code n} calls join at once; their grant times, in order. */
+    private List<Instant> grantAtOnce(String limit, int n) throws Exception {
+        List<Long> ids = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            ids.add(gate.programs().submit("p", limit, CallClass.SCHEDULED, CallOptions.NONE, null).call().id());
+        }
+        GateCopies.await("all granted", Duration.ofSeconds(10), () -> ids.stream().allMatch(
+                id -> copies.state(id).equals("GRANTED")));
+        List<Instant> out = new ArrayList<>();
+        for (long id : ids) {
+            out.add(copies.ids("SELECT (extract(epoch FROM granted_at) * 1000000)::bigint FROM gate_call WHERE id = ?",
+                    id).stream().map(us -> Instant.ofEpochSecond(0, us * 1000)).findFirst().orElseThrow());
+        }
+        out.sort(null);
+        return out;
+    }
+
+    private static List<Long> offsets(List<Instant> granted) {
+        return granted.stream().map(t -> Duration.between(granted.get(0), t).toMillis()).toList();
+    }
+}
