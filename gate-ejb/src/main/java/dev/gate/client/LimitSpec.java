@@ -47,11 +47,12 @@ public final class LimitSpec implements Serializable {
     private final CallClass agingUpTo;
     private final boolean fairPrograms;
     private final int burst;
+    private final boolean adaptive;
 
     private LimitSpec(int calls, Duration window, Duration minInterval, List<Rule> moreRules, Duration retryFloor,
                       List<Duration> coolDownLadder, int stepDownAfter, Duration receiptMargin,
                       Duration starvingAfter, Duration agingAfter, CallClass agingUpTo, boolean fairPrograms,
-                      int burst) {
+                      int burst, boolean adaptive) {
         this.calls = calls;
         this.window = window;
         this.minInterval = minInterval;
@@ -65,27 +66,28 @@ public final class LimitSpec implements Serializable {
         this.agingUpTo = agingUpTo;
         this.fairPrograms = fairPrograms;
         this.burst = burst;
+        this.adaptive = adaptive;
     }
 
     public static LimitSpec of(int calls, Duration window) {
         return new LimitSpec(calls, window, Duration.ZERO, List.of(), Duration.ofSeconds(2),
                 List.of(Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(15), Duration.ofSeconds(30),
-                        Duration.ofSeconds(60)), 10, null, null, null, null, false, 1);
+                        Duration.ofSeconds(60)), 10, null, null, null, null, false, 1, false);
     }
 
     public LimitSpec withMinInterval(Duration spacing) {
         return new LimitSpec(calls, window, spacing, moreRules, retryFloor, coolDownLadder, stepDownAfter,
-                receiptMargin, starvingAfter, agingAfter, agingUpTo, fairPrograms, burst);
+                receiptMargin, starvingAfter, agingAfter, agingUpTo, fairPrograms, burst, adaptive);
     }
 
     public LimitSpec withMoreRules(List<Rule> rules) {
         return new LimitSpec(calls, window, minInterval, rules, retryFloor, coolDownLadder, stepDownAfter,
-                receiptMargin, starvingAfter, agingAfter, agingUpTo, fairPrograms, burst);
+                receiptMargin, starvingAfter, agingAfter, agingUpTo, fairPrograms, burst, adaptive);
     }
 
     public LimitSpec withCoolDown(Duration floor, List<Duration> ladder, int successesToStepDown) {
         return new LimitSpec(calls, window, minInterval, moreRules, floor, ladder, successesToStepDown,
-                receiptMargin, starvingAfter, agingAfter, agingUpTo, fairPrograms, burst);
+                receiptMargin, starvingAfter, agingAfter, agingUpTo, fairPrograms, burst, adaptive);
     }
 
     /**
@@ -95,7 +97,7 @@ public final class LimitSpec implements Serializable {
      */
     public LimitSpec withReceiptMargin(Duration margin) {
         return new LimitSpec(calls, window, minInterval, moreRules, retryFloor, coolDownLadder, stepDownAfter,
-                margin, starvingAfter, agingAfter, agingUpTo, fairPrograms, burst);
+                margin, starvingAfter, agingAfter, agingUpTo, fairPrograms, burst, adaptive);
     }
 
     /**
@@ -104,7 +106,7 @@ public final class LimitSpec implements Serializable {
      */
     public LimitSpec withStarvingAfter(Duration after) {
         return new LimitSpec(calls, window, minInterval, moreRules, retryFloor, coolDownLadder, stepDownAfter,
-                receiptMargin, after, agingAfter, agingUpTo, fairPrograms, burst);
+                receiptMargin, after, agingAfter, agingUpTo, fairPrograms, burst, adaptive);
     }
 
     /**
@@ -114,7 +116,7 @@ public final class LimitSpec implements Serializable {
      */
     public LimitSpec withAging(Duration after, CallClass upTo) {
         return new LimitSpec(calls, window, minInterval, moreRules, retryFloor, coolDownLadder, stepDownAfter,
-                receiptMargin, starvingAfter, after, upTo, fairPrograms, burst);
+                receiptMargin, starvingAfter, after, upTo, fairPrograms, burst, adaptive);
     }
 
     /**
@@ -124,7 +126,7 @@ public final class LimitSpec implements Serializable {
      */
     public LimitSpec withFairPrograms(boolean fair) {
         return new LimitSpec(calls, window, minInterval, moreRules, retryFloor, coolDownLadder, stepDownAfter,
-                receiptMargin, starvingAfter, agingAfter, agingUpTo, fair, burst);
+                receiptMargin, starvingAfter, agingAfter, agingUpTo, fair, burst, adaptive);
     }
 
     /**
@@ -134,7 +136,22 @@ public final class LimitSpec implements Serializable {
      */
     public LimitSpec withBurst(int sends) {
         return new LimitSpec(calls, window, minInterval, moreRules, retryFloor, coolDownLadder, stepDownAfter,
-                receiptMargin, starvingAfter, agingAfter, agingUpTo, fairPrograms, sends);
+                receiptMargin, starvingAfter, agingAfter, agingUpTo, fairPrograms, sends, adaptive);
+    }
+
+    /**
+     * The rate adapts to the vendor (off by default), for a vendor whose real limit is unknown or changes: each
+     * rate-limit signal cuts the calls per window to 90% (at most once a window, never below a tenth), each ten
+     * windows without one raise them by 2% of the declared calls, up to the declared calls.
+     */
+    public LimitSpec withAdaptiveRate(boolean on) {
+        return new LimitSpec(calls, window, minInterval, moreRules, retryFloor, coolDownLadder, stepDownAfter,
+                receiptMargin, starvingAfter, agingAfter, agingUpTo, fairPrograms, burst, on);
+    }
+
+    /** Whether the rate adapts to the vendor's signals. */
+    public boolean adaptive() {
+        return adaptive;
     }
 
     /** The burst allowance; 1: none. */

@@ -40,13 +40,14 @@ public final class LimitStatus implements Serializable {
     private final long agedLastHour;
     private final boolean fairPrograms;
     private final int burst;
+    private final Integer effectiveCalls;
 
     public LimitStatus(String name, int calls, long windowMs, long usedInWindow, Instant nextSlotAt,
                        Instant pausedUntil, long savedSends, Map<CallClass, Long> waiting,
                        Map<CallClass, Long> oldestWaitMs, int coolDownStep, Instant asOf, Recent recent,
                        long minIntervalMs, List<Long> coolDownLadderMs, List<RuleUse> moreRules,
                        Instant slowedAt, Integer slowedBy, Long starvingAfterMs, Long agingAfterMs,
-                       CallClass agingUpTo, boolean fairPrograms, int burst) {
+                       CallClass agingUpTo, boolean fairPrograms, int burst, Integer effectiveCalls) {
         this.name = name;
         this.calls = calls;
         this.windowMs = windowMs;
@@ -72,6 +73,12 @@ public final class LimitStatus implements Serializable {
         this.agedLastHour = recent.agedLastHour();
         this.fairPrograms = fairPrograms;
         this.burst = burst;
+        this.effectiveCalls = effectiveCalls;
+    }
+
+    /** An adaptive limit's calls per window in force now; null: the limit does not adapt (its calls hold). */
+    public Integer getEffectiveCalls() {
+        return effectiveCalls;
     }
 
     /** Sends that may go back to back after idle time; 1: no burst. */

@@ -74,6 +74,9 @@ public class Limit {
     @Column(name = "burst", nullable = false)
     private int burst = 1;
 
+    @Column(name = "adaptive", nullable = false)
+    private boolean adaptive;
+
     // set by the database (clock_timestamp()): the gate's only clock
     @Column(name = "created_at", nullable = false, insertable = false, updatable = false)
     private Instant createdAt;
@@ -117,6 +120,7 @@ public class Limit {
         this.agingUpTo = options.aging() == null ? null : (short) options.aging().upTo().rank();
         this.fairPrograms = options.fairPrograms();
         this.burst = options.burst();
+        this.adaptive = options.adaptive();
         this.rules.clear();
         for (Pace r : options.moreRules()) {
             rules.add(new Rule(r.calls(), r.window().toMillis()));
@@ -143,7 +147,7 @@ public class Limit {
                         Duration.ofMillis(retryFloorMs), stepDownAfter),
                 ReceiptMargin.ofNullable(receiptMarginMs == null ? null : Duration.ofMillis(receiptMarginMs)),
                 agingAfterMs == null ? null : new Aging(Duration.ofMillis(agingAfterMs), CallClass.ofRank(agingUpTo)),
-                fairPrograms, burst);
+                fairPrograms, burst, adaptive);
     }
 
     public int calls() {

@@ -52,6 +52,13 @@ public class Slot {
     @Column(name = "send_seq", nullable = false)
     private long sendSeq;
 
+    // an adaptive limit's last cut (null: never cut)
+    @Column(name = "adaptive_calls")
+    private Integer adaptiveCalls;
+
+    @Column(name = "adaptive_cut_at")
+    private Instant adaptiveCutAt;
+
     protected Slot() {
         // for JPA
     }
@@ -62,6 +69,16 @@ public class Slot {
 
     public Instant nextSlotAt() {
         return nextSlotAt;
+    }
+
+    /** An adaptive limit's calls per window after its last cut; null when never cut. */
+    public Integer adaptiveCalls() {
+        return adaptiveCalls;
+    }
+
+    /** When an adaptive limit's rate was last cut, or null. */
+    public Instant adaptiveCutAt() {
+        return adaptiveCutAt;
     }
 
     /** When the vendor last said "slow down" for this limit, or null. */

@@ -127,6 +127,9 @@ final class GateMeters implements Tally {
             Tags limit = Tags.of("limit", l.getName());
             set(seen, "gate.paused", limit, l.getPausedUntil() != null ? 1 : 0); // on the database's clock
             set(seen, "gate.cooldown.step", limit, l.getCoolDownStep());
+            if (l.getEffectiveCalls() != null) {
+                set(seen, "gate.effective.calls", limit, l.getEffectiveCalls()); // the adaptive rate in force
+            }
         }
         for (String gone : new HashSet<>(gauges.keySet())) {
             if (!seen.contains(gone)) {

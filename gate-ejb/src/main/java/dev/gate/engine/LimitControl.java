@@ -69,7 +69,7 @@ public final class LimitControl {
                     new CoolDownLadder(spec.coolDownLadder(), spec.retryFloor(), spec.stepDownAfter()),
                     ReceiptMargin.ofNullable(spec.receiptMargin()),
                     spec.agingAfter() == null ? null : new Aging(spec.agingAfter(), spec.agingUpTo()),
-                    spec.fairPrograms(), spec.burst());
+                    spec.fairPrograms(), spec.burst(), spec.adaptive());
             if (spec.burst() > pace.calls()) {
                 throw new IllegalArgumentException("burst " + spec.burst() + " is more than the rule's " + pace.calls()
                         + " calls per window");

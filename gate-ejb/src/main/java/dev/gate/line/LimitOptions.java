@@ -8,10 +8,12 @@ import java.util.Objects;
  * A limit's options beside its main rule: minimum spacing between sends, more rules, its cool-down ladder, the
  * margin its window cap keeps for grants on their way to their callers, its starvation guard ({@code aging}, null:
  * off, the strict order), whether programs take turns inside a class ({@code fairPrograms}; not with a guard) and
- * its burst allowance (sends that may go back to back after idle time; one: none).
+ * its burst allowance (sends that may go back to back after idle time; one: none), and whether its rate adapts to
+ * the vendor's signals ({@link AdaptiveRate}).
  */
 public record LimitOptions(Duration minInterval, List<Pace> moreRules, CoolDownLadder coolDown,
-                           ReceiptMargin receiptMargin, Aging aging, boolean fairPrograms, int burst) {
+                           ReceiptMargin receiptMargin, Aging aging, boolean fairPrograms, int burst,
+                           boolean adaptive) {
 
     public LimitOptions {
         moreRules = List.copyOf(moreRules);

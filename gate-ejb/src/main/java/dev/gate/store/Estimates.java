@@ -30,6 +30,7 @@ public final class Estimates {
                       AND (lapsed.call_class, lapsed.enqueued_at, lapsed.id) < (me.call_class, me.enqueued_at, me.id))
                        AS ahead,
                    s.next_slot_at, s.paused_until, l.calls, l.window_ms, l.min_interval_ms, l.receipt_margin_ms, l.burst,
+                   l.adaptive, s.adaptive_calls, s.adaptive_cut_at,
                    ARRAY(SELECT r.calls FROM gate_limit_rule r WHERE r.limit_name = l.name ORDER BY r.window_ms)
                        AS rule_calls,
                    ARRAY(SELECT r.window_ms FROM gate_limit_rule r WHERE r.limit_name = l.name ORDER BY r.window_ms)

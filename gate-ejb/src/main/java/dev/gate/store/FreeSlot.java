@@ -23,7 +23,7 @@ import java.util.Optional;
 public final class FreeSlot {
 
     // k: the slot row, locked (MATERIALIZED: the clock in t is read once the lock is held). r: each rule (the limit's
-    // own and its more rules), its window widened by the receipt margin (declared, else 0.5% of the window, at most
+    // own, at its adaptive rate if it has one (AdaptiveRate), and its more rules), its window widened by the receipt margin (declared, else 0.5% of the window, at most
     // 100 ms) and its calls-th most recent send. d: the beat's gap (the slowest rule's widened window / calls, rounded
     // up to whole microseconds, at least the minimum spacing) and the moment a send is due (the latest of the beat,
     // each cap's room, the spacing after the last send, the cool-down's end). If another grant committed after this
@@ -31,7 +31,7 @@ public final class FreeSlot {
     static final String TRY = """
             WITH k AS MATERIALIZED (
                 SELECT s.limit_name, s.next_slot_at, s.paused_until, s.send_seq, l.calls, l.window_ms,
-                       l.min_interval_ms, l.receipt_margin_ms, l.burst
+                       l.min_interval_ms, l.receipt_margin_ms, l.burst, l.adaptive, s.adaptive_calls, s.adaptive_cut_at
                 FROM gate_slot s JOIN gate_limit l ON l.name = s.limit_name
                 WHERE s.limit_name = ?
                 FOR UPDATE OF s),
@@ -45,7 +45,10 @@ public final class FreeSlot {
                        (SELECT g.sent_at FROM gate_send g
                         WHERE g.limit_name = t.limit_name AND g.seq = t.send_seq - rr.calls + 1) AS nth_sent
                 FROM t CROSS JOIN LATERAL (
-                    SELECT t.calls, t.window_ms
+                    SELECT CASE WHEN t.adaptive AND t.adaptive_calls IS NOT NULL
+                                THEN least(t.calls, t.adaptive_calls + greatest(1, (t.calls * 2 + 50) / 100)
+                                    * (greatest(0, floor(extract(epoch FROM t.now - t.adaptive_cut_at) * 1000 / t.window_ms))::bigint / 10))::int
+                                ELSE t.calls END, t.window_ms
                     UNION ALL
                     SELECT calls, window_ms FROM gate_limit_rule WHERE limit_name = t.limit_name) rr),
             d AS (

@@ -1,6 +1,7 @@
 package dev.gate.store;
 
 import dev.gate.client.CallClass;
+import dev.gate.line.AdaptiveRate;
 import dev.gate.line.Aging;
 import dev.gate.line.Beat;
 import dev.gate.line.LimitRules;
@@ -37,7 +38,8 @@ public final class Granter {
     // between the two, the last send is missing from the snapshot and the pass probes again (see probeSql).
     static final String LOCK_SLOT = """
             SELECT s.next_slot_at, s.paused_until, s.send_seq, l.calls, l.window_ms, l.min_interval_ms,
-                   l.receipt_margin_ms, l.aging_after_ms, l.aging_up_to, l.fair_programs, l.burst,
+                   l.receipt_margin_ms, l.aging_after_ms, l.aging_up_to, l.fair_programs, l.burst, l.adaptive,
+                   s.adaptive_calls, s.adaptive_cut_at,
                    ARRAY(SELECT r.calls FROM gate_limit_rule r WHERE r.limit_name = l.name ORDER BY r.window_ms, r.calls)
                        AS rule_calls,
                    ARRAY(SELECT r.window_ms FROM gate_limit_rule r WHERE r.limit_name = l.name ORDER BY r.window_ms, r.calls)
@@ -312,7 +314,7 @@ public final class Granter {
     /** The limit's rules as the cap and the beat count them: each window widened by its receipt margin. */
     static LimitRules rules(ResultSet rs) throws SQLException {
         List<Pace> rules = new ArrayList<>();
-        rules.add(Pace.of(rs.getInt("calls"), rs.getLong("window_ms")));
+        rules.add(Pace.of(effectiveCalls(rs), rs.getLong("window_ms")));
         Integer[] calls = (Integer[]) rs.getArray("rule_calls").getArray();
         Long[] windows = (Long[]) rs.getArray("rule_windows").getArray();
         for (int i = 0; i < calls.length; i++) {
@@ -334,6 +336,17 @@ public final class Granter {
 
     /** The limit's order beside class and arrival: its starvation guard (null: off), programs taking turns. */
     record LineOrder(Aging aging, boolean fairPrograms) {
+    }
+
+    /** The main rule's calls in force now: the declared ones, or an adaptive limit's rate as its last cut left it. */
+    static int effectiveCalls(ResultSet rs) throws SQLException {
+        int declared = rs.getInt("calls");
+        if (!rs.getBoolean("adaptive")) {
+            return declared;
+        }
+        int cutTo = rs.getInt("adaptive_calls");
+        return new AdaptiveRate(declared, Duration.ofMillis(rs.getLong("window_ms")))
+                .effective(rs.wasNull() ? null : cutTo, Times.get(rs, "adaptive_cut_at"), Times.get(rs, "now"));
     }
 
     /** The limit's starvation guard; null: off. */

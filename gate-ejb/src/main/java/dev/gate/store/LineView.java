@@ -2,6 +2,7 @@ package dev.gate.store;
 
 import dev.gate.client.CallClass;
 import dev.gate.client.LimitStatus;
+import dev.gate.line.AdaptiveRate;
 import dev.gate.client.RuleUse;
 import dev.gate.domain.Call;
 import dev.gate.domain.Limit;
@@ -231,7 +232,9 @@ public final class LineView {
                     l.starvingAfter() == null ? null : l.starvingAfter().toMillis(),
                     l.options().aging() == null ? null : l.options().aging().after().toMillis(),
                     l.options().aging() == null ? null : l.options().aging().upTo(), l.options().fairPrograms(),
-                    l.options().burst()));
+                    l.options().burst(), l.options().adaptive() ? new AdaptiveRate(l.calls(),
+                            Duration.ofMillis(l.windowMs())).effective(slot.adaptiveCalls(), slot.adaptiveCutAt(), now)
+                            : null));
         }
         return out;
     }

@@ -1,5 +1,6 @@
 package dev.gate.store;
 
+import dev.gate.line.AdaptiveRate;
 import dev.gate.line.CoolDown;
 import dev.gate.line.CoolDownLadder;
 
@@ -63,6 +64,14 @@ public final class Outcomes {
                                  slowed_by = CASE WHEN ? THEN ? ELSE slowed_by END
             WHERE limit_name = ?""";
 
+    // An adaptive limit's rate, under the slot lock a signal takes (LOCK_COOLDOWN): read, then cut (AdaptiveRate).
+    private static final String ADAPTIVE = """
+            SELECT l.adaptive, l.calls, l.window_ms, s.adaptive_calls, s.adaptive_cut_at
+            FROM gate_slot s JOIN gate_limit l ON l.name = s.limit_name
+            WHERE s.limit_name = ?""";
+
+    private static final String CUT = "UPDATE gate_slot SET adaptive_calls = ?, adaptive_cut_at = ? WHERE limit_name = ?";
+
     /** What recording did. */
     public enum Result {
         /** Done; nothing the slot loop must look at sooner than it would anyway. */
@@ -105,6 +114,9 @@ public final class Outcomes {
                 CoolDown after = at.next(signal, retryAfterSeconds);
                 if (after != null) {
                     move(c, limit, callId, status, retryAfterSeconds, at, after, signal);
+                }
+                if (signal) {
+                    adapt(c, limit, callId, status, doneAt);
                 }
             }
             return seen.get().freesKey() ? Result.RECORDED_KEY_FREED : Result.RECORDED;
@@ -169,6 +181,37 @@ public final class Outcomes {
                 return rs.next() ? Times.get(rs, "now") : null;
             }
         }
+    }
+
+    /** An adaptive limit's rate is cut by a signal (at most once a window); other limits are left as they are. */
+    private static void adapt(Connection c, String limit, long callId, int status, Instant now) throws SQLException {
+        int from;
+        int to;
+        try (PreparedStatement ps = c.prepareStatement(ADAPTIVE)) {
+            ps.setString(1, limit);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next() || !rs.getBoolean("adaptive")) {
+                    return;
+                }
+                AdaptiveRate rate = new AdaptiveRate(rs.getInt("calls"), Duration.ofMillis(rs.getLong("window_ms")));
+                int cutTo = rs.getInt("adaptive_calls");
+                Integer lastCut = rs.wasNull() ? null : cutTo;
+                Instant cutAt = Times.get(rs, "adaptive_cut_at");
+                if (!rate.mayCut(cutAt, now)) {
+                    return;
+                }
+                from = rate.effective(lastCut, cutAt, now);
+                to = rate.afterSignal(from);
+            }
+        }
+        try (PreparedStatement ps = c.prepareStatement(CUT)) {
+            ps.setInt(1, to);
+            Times.set(ps, 2, now);
+            ps.setString(3, limit);
+            ps.executeUpdate();
+        }
+        LOG.info(() -> "limit " + limit + " adaptive rate cut from " + from + " to " + to + " calls per window: call "
+                + callId + " was answered " + status);
     }
 
     private static void move(Connection c, String limit, long callId, int status, Integer retryAfterSeconds,

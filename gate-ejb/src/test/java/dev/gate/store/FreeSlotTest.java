@@ -2,6 +2,7 @@ package dev.gate.store;
 
 import dev.gate.client.CallClass;
 import dev.gate.dev.GateDatabase;
+import dev.gate.line.AdaptiveRate;
 import dev.gate.line.Beat;
 import dev.gate.line.LimitRules;
 import dev.gate.line.Pace;
@@ -29,7 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The try-now statement decides in SQL what the grant pass decides in Java (SlotRule, Beat, ReceiptMargin): on 400
- * random limits and send logs (rules, margins, spacing, bursts, cool-downs, calls waiting ahead), each statement run and
+ * random limits and send logs (rules, margins, spacing, bursts, adaptive rates, cool-downs, calls waiting ahead), each statement run and
  * rolled back, both must agree on whether a slot is free now, when it is due, and where the beat goes next.
  */
 class FreeSlotTest {
@@ -65,8 +66,15 @@ class FreeSlotTest {
         long minIntervalMs = random.nextInt(3) == 0 ? 30 : 0;
         Long marginMs = new Long[]{null, 0L, 20L}[random.nextInt(3)];
         int burst = Math.min(calls, new int[]{1, 1, 2, 4}[random.nextInt(4)]);
-        sql("INSERT INTO gate_limit (name, calls, window_ms, min_interval_ms, receipt_margin_ms, burst) "
-                + "VALUES (?, ?, ?, ?, ?, ?)", limit, calls, windowMs, minIntervalMs, marginMs, burst);
+        boolean adaptive = random.nextInt(3) == 0;
+        sql("INSERT INTO gate_limit (name, calls, window_ms, min_interval_ms, receipt_margin_ms, burst, adaptive) "
+                + "VALUES (?, ?, ?, ?, ?, ?, ?)", limit, calls, windowMs, minIntervalMs, marginMs, burst, adaptive);
+        Integer cutTo = adaptive && random.nextBoolean() ? 1 + random.nextInt(calls) : null;
+        long cutAgoMs = random.nextInt((int) Math.min(windowMs * 30, 3_000_000));
+        sql("UPDATE gate_slot SET adaptive_calls = ?, adaptive_cut_at = CASE WHEN ?::int IS NULL THEN NULL ELSE "
+                + "clock_timestamp() - ? * interval '1 millisecond' END WHERE limit_name = ?", cutTo, cutTo, cutAgoMs,
+                limit);
+        Instant cutAt = cutTo == null ? null : state(limit).cutAt();
         List<Pace> rules = new ArrayList<>(List.of(Pace.of(calls, windowMs)));
         if (random.nextInt(3) == 0) {
             sql("INSERT INTO gate_limit_rule (limit_name, calls, window_ms) VALUES (?, ?, ?)", limit, 2 * calls, 3000L);
@@ -102,9 +110,13 @@ class FreeSlotTest {
 
         FreeSlot.Result r = result.orElseThrow();
         Instant now = r.now();
+        if (adaptive) { // the main rule at the rate the last cut and the clock give (AdaptiveRate)
+            rules.set(0, Pace.of(new AdaptiveRate(calls, Duration.ofMillis(windowMs)).effective(cutTo, cutAt, now),
+                    windowMs));
+        }
         LimitRules counted = ReceiptMargin.ofNullable(marginMs == null ? null : Duration.ofMillis(marginMs))
                 .widen(new LimitRules(rules, Duration.ofMillis(minIntervalMs), burst));
-        String where = limit + " " + rules + " margin " + marginMs + " spacing " + minIntervalMs + " burst " + burst + " class "
+        String where = limit + " " + rules + " margin " + marginMs + " spacing " + minIntervalMs + " burst " + burst + " adaptive " + adaptive + "/" + cutTo + " class "
                 + callClass + " " + before;
         SlotDecision d = decide(counted, now, before);
         assertEquals(d.notBefore(), r.due(), "when a send is due: " + where);
@@ -139,7 +151,8 @@ class FreeSlotTest {
     }
 
     /** The limit's slot row, its sends in order and the waiting calls' classes. */
-    private record State(Instant slot, Instant pausedUntil, long seq, List<Instant> sends, List<Integer> waiting) {
+    private record State(Instant slot, Instant pausedUntil, long seq, List<Instant> sends, List<Integer> waiting,
+                         Instant cutAt) {
         long ahead(CallClass callClass) {
             return waiting.stream().filter(w -> w <= callClass.rank()).count();
         }
@@ -149,14 +162,16 @@ class FreeSlotTest {
         Instant slot;
         Instant paused;
         long seq;
+        Instant cutAt;
         try (PreparedStatement ps = c.prepareStatement(
-                "SELECT next_slot_at, paused_until, send_seq FROM gate_slot WHERE limit_name = ?")) {
+                "SELECT next_slot_at, paused_until, send_seq, adaptive_cut_at FROM gate_slot WHERE limit_name = ?")) {
             ps.setString(1, limit);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 slot = Times.get(rs, "next_slot_at");
                 paused = Times.get(rs, "paused_until");
                 seq = rs.getLong("send_seq");
+                cutAt = Times.get(rs, "adaptive_cut_at");
             }
         }
         List<Instant> sends = new ArrayList<>();
@@ -179,7 +194,7 @@ class FreeSlotTest {
                 }
             }
         }
-        return new State(slot, paused, seq, sends, waiting);
+        return new State(slot, paused, seq, sends, waiting, cutAt);
     }
 
     private static void sql(String sql, Object... args) throws SQLException {

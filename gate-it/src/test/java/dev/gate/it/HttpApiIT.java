@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -266,8 +267,15 @@ class HttpApiIT {
         Api.put("ops", "/limits/http-guard", "{\"calls\":10,\"windowSeconds\":1,\"fairPrograms\":true,\"burst\":4}");
         limit = Api.get("worker", "/limits/http-guard").json();
         assertEquals(4, limit.getInt("burst"), limit.toString());
+        assertFalse(limit.getBoolean("adaptive"));
+        assertTrue(limit.isNull("effectiveCalls"), "a limit that does not adapt has no rate of its own: " + limit);
         assertTrue(limit.isNull("agingAfterSeconds") && limit.isNull("agingUpTo"), limit.toString());
         assertTrue(limit.getBoolean("fairPrograms"), "programs take turns: " + limit);
+        Api.put("ops", "/limits/http-guard", "{\"calls\":10,\"windowSeconds\":1,\"adaptive\":true}");
+        limit = Api.get("worker", "/limits/http-guard").json();
+        assertTrue(limit.getBoolean("adaptive"));
+        assertEquals(10, limit.getInt("effectiveCalls"), "an adaptive limit starts at its declared rate: " + limit);
+        assertFalse(limit.getBoolean("fairPrograms"), "a declaration without it turns it off: " + limit);
     }
 
     @Test
@@ -411,6 +419,8 @@ class HttpApiIT {
                         400, "fairPrograms"),
                 new Bad("ops", "PUT", "/limits/http-bad", "{\"calls\":10,\"windowSeconds\":1,\"burst\":11}", 400,
                         "burst"),
+                new Bad("ops", "PUT", "/limits/http-bad", "{\"calls\":10,\"windowSeconds\":1,\"adaptive\":1}", 400,
+                        "adaptive"),
                 new Bad("ops", "PUT", "/limits/bad!name", "{\"calls\":10,\"windowSeconds\":60}", 400, "name"),
                 new Bad("ops", "PUT", "/limits/http-bad", "{\"calls\":10,", 400, "body"),
                 new Bad("ops", "GET", "/limits/no-such-limit", null, 404, "limit"),

@@ -20,7 +20,7 @@ public final class LimitDeclaration {
     /** The fields a declaration may have. */
     public static final Set<String> FIELDS = Set.of("calls", "windowSeconds", "minIntervalMs", "rules",
             "retryFloorSeconds", "coolDownLadderSeconds", "stepDownAfter", "receiptMarginMs", "starvingAfterSeconds",
-            "agingAfterSeconds", "agingUpTo", "fairPrograms", "burst");
+            "agingAfterSeconds", "agingUpTo", "fairPrograms", "burst", "adaptive");
 
     private static final Set<String> RULE_FIELDS = Set.of("calls", "windowSeconds");
 
@@ -69,13 +69,9 @@ public final class LimitDeclaration {
         } else if (fields.containsKey("agingUpTo") && !fields.isNull("agingUpTo")) {
             throw ProblemException.badRequest("agingUpTo", "needs agingAfterSeconds (the starvation guard's wait)");
         }
-        if (fields.containsKey("fairPrograms") && !fields.isNull("fairPrograms")) {
-            jakarta.json.JsonValue v = fields.get("fairPrograms");
-            if (v.getValueType() != jakarta.json.JsonValue.ValueType.TRUE
-                    && v.getValueType() != jakarta.json.JsonValue.ValueType.FALSE) {
-                throw ProblemException.badRequest("fairPrograms", "must be true or false");
-            }
-            if (fields.getBoolean("fairPrograms") && spec.agingAfter() != null) {
+        spec = spec.withAdaptiveRate(flag(fields, "adaptive"));
+        if (flag(fields, "fairPrograms")) {
+            if (spec.agingAfter() != null) {
                 throw ProblemException.badRequest("fairPrograms", "not with agingAfterSeconds: a limit takes the "
                         + "starvation guard or programs taking turns, not both");
             }
@@ -112,5 +108,17 @@ public final class LimitDeclaration {
         }
         throw ProblemException.badRequest("agingUpTo", "must be INTERACTIVE, MANUAL, SCHEDULED or FOLLOW_UP, was '"
                 + name.getString() + "'");
+    }
+
+    /** A true/false field; false when left out. */
+    private static boolean flag(JsonObject fields, String field) {
+        if (!fields.containsKey(field) || fields.isNull(field)) {
+            return false;
+        }
+        jakarta.json.JsonValue.ValueType type = fields.get(field).getValueType();
+        if (type != jakarta.json.JsonValue.ValueType.TRUE && type != jakarta.json.JsonValue.ValueType.FALSE) {
+            throw ProblemException.badRequest(field, "must be true or false");
+        }
+        return type == jakarta.json.JsonValue.ValueType.TRUE;
     }
 }

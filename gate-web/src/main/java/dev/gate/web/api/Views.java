@@ -80,6 +80,12 @@ final class Views {
         b.add("agedLastHour", l.getAgedLastHour());
         b.add("fairPrograms", l.isFairPrograms());
         b.add("burst", l.getBurst());
+        b.add("adaptive", l.getEffectiveCalls() != null);
+        if (l.getEffectiveCalls() == null) {
+            b.addNull("effectiveCalls");
+        } else {
+            b.add("effectiveCalls", l.getEffectiveCalls());
+        }
         return b.build();
     }
 

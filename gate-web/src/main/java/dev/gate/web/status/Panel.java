@@ -147,6 +147,9 @@ public final class Panel implements Serializable {
         if (limit.getBurst() > 1) {
             j.append(", \"burst\": ").append(limit.getBurst());
         }
+        if (limit.getEffectiveCalls() != null) {
+            j.append(", \"adaptive\": true");
+        }
         return j.append('}').toString();
     }
 
@@ -155,14 +158,16 @@ public final class Panel implements Serializable {
      * grants of the last hour apart) or programs taking turns; empty when it has none of them.
      */
     public String getGuard() {
-        String burst = limit.getBurst() > 1 ? "; bursts of " + limit.getBurst() + " after idle time" : "";
+        String pacing = (limit.getBurst() > 1 ? "; bursts of " + limit.getBurst() + " after idle time" : "")
+                + (limit.getEffectiveCalls() == null ? "" : "; adaptive: " + limit.getEffectiveCalls() + " of "
+                + limit.getCalls() + " calls per window now");
         if (limit.isFairPrograms()) {
-            return burst + "; programs take turns in each class";
+            return pacing + "; programs take turns in each class";
         }
         if (limit.getAgingAfterMs() == null) {
-            return burst;
+            return pacing;
         }
-        return burst + guard();
+        return pacing + guard();
     }
 
     private String guard() {
