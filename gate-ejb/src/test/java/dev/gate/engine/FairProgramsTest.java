@@ -16,7 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Programs taking turns inside a class, on the real clock: worker A floods SCHEDULED calls, worker B sends one
- * SCHEDULED call every 2 s. With turns, B's calls wait at most about two gaps, and A's own calls stay first come
+ * SCHEDULED call every second. With turns, B's calls wait at most about two gaps, and A's own calls stay first come
  * first served; without them, B's calls queue behind A's backlog, as the strict order says.
  */
 class FairProgramsTest {
@@ -35,14 +35,14 @@ class FairProgramsTest {
         try (Flood a = new Flood(copies, gate, limit, "worker-a", CallClass.SCHEDULED, 20)) {
             a.start();
             GateCopies.await("A's backlog", Duration.ofSeconds(5), () -> a.waiting() >= 15);
-            for (int i = 0; i < 4; i++) {
+            for (int i = 0; i < 3; i++) {
                 long b = gate.programs().submit("worker-b", limit, CallClass.SCHEDULED, CallOptions.NONE, null)
                         .call().id();
                 GateCopies.await("B's call " + b + " granted", Duration.ofSeconds(5),
                         () -> copies.state(b).equals("GRANTED"));
                 waits.add(waited(b));
                 assertTrue(a.waiting() > 5, "A still had a backlog when B's call went");
-                Thread.sleep(2_000 - waits.get(i));
+                Thread.sleep(1_000 - waits.get(i));
             }
         }
         System.out.println("turns: worker B's calls waited " + waits + " ms behind worker A's flood (gap "

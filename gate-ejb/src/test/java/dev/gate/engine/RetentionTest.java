@@ -13,13 +13,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The tables stay small: after a day at 10 calls a second, the housekeeping deletes the sends no window can count
+ * The tables stay small: after hours at 10 calls a second (6 in the suite, a day with -Dretention.hours=24), the housekeeping deletes the sends no window can count
  * any more and the calls past retention, in small batches, without ever taking the limit's slot lock; and the window
  * counts read the same before and after.
  */
 class RetentionTest {
 
-    private static final int DAY_AT_10_PER_SECOND = 864_000;
+    /** Hours of history at 10/s: 6 in the suite (216,000 sends and calls); {@code -Dretention.hours=24} for a day. */
+    private static final int HOURS = Integer.getInteger("retention.hours", 6);
+    private static final int ROWS = HOURS * 36_000;
 
     @RegisterExtension
     final GateCopies copies = new GateCopies();
@@ -32,19 +34,19 @@ class RetentionTest {
         // one send and one finished call every 100 ms for the last 24 h, as the gate would have written them
         copies.sql("""
                 INSERT INTO gate_send (limit_name, call_id, sent_at, slot_at, seq)
-                SELECT ?, i, now() - interval '1 day' + i * interval '100 ms',
-                       now() - interval '1 day' + i * interval '100 ms', i
-                FROM generate_series(1, ?) i""", limit, DAY_AT_10_PER_SECOND - 1);
+                SELECT ?, i, now() - ? * interval '1 hour' + i * interval '100 ms',
+                       now() - ? * interval '1 hour' + i * interval '100 ms', i
+                FROM generate_series(1, ?) i""", limit, HOURS, HOURS, ROWS - 1);
         // counted at once: writing the calls below takes tens of seconds on a busy box, and the window moves on
         long inWindowBefore = copies.count("SELECT count(*) FROM gate_send WHERE sent_at > now() - interval '60 s'");
-        copies.sql("UPDATE gate_slot SET send_seq = ? WHERE limit_name = ?", DAY_AT_10_PER_SECOND - 1, limit);
+        copies.sql("UPDATE gate_slot SET send_seq = ? WHERE limit_name = ?", ROWS - 1, limit);
         OffsetDateTime callsWrittenAt = copies.dbNow();
         copies.sql("""
                 INSERT INTO gate_call (limit_name, call_class, program, owner, state, enqueued_at, lease_ms,
                                        lease_expires_at, granted_at, done_at, outcome_status)
                 SELECT ?, 3, 'worker', 'program:worker', 'DONE', t, 30000, t, t, t, 200
-                FROM (SELECT ?::timestamptz - interval '1 day' + i * interval '100 ms' AS t
-                      FROM generate_series(1, ?) i) d""", limit, callsWrittenAt, DAY_AT_10_PER_SECOND - 1);
+                FROM (SELECT ?::timestamptz - ? * interval '1 hour' + i * interval '100 ms' AS t
+                      FROM generate_series(1, ?) i) d""", limit, callsWrittenAt, HOURS, ROWS - 1);
         copies.sql("ANALYZE gate_send");
         copies.sql("ANALYZE gate_call");
         Duration written = Duration.ofNanos(System.nanoTime() - t0);
@@ -82,7 +84,7 @@ class RetentionTest {
         Duration pruned = Duration.ofNanos(System.nanoTime() - prune0);
         long sendsAfter = copies.count("SELECT count(*) FROM gate_send");
         long callsAfter = copies.count("SELECT count(*) FROM gate_call");
-        System.out.printf("retention: a day at 10/s written in %d ms; gate_send %,d -> %,d rows, gate_call %,d -> %,d "
+        System.out.printf("retention: " + HOURS + " h at 10/s written in %d ms; gate_send %,d -> %,d rows, gate_call %,d -> %,d "
                         + "rows (retention 1 h) in %,d ms of pruning; the slot lock taken with NOWAIT %d times meanwhile%n",
                 written.toMillis(), sendsBefore, sendsAfter, callsBefore, callsAfter, pruned.toMillis(), slotLocks);
 

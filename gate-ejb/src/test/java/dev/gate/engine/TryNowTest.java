@@ -34,7 +34,7 @@ class TryNowTest extends OnOneCopy {
         List<Instant> grants = new CopyOnWriteArrayList<>();
         List<Duration> retryAfters = new CopyOnWriteArrayList<>();
         List<Throwable> failures = new CopyOnWriteArrayList<>();
-        long until = System.nanoTime() + Duration.ofSeconds(3).toNanos();
+        long until = System.nanoTime() + Duration.ofSeconds(2).toNanos();
         List<Thread> threads = new ArrayList<>();
         for (int t = 0; t < 16; t++) {
             Thread thread = new Thread(() -> {
@@ -63,13 +63,13 @@ class TryNowTest extends OnOneCopy {
         Collections.sort(sorted);
         int fullest = GateCopies.fullestWindow(sorted, Duration.ofSeconds(1));
         Duration longestRetry = retryAfters.stream().max(Duration::compareTo).orElse(Duration.ZERO);
-        System.out.println("try now, 16 threads, 3 s at 100/s: " + grants.size() + " granted, " + retryAfters.size()
+        System.out.println("try now, 16 threads, 2 s at 100/s: " + grants.size() + " granted, " + retryAfters.size()
                 + " refused (retry after at most " + longestRetry.toNanos() / 1000 + " us), fullest 1 s window "
                 + fullest);
         assertEquals(100, fullest, "exactly the limit in the fullest window: never more, and the slots all used");
         // the rate: 99.5% of the limit at most (the margin); a stall of more than a gap (16 threads and the database
-        // on 2 cores) restarts the beat, which never catches up with a burst (289-297 of 298 seen)
-        assertTrue(grants.size() >= 270, "about 100 a second for 3 s: " + grants.size());
+        // on 2 cores) restarts the beat, which never catches up with a burst (284-293 of 298 seen in 3 s)
+        assertTrue(grants.size() >= 180, "about 100 a second for 2 s: " + grants.size());
         // when the next slot is (exactly: FreeSlotTest): within about a gap, as nobody waits in the line
         assertTrue(longestRetry.compareTo(gap.multipliedBy(2)) <= 0, "a refusal says: the next slot: " + longestRetry);
         assertTrue(retryAfters.stream().noneMatch(Duration::isNegative));
