@@ -77,7 +77,8 @@ public interface Gate {
     /**
      * Gives a granted call up without a vendor call (the caller's own work failed before it reached the vendor): the
      * call becomes ABANDONED at once and its concurrency key is free, instead of both waiting out the lease. A joiner
-     * waiting for its outcome is told it ended. Answers false when the call is not granted (done, or already ended).
+     * waiting for its outcome is told it ended. Answers false when the call is not granted (done, or already ended),
+     * and for a joiner's permit ({@link Permit#joined()}): the grant is the first caller's.
      */
     boolean abandon(Permit permit) throws GateException;
 }

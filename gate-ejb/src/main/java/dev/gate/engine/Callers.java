@@ -205,9 +205,11 @@ public final class Callers {
      * at once rather than at its lease's end, so its concurrency key and dedupe key are free now.
      */
     public boolean abandon(Permit permit) throws GateException {
+        if (permit.joined()) {
+            return false; // a dedupe joiner shares another caller's call: the grant is that caller's to give up
+        }
         boolean abandoned = admission.run(() -> calls.abandonOwned(permit.callId(), owner));
         if (abandoned) {
-            tally.abandoned(permit.limit(), permit.callClass());
             loop.wake(); // a call waiting on its key may go now
             LOG.info(() -> "call " + permit.callId() + " limit=" + permit.limit() + " class=" + permit.callClass()
                     + " abandoned by its caller: granted, given up without a vendor call");

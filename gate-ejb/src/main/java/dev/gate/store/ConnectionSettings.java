@@ -61,6 +61,12 @@ public final class ConnectionSettings {
         }
     }
 
+    /** Whether this connection is known to carry the settings for its whole session. */
+    static boolean carried(Connection c) {
+        Object physical = physical(c);
+        return physical != null && MADE.containsKey(physical);
+    }
+
     /** A schema migration may run long: the connection goes back to the server's defaults, and is forgotten. */
     public static void lift(Connection c) throws SQLException {
         Object physical = physical(c);

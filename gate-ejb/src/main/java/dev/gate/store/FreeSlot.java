@@ -18,7 +18,8 @@ import java.util.Optional;
  * <p>The decision is {@code SlotRule}'s, {@code Beat}'s and {@code ReceiptMargin}'s, written in SQL so that it needs no
  * second round trip; {@code FreeSlotTest} holds the two to the same answers on random send logs. A slot is free when
  * it is due (the beat, every rule's window cap, the minimum spacing, no cool-down) and no live call of the same class
- * or a higher one waits in the line: a try never jumps a queue it would be behind.
+ * or a higher one waits in the line (counting a call the starvation guard lifted as its guard's class): a try never
+ * jumps a queue it would be behind. A try takes no turn among programs (fairPrograms): it never waits.
  */
 public final class FreeSlot {
 
@@ -31,7 +32,8 @@ public final class FreeSlot {
     static final String TRY = """
             WITH k AS MATERIALIZED (
                 SELECT s.limit_name, s.next_slot_at, s.paused_until, s.send_seq, l.calls, l.window_ms,
-                       l.min_interval_ms, l.receipt_margin_ms, l.burst, l.adaptive, s.adaptive_calls, s.adaptive_cut_at
+                       l.min_interval_ms, l.receipt_margin_ms, l.burst, l.adaptive, s.adaptive_calls, s.adaptive_cut_at,
+                       l.aging_after_ms, l.aging_up_to
                 FROM gate_slot s JOIN gate_limit l ON l.name = s.limit_name
                 WHERE s.limit_name = ?
                 FOR UPDATE OF s),
@@ -63,7 +65,9 @@ public final class FreeSlot {
                                 t.paused_until) AS due,
                        (SELECT count(*) FROM (
                             SELECT 1 FROM gate_call w
-                            WHERE w.limit_name = t.limit_name AND w.state = 'WAITING' AND w.call_class <= ?
+                            WHERE w.limit_name = t.limit_name AND w.state = 'WAITING'
+                              AND (w.call_class <= ? OR (t.aging_up_to <= ?  -- lifted by the starvation guard
+                                   AND w.enqueued_at < t.now - t.aging_after_ms * interval '1 millisecond'))
                               AND w.lease_expires_at > t.now
                             LIMIT 1000) a) AS ahead
                 FROM t),
@@ -115,10 +119,11 @@ public final class FreeSlot {
             ps.setString(1, limit);
             ps.setInt(2, callClass.rank());
             ps.setInt(3, callClass.rank());
-            ps.setString(4, program);
-            ps.setString(5, owner);
-            ps.setLong(6, lease.toMillis());
+            ps.setInt(4, callClass.rank());
+            ps.setString(5, program);
+            ps.setString(6, owner);
             ps.setLong(7, lease.toMillis());
+            ps.setLong(8, lease.toMillis());
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
                     return Optional.empty();

@@ -27,6 +27,9 @@ import java.util.Optional;
  */
 public final class Granter {
 
+    /** How soon a pass looks again when the call its guard or turns chose left before the grant. */
+    static final Duration RECHOOSE = Duration.ofMillis(10);
+
     /** Upper bound of grants in one transaction, so one busy limit cannot hold its lock for long. */
     static final int MAX_GRANTS_PER_PASS = 64;
 
@@ -240,8 +243,11 @@ public final class Granter {
         if (rs.wasNull()) {
             return Optional.empty();
         }
-        return Optional.of(new Locked(Times.get(rs, "next_slot_at"), Times.get(rs, "paused_until"), seq, rules(rs),
-                new LineOrder(aging(rs), rs.getBoolean("fair_programs")), lockedProbe(rs, seq)));
+        LimitRules rules = rules(rs);
+        // the lock's probe read the declared calls' n-th send: for an adaptive limit cut below them, probe again
+        Probe probe = rules.rules().get(0).calls() == rs.getInt("calls") ? lockedProbe(rs, seq) : null;
+        return Optional.of(new Locked(Times.get(rs, "next_slot_at"), Times.get(rs, "paused_until"), seq, rules,
+                new LineOrder(aging(rs), rs.getBoolean("fair_programs")), probe));
     }
 
     /** A locked slot: the beat, the cool-down, the latest send's number, the rules; the probe when complete. */
@@ -286,9 +292,13 @@ public final class Granter {
             }
             Instant due = decision.notBefore(); // the beat, or later where a cap or the cool-down held it back
             Instant next = Beat.next(due, now, limitRules.gap(), limitRules.burst());
-            Optional<Head> head = grantHead(c, limit, locked.get().order(), now, due, seq + 1, next);
+            LineOrder order = locked.get().order();
+            Optional<Head> head = grantHead(c, limit, order, now, due, seq + 1, next);
             if (head.isEmpty()) {
-                nextDue = Optional.empty();
+                // strict order: nobody grantable. With a guard or turns the chosen call may have left meanwhile
+                // (cancelled, expired) while others wait: look again shortly rather than sleep
+                nextDue = order.aging() == null && !order.fairPrograms() ? Optional.empty()
+                        : Optional.of(now.plus(RECHOOSE));
                 break;
             }
             grants.add(head.get().grant());
@@ -344,9 +354,9 @@ public final class Granter {
         if (!rs.getBoolean("adaptive")) {
             return declared;
         }
-        int cutTo = rs.getInt("adaptive_calls");
+        Integer cutTo = (Integer) rs.getObject("adaptive_calls");
         return new AdaptiveRate(declared, Duration.ofMillis(rs.getLong("window_ms")))
-                .effective(rs.wasNull() ? null : cutTo, Times.get(rs, "adaptive_cut_at"), Times.get(rs, "now"));
+                .effective(cutTo, Times.get(rs, "adaptive_cut_at"), Times.get(rs, "now"));
     }
 
     /** The limit's starvation guard; null: off. */

@@ -29,6 +29,10 @@ public final class LimitTable {
     // A change's time, on the database's clock (clock_timestamp(), not the transaction's start).
     private static final String TOUCH = "UPDATE gate_limit SET updated_at = clock_timestamp() WHERE name = ?";
 
+    // A re-declared limit's adaptive rate starts again from its declared calls (the last cut was against the old ones).
+    private static final String RESTART_ADAPTIVE =
+            "UPDATE gate_slot SET adaptive_calls = NULL, adaptive_cut_at = NULL WHERE limit_name = ?";
+
     // Removal, in small batches first (history that nothing reads), then the limit itself under its slot lock.
     private static final String DROP_FINISHED_CALLS = """
             DELETE FROM gate_call WHERE id IN (
@@ -167,6 +171,7 @@ public final class LimitTable {
         limit.change(pace, options, starvingAfter);
         em.flush();
         em.createNativeQuery(TOUCH).setParameter(1, name).executeUpdate();
+        em.createNativeQuery(RESTART_ADAPTIVE).setParameter(1, name).executeUpdate();
         ActionLog.record(em, new ActionLog.Entry(actor, "change-limit", "limit " + name, rule));
         return false;
     }

@@ -53,27 +53,26 @@ public final class Tx {
         try (Connection c = dataSource.getConnection()) {
             limitWait(c);
             ConnectionSettings.beforeBegin(c);
-            boolean autoCommit = c.getAutoCommit();
-            c.setAutoCommit(false);
-            try {
-                ConnectionSettings.inTransaction(c);
-                T result = work.run(c);
-                c.commit();
-                return result;
-            } catch (SQLException | RuntimeException e) {
-                rollbackQuietly(c, e);
-                throw e;
-            } finally {
-                restoreQuietly(c, autoCommit);
-            }
+            return runIn(c, work);
         } catch (SQLException e) {
-            if (isUnavailable(e)) {
-                throw new StoreUnavailable(e);
-            }
-            if (StoreBusy.is(e)) {
-                throw new StoreBusy(e);
-            }
-            throw new IllegalStateException("gate SQL failed: " + e.getMessage(), e);
+            throw failed(e);
+        }
+    }
+
+    /** {@code work} in a transaction on {@code c}, with the settings; auto-commit as it was afterwards. */
+    private static <T> T runIn(Connection c, Work<T> work) throws SQLException {
+        boolean autoCommit = c.getAutoCommit();
+        c.setAutoCommit(false);
+        try {
+            ConnectionSettings.inTransaction(c);
+            T result = work.run(c);
+            c.commit();
+            return result;
+        } catch (SQLException | RuntimeException e) {
+            rollbackQuietly(c, e);
+            throw e;
+        } finally {
+            restoreQuietly(c, autoCommit);
         }
     }
 
@@ -85,19 +84,25 @@ public final class Tx {
         try (Connection c = dataSource.getConnection()) {
             limitWait(c);
             ConnectionSettings.beforeBegin(c);
-            if (!c.getAutoCommit()) {
-                c.setAutoCommit(true);
+            if (!c.getAutoCommit() || !ConnectionSettings.carried(c)) {
+                // without the session's lock and statement timeouts: a transaction that sets them (more round trips)
+                return runIn(c, work);
             }
             return work.run(c);
         } catch (SQLException e) {
-            if (isUnavailable(e)) {
-                throw new StoreUnavailable(e);
-            }
-            if (StoreBusy.is(e)) {
-                throw new StoreBusy(e);
-            }
-            throw new IllegalStateException("gate SQL failed: " + e.getMessage(), e);
+            throw failed(e);
         }
+    }
+
+    /** A failed statement as the gate's callers see it: unavailable (paused), busy (try again), or a bug. */
+    private static RuntimeException failed(SQLException e) throws StoreUnavailable {
+        if (isUnavailable(e)) {
+            throw new StoreUnavailable(e);
+        }
+        if (StoreBusy.is(e)) {
+            return new StoreBusy(e);
+        }
+        return new IllegalStateException("gate SQL failed: " + e.getMessage(), e);
     }
 
     static void limitWait(Connection c) throws SQLException {

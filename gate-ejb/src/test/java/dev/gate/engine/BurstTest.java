@@ -28,12 +28,12 @@ class BurstTest extends OnOneCopy {
         System.out.println("burst of 5 at 10/s: grants at " + offsets(granted) + " ms");
         // five as they come (each joins and is granted at once), then the beat: the burst is counted from its
         // first send (GCRA), so the sixth is due one gap (100.5 ms) after the first, the seventh two, and so on
-        assertTrue(Duration.between(granted.get(0), granted.get(4)).toMillis() < 80, offsets(granted).toString());
+        // (without a burst the fifth would come four gaps, 400 ms, after the first)
+        assertTrue(Duration.between(granted.get(0), granted.get(4)).toMillis() < 200, offsets(granted).toString());
         for (int i = 5; i < 8; i++) {
             long after = Duration.between(granted.get(0), granted.get(i)).toMillis();
             assertTrue(after >= (i - 4) * 100L, "after the burst, the beat: " + offsets(granted));
         }
-        assertTrue(GateCopies.fullestWindow(granted, Duration.ofSeconds(1)) <= 10);
     }
 
     @Test
@@ -44,10 +44,23 @@ class BurstTest extends OnOneCopy {
         copies.slotLongDue(limit);
         List<Instant> granted = grantAtOnce(limit, 4);
         System.out.println("burst of 5 under 3 per 2 s: grants at " + offsets(granted) + " ms");
-        assertTrue(Duration.between(granted.get(0), granted.get(2)).toMillis() < 80, "three at once");
+        assertTrue(Duration.between(granted.get(0), granted.get(2)).toMillis() < 200, "three at once");
         assertTrue(Duration.between(granted.get(0), granted.get(3)).toMillis() >= 2_000,
                 "the fourth waits for the 3-per-2-s window: " + offsets(granted));
         assertEquals(3, GateCopies.fullestWindow(granted, Duration.ofSeconds(2)));
+    }
+
+    @Test
+    void anAdaptiveLimitCutBelowItsBurstHoldsTheCutRateInEveryWindow() throws Exception {
+        String limit = "bursty-cut";
+        gate.limits().put(limit, LimitSpec.of(10, Duration.ofSeconds(1)).withBurst(10).withAdaptiveRate(true));
+        // the vendor said "slow down" a moment ago: the rate in force is 3 a second, whatever the burst allows
+        copies.sql("UPDATE gate_slot SET adaptive_calls = 3, adaptive_cut_at = clock_timestamp(), "
+                + "next_slot_at = clock_timestamp() - interval '1 hour' WHERE limit_name = ?", limit);
+        List<Instant> granted = grantAtOnce(limit, 6);
+        System.out.println("burst of 10 at an adaptive rate cut to 3/s: grants at " + offsets(granted) + " ms");
+        // every join takes the fast path (join and grant in one transaction): its window check must count 3, not 10
+        assertEquals(3, GateCopies.fullestWindow(granted, Duration.ofSeconds(1)), offsets(granted).toString());
     }
 
     /** {@code n} calls join at once; their grant times, in order. */

@@ -117,9 +117,10 @@ class DemoIT {
             assertTrue(people.statuses().stream().allMatch(s -> s == 200), "every page hit answered: "
                     + people.statuses());
             assertTrue(waited.size() >= 20, "people kept coming: " + waited.size());
-            // "People wait at most one gap plus 50 ms at p99" is a speed target: printed above, not asserted (a p99
-            // of ~200 hits is decided by its two or three slowest, and on 2 busy cores those vary: 79-111 ms in nine
-            // runs against 105 ms; in the line itself 73-92 ms). The median is asserted.
+            // NOT asserted (issue 13 stays open on it): "people wait at most one gap plus 50 ms at p99" (105 ms).
+            // In the line (the call's row to its grant, database clock) 73-99 ms in the runs so far; as the page sees
+            // it, with the EJB call and the thread's wake-up, 79-123 ms on CI's busy 2 cores: printed above. A p99 of
+            // ~200 hits is its two or three slowest. The median is asserted.
             assertTrue(p50 <= GAP.toMillis() + 50, "people wait about one gap at the median: " + p50 + " ms");
             assertTrue(worker.snapshots() > 0 && worker.followUps() > 0, "the worker's calls went through too");
         }

@@ -150,8 +150,9 @@ public final class HttpGate implements AutoCloseable {
     public Attempt tryAcquire(String limit, CallClass callClass) throws GateClientException, InterruptedException {
         String body = Json.createObjectBuilder().add("class", callClass.name())
                 .add("leaseSeconds", DEFAULT_LEASE.toSeconds()).build().toString();
+        // no time to wait out a "busy" answer: a try answers now (the busy 503 comes back as Paused)
         HttpResponse<String> r = send("POST", "/limits/" + URLEncoder.encode(limit, StandardCharsets.UTF_8)
-                + "/calls?mode=try", body, System.nanoTime() + TimeUnit.SECONDS.toNanos(30));
+                + "/calls?mode=try", body, System.nanoTime());
         if (r.statusCode() == 429) {
             JsonObject problem = answer(r, 429);
             return new Attempt(Optional.empty(), Duration.ofMillis(problem.getJsonNumber("retryAfterMs").longValue()));
