@@ -52,28 +52,38 @@ public class Programs {
         return new Submission(view(s.call()), s.joined(), s.repeated());
     }
 
-    /** A try now's answer: the granted call, or when to try again. */
-    public record Tried(Optional<CallView> granted, Duration retryAfter) {
+    /**
+     * A try now's answer: the granted call, or when to try again; {@code repeated}: the try's key named a grant made
+     * before (sent again after a lost answer), answered as that call is now.
+     */
+    public record Tried(Optional<CallView> granted, Duration retryAfter, boolean repeated) {
     }
 
     /**
      * Try now: the program's call granted at once if a slot is free this moment (and nobody of its class or a higher
-     * one waits), else when to try again. One round trip; the view is made from the grant, not read back.
+     * one waits), else when to try again. One round trip; a fresh grant's view is made from the grant, not read back.
+     *
+     * @param key the program's Idempotency-Key, or null
      */
-    public Tried tryNow(String program, String limit, CallClass callClass, CallOptions options) throws GateException {
-        Attempt a;
+    public Tried tryNow(String program, String limit, CallClass callClass, CallOptions options, String key)
+            throws GateException {
+        ProgramCalls.Tried t;
         try {
-            a = calls().tryNow(program, limit, callClass, options);
+            t = calls().tryNow(program, limit, callClass, options, key);
         } catch (IllegalArgumentException e) {
             throw new GateException(e.getMessage());
         }
+        Attempt a = t.attempt();
         if (!a.isGranted()) {
-            return new Tried(Optional.empty(), a.retryAfter());
+            return new Tried(Optional.empty(), a.retryAfter(), false);
         }
         Permit p = a.permit();
-        Duration lease = options.lease() == null ? Duration.ofSeconds(30) : options.lease();
+        if (t.repeated() || options.lease() == null) {
+            return new Tried(visible(program, p.callId()), Duration.ZERO, t.repeated());
+        }
         return new Tried(Optional.of(new CallView(p.callId(), limit, callClass, program, CallState.GRANTED,
-                p.enqueuedAt(), p.grantedAt(), p.grantedAt().plus(lease), null, null, 0, null, null)), Duration.ZERO);
+                p.enqueuedAt(), p.grantedAt(), p.grantedAt().plus(options.lease()), null, null, 0, null, null)),
+                Duration.ZERO, false);
     }
 
     /** A call the program owns or joined; with its position and estimated grant time while it waits. */

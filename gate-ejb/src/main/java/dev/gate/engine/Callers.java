@@ -197,7 +197,8 @@ public final class Callers {
      */
     public Attempt tryNow(String limit, CallClass callClass, String program, CallOptions options)
             throws GateException {
-        return tryNow.attempt(limit, callClass, program, owner, options == null ? CallOptions.NONE : options);
+        return tryNow.attempt(limit, callClass, program, owner, options == null ? CallOptions.NONE : options, null)
+                .attempt();
     }
 
     /**

@@ -81,13 +81,13 @@ public final class Engine {
         this.health = new Health(waiters::endAll);
         Admission admission = new Admission(health, settings.callerConcurrency(), settings.callerWait());
         Delivery delivery = new Delivery(owner, calls, waiters, watches, health, tally);
-        Recovery recovery = new Recovery(health, tx, leases, waiters);
+        Recovery recovery = new Recovery(owner, health, tx, leases, waiters);
         this.loop = new GrantLoop(new Granter(tx), limitTable, delivery, recovery, health, settings, scheduler);
         this.housekeeper = new Housekeeper(owner, settings, leases, new Retention(tx), waiters, delivery,
                 recovery, health, loop::wake, tally);
         this.listener = new GrantListener(dataSource, owner, threads, delivery::announced, health::failed);
         Joining joining = new Joining(settings, admission, calls, waiters, loop, tally);
-        TryNow tryNow = new TryNow(settings, admission, new FreeSlot(tx), tally);
+        TryNow tryNow = new TryNow(settings, admission, new FreeSlot(tx), tally, waiters);
         this.callers = new Callers(owner, admission, joining, calls, outcomes, waiters, watches, loop, tally, tryNow);
         this.programs = new ProgramCalls(admission, joining, calls, outcomes, new Estimates(tx), delivery, watches,
                 loop, tryNow);

@@ -103,11 +103,22 @@ public final class ProgramCalls {
 
     /**
      * A program's try now: its call granted at once if a slot is free this moment (and nobody of its class or a higher
-     * one waits), else when to try again; nothing is left in the line.
+     * one waits), else when to try again; nothing is left in the line. With the program's {@code key}
+     * (Idempotency-Key) a try sent again finds the grant it made; without one, a lost answer leaves the grant to end
+     * at its lease (the program cannot ask for it again).
      */
-    public Attempt tryNow(String program, String limit, CallClass callClass, CallOptions options)
+    public Tried tryNow(String program, String limit, CallClass callClass, CallOptions options, String key)
             throws GateException {
-        return tryNow.attempt(limit, callClass, program, owner(program), options == null ? CallOptions.NONE : options);
+        TryNow.Answer a = tryNow.attempt(limit, callClass, program, owner(program),
+                options == null ? CallOptions.NONE : options, key);
+        return new Tried(a.attempt(), a.repeated());
+    }
+
+    /**
+     * A program's try: its answer, and whether its key (Idempotency-Key) named a grant made before: the try was sent
+     * again after its answer was lost, and gets that grant.
+     */
+    public record Tried(Attempt attempt, boolean repeated) {
     }
 
     /** Renews a program's waiting or granted call's lease. */

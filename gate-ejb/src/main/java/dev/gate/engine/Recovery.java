@@ -10,19 +10,22 @@ import java.util.logging.Logger;
 
 /**
  * Ends the calls whose callers were told "not granted" (paused, timed out, interrupted) but that the database could
- * not take out of the line at that moment: still waiting, they are cancelled; granted meanwhile, abandoned. Runs
+ * not take out of the line at that moment: still waiting, they are cancelled; granted meanwhile, abandoned; and the
+ * grants of tries whose answer was lost (found by the try's key). Runs
  * with every heartbeat and, after an outage, before anything is granted again, so nothing is granted to nobody.
  */
 final class Recovery {
 
     private static final Logger LOG = Logger.getLogger(Recovery.class.getName());
 
+    private final String owner;
     private final Health health;
     private final Tx tx;
     private final Leases leases;
     private final Waiters waiters;
 
-    Recovery(Health health, Tx tx, Leases leases, Waiters waiters) {
+    Recovery(String owner, Health health, Tx tx, Leases leases, Waiters waiters) {
+        this.owner = owner;
         this.health = health;
         this.tx = tx;
         this.leases = leases;
@@ -42,6 +45,14 @@ final class Recovery {
     }
 
     void sweepOrphans() throws StoreUnavailable {
+        Set<String> tries = waiters.unansweredTries();
+        if (!tries.isEmpty()) {
+            for (Leases.Cleared c : leases.endUnansweredTries(owner, tries)) {
+                LOG.info(() -> "call " + c.callId() + " limit=" + c.limit() + " class=" + c.callClass()
+                        + " abandoned: granted to a try whose answer was lost (its caller was told calls are paused)");
+            }
+            waiters.triesSwept(tries);
+        }
         Set<Long> orphans = waiters.abandoned();
         if (orphans.isEmpty()) {
             return;

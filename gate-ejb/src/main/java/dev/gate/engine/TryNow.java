@@ -6,11 +6,16 @@ import dev.gate.client.CallOptions;
 import dev.gate.client.GateException;
 import dev.gate.client.Permit;
 import dev.gate.client.UnknownLimitException;
+import dev.gate.client.SubmissionKeyReusedException;
+import dev.gate.store.Calls;
 import dev.gate.store.FreeSlot;
+import dev.gate.store.StoreUnavailable;
+import dev.gate.wait.Waiters;
 import dev.gate.store.Grant;
 
 import java.time.Duration;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.logging.Logger;
 
 /**
@@ -29,8 +34,10 @@ final class TryNow {
     private final Admission admission;
     private final FreeSlot freeSlot;
     private final Tally tally;
+    private final Waiters waiters;
 
-    TryNow(EngineSettings settings, Admission admission, FreeSlot freeSlot, Tally tally) {
+    TryNow(EngineSettings settings, Admission admission, FreeSlot freeSlot, Tally tally, Waiters waiters) {
+        this.waiters = waiters;
         this.settings = settings;
         this.admission = admission;
         this.freeSlot = freeSlot;
@@ -41,17 +48,40 @@ final class TryNow {
      * A try with the call's lease (its only option: a deadline, a concurrency key or a dedupe key has no meaning for
      * a call that is granted now or never).
      */
-    Attempt attempt(String limit, CallClass callClass, String program, String owner, CallOptions options)
+    /** A try's answer, and whether its key named a grant made before (a try sent again: nothing new taken). */
+    record Answer(Attempt attempt, boolean repeated) {
+    }
+
+    /**
+     * @param key the caller's key for this try (a program's Idempotency-Key), or null: this instance makes one, and
+     *            if the database's answer is lost it ends the grant the try may have made once the database answers
+     *            again ({@link Waiters#unansweredTry}), so nothing stays granted to a caller told "paused"
+     */
+    Answer attempt(String limit, CallClass callClass, String program, String owner, CallOptions options, String key)
             throws GateException {
         if (options.deadline() != null || options.concurrencyKey() != null || options.dedupeKey() != null) {
             throw new IllegalArgumentException("a try takes no deadline, concurrency key or dedupe key: it is granted "
                     + "now or not at all");
         }
         Duration lease = Joining.checkedLease(settings, limit, callClass, options.lease());
+        String tryKey = key != null ? key : "try:" + UUID.randomUUID();
         FreeSlot.Result result = null;
         for (int i = 0; i < TRIES && (result == null || result.stale()); i++) {
-            Optional<FreeSlot.Result> taken = admission.run(() -> freeSlot.take(limit, callClass, program, owner,
-                    lease));
+            Optional<FreeSlot.Result> taken;
+            try {
+                taken = admission.run(() -> {
+                    try {
+                        return freeSlot.take(limit, callClass, program, owner, lease, tryKey);
+                    } catch (StoreUnavailable lost) { // it may have committed: the answer did not come back
+                        if (key == null) {
+                            waiters.unansweredTry(tryKey);
+                        }
+                        throw lost;
+                    }
+                });
+            } catch (Calls.SubmissionKeyReused e) {
+                throw new SubmissionKeyReusedException(e.getMessage());
+            }
             if (taken.isEmpty()) {
                 throw new UnknownLimitException(limit);
             }
@@ -61,12 +91,18 @@ final class TryNow {
             FreeSlot.Result refused = result;
             LOG.fine(() -> "limit=" + limit + " class=" + callClass + ": try by " + program + " refused, retry after "
                     + refused.retryAfter().toMillis() + " ms");
-            return Attempt.notNow(result.retryAfter());
+            return new Answer(Attempt.notNow(result.retryAfter()), false);
         }
         Grant g = result.grant().get();
+        if (result.repeated()) {
+            LOG.fine(() -> "call " + g.callId() + " limit=" + limit + ": try by " + program + " sent again, answered");
+            return new Answer(Attempt.granted(new Permit(g.callId(), limit, g.callClass(), g.enqueuedAt(),
+                    g.grantedAt())), true);
+        }
         tally.granted(g);
         LOG.fine(() -> "call " + g.callId() + " limit=" + limit + " class=" + callClass + " granted at once (try) to "
                 + program);
-        return Attempt.granted(new Permit(g.callId(), limit, callClass, g.enqueuedAt(), g.grantedAt()));
+        return new Answer(Attempt.granted(new Permit(g.callId(), limit, callClass, g.enqueuedAt(), g.grantedAt())),
+                false);
     }
 }

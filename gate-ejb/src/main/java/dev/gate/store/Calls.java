@@ -71,7 +71,7 @@ public final class Calls {
     public static final class SubmissionKeyReused extends RuntimeException {
         private static final long serialVersionUID = 1L;
 
-        SubmissionKeyReused(String key, String limit) {
+        public SubmissionKeyReused(String key, String limit) {
             super("submission key '" + key + "' was used before for a call of limit '" + limit + "'", null, false,
                     false);
         }

@@ -30,12 +30,15 @@ public final class FreeSlot {
     // each cap's room, the spacing after the last send, the cool-down's end). If another grant committed after this
     // statement's snapshot, its send is missing here (stale): the caller asks again, in a new statement.
     static final String TRY = """
-            WITH k AS MATERIALIZED (
+            WITH prior AS (
+                SELECT id, limit_name, call_class, enqueued_at, granted_at FROM gate_call
+                WHERE owner = ? AND submission_key = ?),
+            k AS MATERIALIZED (
                 SELECT s.limit_name, s.next_slot_at, s.paused_until, s.send_seq, l.calls, l.window_ms,
                        l.min_interval_ms, l.receipt_margin_ms, l.burst, l.adaptive, s.adaptive_calls, s.adaptive_cut_at,
                        l.aging_after_ms, l.aging_up_to
                 FROM gate_slot s JOIN gate_limit l ON l.name = s.limit_name
-                WHERE s.limit_name = ?
+                WHERE s.limit_name = ? AND NOT EXISTS (SELECT 1 FROM prior)
                 FOR UPDATE OF s),
             t AS (SELECT clock_timestamp() AS now, k.*,
                          (SELECT sent_at FROM gate_send g WHERE g.limit_name = k.limit_name AND g.seq = k.send_seq)
@@ -74,9 +77,10 @@ public final class FreeSlot {
             go AS (SELECT d.* FROM d WHERE NOT d.stale AND d.now >= d.due AND d.ahead = 0),
             called AS (
                 INSERT INTO gate_call (limit_name, call_class, program, owner, state, enqueued_at, granted_at,
-                                       lease_ms, lease_expires_at)
-                SELECT go.limit_name, ?, ?, ?, 'GRANTED', go.now, go.now, ?, go.now + ? * interval '1 millisecond'
+                                       lease_ms, lease_expires_at, submission_key)
+                SELECT go.limit_name, ?, ?, ?, 'GRANTED', go.now, go.now, ?, go.now + ? * interval '1 millisecond', ?
                 FROM go
+                ON CONFLICT DO NOTHING
                 RETURNING id, enqueued_at, granted_at),
             sent AS (
                 INSERT INTO gate_send (limit_name, call_id, sent_at, slot_at, seq)
@@ -87,15 +91,19 @@ public final class FreeSlot {
                     next_slot_at = CASE WHEN go.now - go.due <= go.gap_us * interval '1 microsecond' THEN go.due
                                         ELSE greatest(go.due, go.now - (go.burst - 1) * go.gap_us * interval '1 microsecond')
                                    END + go.gap_us * interval '1 microsecond'
-                FROM go WHERE s.limit_name = go.limit_name)
-            SELECT d.now, d.due, d.gap_us, d.ahead, d.stale, called.id, called.enqueued_at, called.granted_at
-            FROM d LEFT JOIN called ON true""";
+                FROM go, called WHERE s.limit_name = go.limit_name)
+            SELECT d.now, d.due, d.gap_us, d.ahead, d.stale, called.id, called.enqueued_at, called.granted_at,
+                   prior.id AS prior_id, prior.limit_name AS prior_limit, prior.call_class AS prior_class,
+                   prior.enqueued_at AS prior_enqueued_at, prior.granted_at AS prior_granted_at
+            FROM (SELECT 1) one LEFT JOIN d ON true LEFT JOIN called ON true LEFT JOIN prior ON true""";
 
     /**
      * What a try found: the grant, or when to try again; {@code stale}: ask again (see {@link #TRY}). With the
-     * statement's clock and the moment a send was due by its reading.
+     * statement's clock and the moment a send was due by its reading. {@code repeated}: the try's key named a grant
+     * made before (a try sent again after its answer was lost), answered as it is, nothing taken.
      */
-    public record Result(Optional<Grant> grant, Duration retryAfter, boolean stale, Instant now, Instant due) {
+    public record Result(Optional<Grant> grant, Duration retryAfter, boolean stale, Instant now, Instant due,
+                         boolean repeated) {
     }
 
     private final Tx tx;
@@ -108,27 +116,46 @@ public final class FreeSlot {
      * Takes the slot of {@code limit} for a new call of {@code owner} if it is free now; empty when there is no such
      * limit.
      */
-    public Optional<Result> take(String limit, CallClass callClass, String program, String owner, Duration lease)
-            throws StoreUnavailable {
-        return tx.runAlone(c -> take(c, limit, callClass, program, owner, lease)); // commit included
+    public Optional<Result> take(String limit, CallClass callClass, String program, String owner, Duration lease,
+                                 String key) throws StoreUnavailable {
+        return tx.runAlone(c -> take(c, limit, callClass, program, owner, lease, key)); // commit included
     }
 
+    /**
+     * @param key the try's own key (gate_call.submission_key, unique per owner): sent again after a lost answer, the
+     *            same key finds the grant the first one made instead of taking a second slot
+     */
     static Optional<Result> take(Connection c, String limit, CallClass callClass, String program, String owner,
-                                 Duration lease) throws SQLException {
+                                 Duration lease, String key) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(TRY)) {
-            ps.setString(1, limit);
-            ps.setInt(2, callClass.rank());
-            ps.setInt(3, callClass.rank());
+            ps.setString(1, owner);
+            ps.setString(2, key);
+            ps.setString(3, limit);
             ps.setInt(4, callClass.rank());
-            ps.setString(5, program);
-            ps.setString(6, owner);
-            ps.setLong(7, lease.toMillis());
-            ps.setLong(8, lease.toMillis());
+            ps.setInt(5, callClass.rank());
+            ps.setInt(6, callClass.rank());
+            ps.setString(7, program);
+            ps.setString(8, owner);
+            ps.setLong(9, lease.toMillis());
+            ps.setLong(10, lease.toMillis());
+            ps.setString(11, key);
             try (ResultSet rs = ps.executeQuery()) {
-                if (!rs.next()) {
-                    return Optional.empty();
+                rs.next(); // always one row
+                long priorId = rs.getLong("prior_id");
+                if (!rs.wasNull()) {
+                    Instant grantedAt = Times.get(rs, "prior_granted_at");
+                    String priorLimit = rs.getString("prior_limit");
+                    if (grantedAt == null || !priorLimit.equals(limit)) {
+                        throw new Calls.SubmissionKeyReused(key, priorLimit);
+                    }
+                    return Optional.of(new Result(Optional.of(new Grant(priorId, limit,
+                            CallClass.ofRank(rs.getInt("prior_class")), owner, Times.get(rs, "prior_enqueued_at"),
+                            grantedAt, false)), Duration.ZERO, false, null, null, true));
                 }
                 Instant now = Times.get(rs, "now");
+                if (now == null) {
+                    return Optional.empty(); // no such limit
+                }
                 Instant due = Times.get(rs, "due");
                 Duration gap = Duration.ofNanos(rs.getLong("gap_us") * 1_000);
                 long ahead = rs.getLong("ahead");
@@ -136,12 +163,12 @@ public final class FreeSlot {
                 if (!rs.wasNull()) {
                     return Optional.of(new Result(Optional.of(new Grant(id, limit, callClass, owner,
                             Times.get(rs, "enqueued_at"), Times.get(rs, "granted_at"), false)), Duration.ZERO, false,
-                            now, due));
+                            now, due, false));
                 }
                 // not now: the slot is due later, or the calls ahead take the next ones (a gap each, at least)
                 Duration untilDue = due.isAfter(now) ? Duration.between(now, due) : Duration.ZERO;
                 Duration retryAfter = untilDue.plus(gap.multipliedBy(ahead));
-                return Optional.of(new Result(Optional.empty(), retryAfter, rs.getBoolean("stale"), now, due));
+                return Optional.of(new Result(Optional.empty(), retryAfter, rs.getBoolean("stale"), now, due, false));
             }
         }
     }

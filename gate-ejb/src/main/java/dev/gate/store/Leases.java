@@ -47,6 +47,12 @@ public final class Leases {
             WHERE state IN ('WAITING', 'GRANTED') AND id = ANY (?)
             RETURNING id, limit_name, call_class, owner, state""";
 
+    // Tries whose answer was lost (the caller was told "paused"): a grant one of them made is ended, nobody takes it.
+    private static final String END_UNANSWERED_TRIES = """
+            UPDATE gate_call SET state = 'ABANDONED', done_at = clock_timestamp()
+            WHERE owner = ? AND submission_key = ANY (?) AND state = 'GRANTED'
+            RETURNING id, limit_name, call_class, owner, state""";
+
     // A clean stop: the stopping instance's waiting calls leave the line at once, not at their leases' end.
     private static final String CANCEL_ALL_OWNED = """
             UPDATE gate_call SET state = 'CANCELLED', done_at = clock_timestamp()
@@ -102,6 +108,17 @@ public final class Leases {
         return tx.run(c -> {
             try (PreparedStatement ps = c.prepareStatement(END_ORPHANS)) {
                 ps.setArray(1, c.createArrayOf("bigint", orphanCallIds.toArray()));
+                return cleared(ps);
+            }
+        });
+    }
+
+    /** Ends the grants these tries of {@code owner} made, if any: their callers were told "paused". */
+    public List<Cleared> endUnansweredTries(String owner, Collection<String> keys) throws StoreUnavailable {
+        return tx.run(c -> {
+            try (PreparedStatement ps = c.prepareStatement(END_UNANSWERED_TRIES)) {
+                ps.setString(1, owner);
+                ps.setArray(2, c.createArrayOf("varchar", keys.toArray()));
                 return cleared(ps);
             }
         });

@@ -18,6 +18,7 @@ public final class Waiters {
     private final Map<Long, CompletableFuture<Grant>> byCall = new ConcurrentHashMap<>();
     // calls whose caller was told "not granted": any still WAITING or GRANTED must end, not be granted to nobody
     private final Set<Long> abandoned = ConcurrentHashMap.newKeySet();
+    private final Set<String> unansweredTries = ConcurrentHashMap.newKeySet();
 
     /** Registers a waiter; call it before the call's row is committed so that no grant can come first. */
     public CompletableFuture<Grant> register(long callId) {
@@ -73,6 +74,21 @@ public final class Waiters {
     }
 
     /** Calls whose callers were told they were not granted; some may still be WAITING or GRANTED in the table. */
+    /** A try of this instance's whose database answer was lost: it may have made a grant nobody knows of. */
+    public void unansweredTry(String key) {
+        unansweredTries.add(key);
+    }
+
+    /** The keys of tries whose answer was lost, not yet swept. */
+    public Set<String> unansweredTries() {
+        return Set.copyOf(unansweredTries);
+    }
+
+    /** These tries' grants (if they made any) are ended. */
+    public void triesSwept(Set<String> keys) {
+        unansweredTries.removeAll(keys);
+    }
+
     public Set<Long> abandoned() {
         return Set.copyOf(abandoned);
     }

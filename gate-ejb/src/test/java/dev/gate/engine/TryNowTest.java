@@ -118,4 +118,21 @@ class TryNowTest extends OnOneCopy {
                 CallOptions.NONE.withDedupeKey("k")));
         assertEquals("WAITING", copies.state(manual.call().id()));
     }
+
+    @Test
+    void aProgramsTrySentAgainWithItsKeyGetsTheGrantItMadeAndTakesNoSecondSlot() throws Exception {
+        String limit = "keyed-try";
+        gate.limits().put(limit, LimitSpec.of(2, Duration.ofMinutes(1)));
+        CallOptions lease = CallOptions.NONE.withLease(Duration.ofSeconds(30));
+        ProgramCalls.Tried first = gate.programs().tryNow("inbound", limit, CallClass.INTERACTIVE, lease, "k-1");
+        ProgramCalls.Tried again = gate.programs().tryNow("inbound", limit, CallClass.INTERACTIVE, lease, "k-1");
+        assertTrue(first.attempt().isGranted() && !first.repeated());
+        assertTrue(again.attempt().isGranted() && again.repeated(), "the answer the lost one carried");
+        assertEquals(first.attempt().permit().callId(), again.attempt().permit().callId());
+        assertEquals(1, copies.count("SELECT count(*) FROM gate_send WHERE limit_name = ?", limit), "one slot taken");
+        assertFalse(gate.programs().tryNow("other", limit, CallClass.INTERACTIVE, lease, "k-1").repeated(),
+                "keys are per program: another program's k-1 is a try of its own");
+        assertThrows(dev.gate.client.SubmissionKeyReusedException.class, () -> gate.programs().tryNow("inbound",
+                "inbound", CallClass.INTERACTIVE, lease, "k-1"));
+    }
 }

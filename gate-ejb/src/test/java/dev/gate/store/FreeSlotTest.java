@@ -104,7 +104,7 @@ class FreeSlotTest {
         CallClass callClass = CallClass.ofRank(random.nextInt(5));
         State before = state(limit);
         Optional<FreeSlot.Result> result = FreeSlot.take(c, limit, callClass, "tester", "program:tester",
-                Duration.ofSeconds(30));
+                Duration.ofSeconds(30), "key-" + limit);
         State after = state(limit);
         c.rollback();
 

@@ -79,6 +79,27 @@ class GateClientIT {
     }
 
     @Test
+    void aTryWhoseAnswerIsLostIsSentAgainAndGetsTheGrantItMade() throws Exception {
+        Api.put("ops", "/limits/client-try-lost", "{\"calls\":100,\"windowSeconds\":1}");
+        try (TcpProxy cutAnswers = new TcpProxy("127.0.0.1", 8080);
+             HttpGate gate = HttpGate.connect(URI.create(API.toString().replace(":8080/", ":" + cutAnswers.port()
+                     + "/")), "worker", "worker")) {
+            cutAnswers.loseAnswers(1); // the gate grants the try; its answer never reaches the program
+            Attempt a = gate.tryAcquire("client-try-lost", CallClass.INTERACTIVE);
+            assertTrue(a.granted(), a.toString());
+            try (Permit p = a.permit().orElseThrow()) {
+                p.complete(200);
+            }
+            assertEquals(1, cutAnswers.answersLost());
+        }
+        assertEquals(1, ItDatabase.count("SELECT count(*) FROM gate_call WHERE limit_name = 'client-try-lost'"),
+                "the try sent again got the grant the lost answer was about: one slot, not two");
+        assertEquals(1, ItDatabase.count("SELECT count(*) FROM gate_send WHERE limit_name = 'client-try-lost'"));
+        assertEquals(1, ItDatabase.count("SELECT count(*) FROM gate_call WHERE limit_name = 'client-try-lost' "
+                + "AND state = 'DONE'"));
+    }
+
+    @Test
     void theClientKeepsAWaitingCallsLeaseAliveThroughASixtySecondWait() throws Exception {
         Api.put("ops", "/limits/client-slow", "{\"calls\":1,\"windowSeconds\":60}");
         try (HttpGate gate = HttpGate.connect(API, "worker", "worker")) {

@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.io.File;
+import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -250,6 +251,20 @@ class HttpApiIT {
         assertEquals((ms + 999) / 1000, header, "Retry-After: the same, in whole seconds rounded up");
         JsonObject limit = Api.get("web", "/limits/http-try").json();
         assertEquals(0, limit.getJsonObject("waiting").getInt("INTERACTIVE"), "nothing left in the line: " + limit);
+
+        // a try sent again with its Idempotency-Key (its answer was lost) gets the grant it made: no second slot
+        Api.put("ops", "/limits/http-try-key", "{\"calls\":2,\"windowSeconds\":60}");
+        Api.Answer first = Api.at("web", "POST", URI.create(Api.BASE + "/limits/http-try-key/calls?mode=try"),
+                "{\"class\":\"INTERACTIVE\"}", "Idempotency-Key", "try-7");
+        assertEquals(201, first.status(), first.body());
+        Api.Answer again = Api.at("web", "POST", URI.create(Api.BASE + "/limits/http-try-key/calls?mode=try"),
+                "{\"class\":\"INTERACTIVE\"}", "Idempotency-Key", "try-7");
+        assertEquals(200, again.status(), again.body());
+        assertTrue(again.json().getBoolean("repeated"));
+        assertEquals(first.json().getJsonNumber("id").longValue(), again.json().getJsonNumber("id").longValue());
+        Api.Answer otherLimit = Api.at("web", "POST", URI.create(Api.BASE + "/limits/http-try/calls?mode=try"),
+                "{\"class\":\"INTERACTIVE\"}", "Idempotency-Key", "try-7");
+        assertEquals(422, otherLimit.status(), otherLimit.body());
     }
 
     @Test

@@ -144,20 +144,20 @@ public final class HttpGate implements AutoCloseable {
     /**
      * Try now: a permit at once if a slot of {@code limit} is free this moment and no call of this class or a higher
      * one waits, else when to try again; a refused try leaves nothing in the line (one request, one round trip to the
-     * gate's database). Sent once: a lost answer is "paused", never sent again (a second try could take a second
-     * slot; a grant whose answer was lost ends at its lease).
+     * gate's database). It carries its own Idempotency-Key: when its answer is lost it is sent again for up to 10 s
+     * and gets the grant the first one made, never a second slot. A "busy" answer is not waited out.
      */
     public Attempt tryAcquire(String limit, CallClass callClass) throws GateClientException, InterruptedException {
         String body = Json.createObjectBuilder().add("class", callClass.name())
                 .add("leaseSeconds", DEFAULT_LEASE.toSeconds()).build().toString();
         // no time to wait out a "busy" answer: a try answers now (the busy 503 comes back as Paused)
-        HttpResponse<String> r = send("POST", "/limits/" + URLEncoder.encode(limit, StandardCharsets.UTF_8)
-                + "/calls?mode=try", body, System.nanoTime());
+        HttpResponse<String> r = sendAgainIfLost("POST", "/limits/" + URLEncoder.encode(limit, StandardCharsets.UTF_8)
+                + "/calls?mode=try", body, UUID.randomUUID().toString(), System.nanoTime());
         if (r.statusCode() == 429) {
             JsonObject problem = answer(r, 429);
             return new Attempt(Optional.empty(), Duration.ofMillis(problem.getJsonNumber("retryAfterMs").longValue()));
         }
-        return new Attempt(Optional.of(granted(answer(r, 201), limit, false)), Duration.ZERO);
+        return new Attempt(Optional.of(granted(answer(r, 200, 201), limit, false)), Duration.ZERO);
     }
 
     void complete(long callId, int status, Duration retryAfter) throws GateClientException, InterruptedException {

@@ -188,12 +188,13 @@ public class LimitsResource {
                     throw ProblemException.badRequest(option, "not with mode=try: a try is granted now or not at all");
                 }
             }
-            if (submissionKey != null || wait > 0) {
-                throw ProblemException.badRequest(submissionKey != null ? SUBMISSION_KEY + " header" : "waitSeconds",
-                        "not with mode=try: its answer is immediate, and a refused try leaves nothing to find again");
+            if (wait > 0) {
+                throw ProblemException.badRequest("waitSeconds", "not with mode=try: its answer is immediate");
             }
+            // with the program's Idempotency-Key a try sent again after a lost answer gets the grant it made
+            String key = submissionKey == null ? null : checkedKey(submissionKey, SUBMISSION_KEY + " header");
             response.resume(tried(name, programs.tryNow(security.getUserPrincipal().getName(), name, callClass,
-                    options)));
+                    options, key)));
             return;
         }
         if (fields.containsKey("deadlineSeconds") && !fields.isNull("deadlineSeconds")) {
@@ -230,14 +231,18 @@ public class LimitsResource {
     }
 
     /**
-     * A try's answer: 201 with the granted call, or 429 (RFC 9457, with {@code retryAfterMs}) and Retry-After in
+     * A try's answer: 201 with the granted call (200 with {@code "repeated": true} for a try sent again), or 429
+     * (RFC 9457, with {@code retryAfterMs}) and Retry-After in
      * whole seconds, rounded up (the header has no finer unit).
      */
     private static Response tried(String limit, Programs.Tried t) {
         if (t.granted().isPresent()) {
             CallView c = t.granted().get();
-            return Response.created(URI.create("calls/" + c.id())).entity(Views.submitted(c, false, false).toString())
-                    .build();
+            return t.repeated()
+                    ? Response.ok(Views.submitted(c, false, true).toString()).location(URI.create("calls/" + c.id()))
+                    .build()
+                    : Response.created(URI.create("calls/" + c.id())).entity(Views.submitted(c, false, false)
+                    .toString()).build();
         }
         long ms = Math.max(1, (t.retryAfter().toNanos() + 999_999) / 1_000_000);
         Problem problem = Problem.of(429, "no-free-slot", "No free slot now",

@@ -1,0 +1,102 @@
+package dev.gate.engine;
+
+import dev.gate.client.Attempt;
+import dev.gate.client.CallClass;
+import dev.gate.client.CallOptions;
+import dev.gate.client.GatePausedException;
+import dev.gate.dev.TcpProxy;
+import com.zaxxer.hikari.HikariDataSource;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A try whose answer is lost after the database took it (a commit whose answer never comes): its caller hears
+ * "calls are paused", so the grant it may have made must not stay granted to nobody until its lease ends. Once the
+ * database answers again the instance ends it (ABANDONED), found by the try's own key. Real PostgreSQL behind a TCP
+ * proxy that drops the answer.
+ */
+class LostTryAnswerTest {
+
+    @RegisterExtension
+    final GateCopies copies = new GateCopies();
+
+    /** The slot loop never runs (nothing else talks to the database); the housekeeping ticks when the test says. */
+    private static final class ManualTicks extends ScheduledThreadPoolExecutor {
+        final List<Runnable> periodic = new CopyOnWriteArrayList<>();
+
+        ManualTicks() {
+            super(1);
+        }
+
+        @Override
+        public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
+            return super.schedule(command, 365, TimeUnit.DAYS);
+        }
+
+        @Override
+        public ScheduledFuture<?> scheduleWithFixedDelay(Runnable command, long initialDelay, long delay,
+                                                         TimeUnit unit) {
+            periodic.add(command);
+            return super.schedule(() -> { }, 365, TimeUnit.DAYS);
+        }
+
+        void tick() {
+            periodic.forEach(Runnable::run);
+        }
+    }
+
+    @Test
+    void aTryWhoseAnswerIsLostIsEndedOnceTheDatabaseAnswersNotLeftGrantedToNobody() throws Exception {
+        TcpProxy proxy = new TcpProxy(copies.server().host(), copies.server().port());
+        copies.closeAfter(proxy);
+        HikariDataSource pool = copies.server().poolAt(
+                "jdbc:postgresql://127.0.0.1:" + proxy.port() + "/" + copies.name(), GateCopies.POOL);
+        ManualTicks ticks = new ManualTicks();
+        Engine gate = copies.start("lost-try", GateCopies.FAST, ticks, pool);
+        String limit = "lost-try";
+        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 1000, 1000)", limit);
+
+        // the lost answer must be the try's: a connection's first use (its session settings) or a pool's check may
+        // take it instead, then nothing was granted and the test tries again once the gate is back
+        for (int attempt = 1; ; attempt++) {
+            assertTrue(attempt <= 5, "the lost answer never fell on a try");
+            Attempt warm = gate.callers().tryNow(limit, CallClass.INTERACTIVE, "inbound", CallOptions.NONE);
+            assertTrue(warm.isGranted(), warm.toString());
+            gate.callers().complete(warm.permit().callId(), 200);
+            Thread.sleep(5); // a gap is 1 ms
+            proxy.loseAnswers(1);
+            GatePausedException paused = assertThrows(GatePausedException.class,
+                    () -> gate.callers().tryNow(limit, CallClass.INTERACTIVE, "inbound", CallOptions.NONE));
+            assertTrue(paused.getMessage().startsWith("calls are paused"), paused.getMessage());
+            long grantedToNobody = lostTries("GRANTED");
+            if (grantedToNobody == 0) {
+                ticks.tick(); // the gate comes back; nothing to end
+                continue;
+            }
+            assertEquals(1, grantedToNobody, "the try was taken and committed; its answer was lost");
+            ticks.tick(); // the database answers again: the instance ends what its lost try made
+            assertEquals(0, lostTries("GRANTED"));
+            assertEquals(1, lostTries("ABANDONED"), "ended at once, not at its lease's end (30 s)");
+            break;
+        }
+        assertTrue(gate.callers().tryNow(limit, CallClass.INTERACTIVE, "inbound", CallOptions.NONE).isGranted(),
+                "the gate is back");
+    }
+
+    private long lostTries(String state) throws SQLException {
+        return copies.count("SELECT count(*) FROM gate_call WHERE limit_name = 'lost-try' AND state = ? "
+                + "AND submission_key LIKE 'try:%' AND outcome_status IS NULL", state);
+    }
+}
