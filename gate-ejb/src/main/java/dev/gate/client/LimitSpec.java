@@ -3,6 +3,7 @@ package dev.gate.client;
 import java.io.Serializable;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * A limit as an operator declares it: its main rule ({@code calls} per {@code window}) and its options. Built from
@@ -34,60 +35,66 @@ public final class LimitSpec implements Serializable {
         }
     }
 
-    private final int calls;
-    private final Duration window;
-    private final Duration minInterval;
-    private final List<Rule> moreRules;
-    private final Duration retryFloor;
-    private final List<Duration> coolDownLadder;
-    private final int stepDownAfter;
-    private final Duration receiptMargin;
-    private final Duration starvingAfter;
-    private final Duration agingAfter;
-    private final CallClass agingUpTo;
-    private final boolean fairPrograms;
-    private final int burst;
-    private final boolean adaptive;
+    // Not final only so that each with-method can change one field of a copy (with()); a spec never changes once
+    // a caller holds it.
+    private int calls;
+    private Duration window;
+    private Duration minInterval = Duration.ZERO;
+    private List<Rule> moreRules = List.of();
+    private Duration retryFloor = Duration.ofSeconds(2);
+    private List<Duration> coolDownLadder = List.of(Duration.ofSeconds(2), Duration.ofSeconds(5),
+            Duration.ofSeconds(15), Duration.ofSeconds(30), Duration.ofSeconds(60));
+    private int stepDownAfter = 10;
+    private Duration receiptMargin;
+    private Duration starvingAfter;
+    private Duration agingAfter;
+    private CallClass agingUpTo;
+    private boolean fairPrograms;
+    private int burst = 1;
+    private boolean adaptive;
 
-    private LimitSpec(int calls, Duration window, Duration minInterval, List<Rule> moreRules, Duration retryFloor,
-                      List<Duration> coolDownLadder, int stepDownAfter, Duration receiptMargin,
-                      Duration starvingAfter, Duration agingAfter, CallClass agingUpTo, boolean fairPrograms,
-                      int burst, boolean adaptive) {
+    private LimitSpec(int calls, Duration window) {
         this.calls = calls;
         this.window = window;
-        this.minInterval = minInterval;
-        this.moreRules = List.copyOf(moreRules);
-        this.retryFloor = retryFloor;
-        this.coolDownLadder = List.copyOf(coolDownLadder);
-        this.stepDownAfter = stepDownAfter;
-        this.receiptMargin = receiptMargin;
-        this.starvingAfter = starvingAfter;
-        this.agingAfter = agingAfter;
-        this.agingUpTo = agingUpTo;
-        this.fairPrograms = fairPrograms;
-        this.burst = burst;
-        this.adaptive = adaptive;
+    }
+
+    /** A copy with one change. */
+    private LimitSpec with(Consumer<LimitSpec> change) {
+        LimitSpec copy = new LimitSpec(calls, window);
+        copy.minInterval = minInterval;
+        copy.moreRules = moreRules;
+        copy.retryFloor = retryFloor;
+        copy.coolDownLadder = coolDownLadder;
+        copy.stepDownAfter = stepDownAfter;
+        copy.receiptMargin = receiptMargin;
+        copy.starvingAfter = starvingAfter;
+        copy.agingAfter = agingAfter;
+        copy.agingUpTo = agingUpTo;
+        copy.fairPrograms = fairPrograms;
+        copy.burst = burst;
+        copy.adaptive = adaptive;
+        change.accept(copy);
+        return copy;
     }
 
     public static LimitSpec of(int calls, Duration window) {
-        return new LimitSpec(calls, window, Duration.ZERO, List.of(), Duration.ofSeconds(2),
-                List.of(Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(15), Duration.ofSeconds(30),
-                        Duration.ofSeconds(60)), 10, null, null, null, null, false, 1, false);
+        return new LimitSpec(calls, window);
     }
 
     public LimitSpec withMinInterval(Duration spacing) {
-        return new LimitSpec(calls, window, spacing, moreRules, retryFloor, coolDownLadder, stepDownAfter,
-                receiptMargin, starvingAfter, agingAfter, agingUpTo, fairPrograms, burst, adaptive);
+        return with(s -> s.minInterval = spacing);
     }
 
     public LimitSpec withMoreRules(List<Rule> rules) {
-        return new LimitSpec(calls, window, minInterval, rules, retryFloor, coolDownLadder, stepDownAfter,
-                receiptMargin, starvingAfter, agingAfter, agingUpTo, fairPrograms, burst, adaptive);
+        return with(s -> s.moreRules = List.copyOf(rules));
     }
 
     public LimitSpec withCoolDown(Duration floor, List<Duration> ladder, int successesToStepDown) {
-        return new LimitSpec(calls, window, minInterval, moreRules, floor, ladder, successesToStepDown,
-                receiptMargin, starvingAfter, agingAfter, agingUpTo, fairPrograms, burst, adaptive);
+        return with(s -> {
+            s.retryFloor = floor;
+            s.coolDownLadder = List.copyOf(ladder);
+            s.stepDownAfter = successesToStepDown;
+        });
     }
 
     /**
@@ -96,8 +103,7 @@ public final class LimitSpec implements Serializable {
      * half a percent of each rule's window, at most 100 ms.
      */
     public LimitSpec withReceiptMargin(Duration margin) {
-        return new LimitSpec(calls, window, minInterval, moreRules, retryFloor, coolDownLadder, stepDownAfter,
-                margin, starvingAfter, agingAfter, agingUpTo, fairPrograms, burst, adaptive);
+        return with(s -> s.receiptMargin = margin);
     }
 
     /**
@@ -105,8 +111,7 @@ public final class LimitSpec implements Serializable {
      * server's default (gate.starving-after, 10 minutes).
      */
     public LimitSpec withStarvingAfter(Duration after) {
-        return new LimitSpec(calls, window, minInterval, moreRules, retryFloor, coolDownLadder, stepDownAfter,
-                receiptMargin, after, agingAfter, agingUpTo, fairPrograms, burst, adaptive);
+        return with(s -> s.starvingAfter = after);
     }
 
     /**
@@ -115,8 +120,10 @@ public final class LimitSpec implements Serializable {
      * first slot after {@code after}. Off by default: strict order, class first.
      */
     public LimitSpec withAging(Duration after, CallClass upTo) {
-        return new LimitSpec(calls, window, minInterval, moreRules, retryFloor, coolDownLadder, stepDownAfter,
-                receiptMargin, starvingAfter, after, upTo, fairPrograms, burst, adaptive);
+        return with(s -> {
+            s.agingAfter = after;
+            s.agingUpTo = upTo;
+        });
     }
 
     /**
@@ -125,8 +132,7 @@ public final class LimitSpec implements Serializable {
      * the starvation guard.
      */
     public LimitSpec withFairPrograms(boolean fair) {
-        return new LimitSpec(calls, window, minInterval, moreRules, retryFloor, coolDownLadder, stepDownAfter,
-                receiptMargin, starvingAfter, agingAfter, agingUpTo, fair, burst, adaptive);
+        return with(s -> s.fairPrograms = fair);
     }
 
     /**
@@ -135,8 +141,7 @@ public final class LimitSpec implements Serializable {
      * rule's calls.
      */
     public LimitSpec withBurst(int sends) {
-        return new LimitSpec(calls, window, minInterval, moreRules, retryFloor, coolDownLadder, stepDownAfter,
-                receiptMargin, starvingAfter, agingAfter, agingUpTo, fairPrograms, sends, adaptive);
+        return with(s -> s.burst = sends);
     }
 
     /**
@@ -145,8 +150,7 @@ public final class LimitSpec implements Serializable {
      * windows without one raise them by 2% of the declared calls, up to the declared calls.
      */
     public LimitSpec withAdaptiveRate(boolean on) {
-        return new LimitSpec(calls, window, minInterval, moreRules, retryFloor, coolDownLadder, stepDownAfter,
-                receiptMargin, starvingAfter, agingAfter, agingUpTo, fairPrograms, burst, on);
+        return with(s -> s.adaptive = on);
     }
 
     /** Whether the rate adapts to the vendor's signals. */
