@@ -52,6 +52,7 @@ public final class LimitSpec implements Serializable {
     private boolean fairPrograms;
     private int burst = 1;
     private boolean adaptive;
+    private boolean keyed;
 
     private LimitSpec(int calls, Duration window) {
         this.calls = calls;
@@ -73,6 +74,7 @@ public final class LimitSpec implements Serializable {
         copy.fairPrograms = fairPrograms;
         copy.burst = burst;
         copy.adaptive = adaptive;
+        copy.keyed = keyed;
         change.accept(copy);
         return copy;
     }
@@ -151,6 +153,20 @@ public final class LimitSpec implements Serializable {
      */
     public LimitSpec withAdaptiveRate(boolean on) {
         return with(s -> s.adaptive = on);
+    }
+
+    /**
+     * A template (off by default): each call names a key ({@link CallOptions#withLimitKey}), and each key gets its
+     * own line and beat under these rules, made on its first call and removed once idle. The limit's name is then at
+     * most 40 characters.
+     */
+    public LimitSpec withKeyed(boolean on) {
+        return with(s -> s.keyed = on);
+    }
+
+    /** Whether each call names a key with a line of its own. */
+    public boolean keyed() {
+        return keyed;
     }
 
     /** Whether the rate adapts to the vendor's signals. */

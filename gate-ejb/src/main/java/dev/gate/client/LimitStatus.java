@@ -41,13 +41,15 @@ public final class LimitStatus implements Serializable {
     private final boolean fairPrograms;
     private final int burst;
     private final Integer effectiveCalls;
+    private final Long openKeys;
 
     public LimitStatus(String name, int calls, long windowMs, long usedInWindow, Instant nextSlotAt,
                        Instant pausedUntil, long savedSends, Map<CallClass, Long> waiting,
                        Map<CallClass, Long> oldestWaitMs, int coolDownStep, Instant asOf, Recent recent,
                        long minIntervalMs, List<Long> coolDownLadderMs, List<RuleUse> moreRules,
                        Instant slowedAt, Integer slowedBy, Long starvingAfterMs, Long agingAfterMs,
-                       CallClass agingUpTo, boolean fairPrograms, int burst, Integer effectiveCalls) {
+                       CallClass agingUpTo, boolean fairPrograms, int burst, Integer effectiveCalls,
+                       Long openKeys) {
         this.name = name;
         this.calls = calls;
         this.windowMs = windowMs;
@@ -74,6 +76,20 @@ public final class LimitStatus implements Serializable {
         this.fairPrograms = fairPrograms;
         this.burst = burst;
         this.effectiveCalls = effectiveCalls;
+        this.openKeys = openKeys;
+    }
+
+    /**
+     * A keyed limit's open keys (each a line of its own under this limit's rules); null: the limit is not keyed. A
+     * keyed limit's waiting calls are its keys' together.
+     */
+    public Long getOpenKeys() {
+        return openKeys;
+    }
+
+    /** Whether each call of the limit names a key. */
+    public boolean isKeyed() {
+        return openKeys != null;
     }
 
     /** An adaptive limit's calls per window in force now; null: the limit does not adapt (its calls hold). */

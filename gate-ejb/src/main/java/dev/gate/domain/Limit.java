@@ -26,10 +26,10 @@ import java.util.List;
 /** A vendor's limit: its main rule, further rules, minimum spacing and cool-down ladder. */
 @Entity
 @Table(name = "gate_limit")
-@NamedQuery(name = Limit.ALL, query = "SELECT l FROM Limit l ORDER BY l.name")
+@NamedQuery(name = Limit.ALL, query = "SELECT l FROM Limit l WHERE l.templateName IS NULL ORDER BY l.name")
 public class Limit {
 
-    /** Every limit, in name order. */
+    /** Every declared limit (no key of a keyed one), in name order. */
     public static final String ALL = "Limit.all";
 
     @Id
@@ -77,6 +77,14 @@ public class Limit {
     @Column(name = "adaptive", nullable = false)
     private boolean adaptive;
 
+    // a template: its calls name a key, and each key is a limit of its own (Keys)
+    @Column(name = "keyed", nullable = false)
+    private boolean keyed;
+
+    // a key's limit: its template (written by Keys, never by JPA)
+    @Column(name = "template_name", insertable = false, updatable = false)
+    private String templateName;
+
     // set by the database (clock_timestamp()): the gate's only clock
     @Column(name = "created_at", nullable = false, insertable = false, updatable = false)
     private Instant createdAt;
@@ -121,6 +129,7 @@ public class Limit {
         this.fairPrograms = options.fairPrograms();
         this.burst = options.burst();
         this.adaptive = options.adaptive();
+        this.keyed = options.keyed();
         this.rules.clear();
         for (Pace r : options.moreRules()) {
             rules.add(new Rule(r.calls(), r.window().toMillis()));
@@ -147,7 +156,7 @@ public class Limit {
                         Duration.ofMillis(retryFloorMs), stepDownAfter),
                 ReceiptMargin.ofNullable(receiptMarginMs == null ? null : Duration.ofMillis(receiptMarginMs)),
                 agingAfterMs == null ? null : new Aging(Duration.ofMillis(agingAfterMs), CallClass.ofRank(agingUpTo)),
-                fairPrograms, burst, adaptive);
+                fairPrograms, burst, adaptive, keyed);
     }
 
     public int calls() {

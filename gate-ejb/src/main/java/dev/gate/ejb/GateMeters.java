@@ -1,5 +1,6 @@
 package dev.gate.ejb;
 
+import dev.gate.line.LimitKey;
 import dev.gate.client.CallClass;
 import dev.gate.client.GateException;
 import dev.gate.client.LimitStatus;
@@ -63,7 +64,7 @@ final class GateMeters implements Tally {
 
     @Override
     public void granted(Grant grant) {
-        Tags tags = Tags.of("limit", grant.limit(), "class", grant.callClass().name());
+        Tags tags = Tags.of("limit", LimitKey.templateOf(grant.limit()), "class", grant.callClass().name());
         counter("gate.grants", tags).increment();
         if (grant.aged()) {
             counter("gate.grants.aged", tags).increment(); // the starvation guard's grants, apart
@@ -84,17 +85,17 @@ final class GateMeters implements Tally {
 
     @Override
     public void expired(String limit, CallClass callClass, String why) {
-        counter("gate.expired", Tags.of("limit", limit, "class", callClass.name(), "reason", why)).increment();
+        counter("gate.expired", Tags.of("limit", LimitKey.templateOf(limit), "class", callClass.name(), "reason", why)).increment();
     }
 
     @Override
     public void abandoned(String limit, CallClass callClass) {
-        counter("gate.abandoned", Tags.of("limit", limit, "class", callClass.name())).increment();
+        counter("gate.abandoned", Tags.of("limit", LimitKey.templateOf(limit), "class", callClass.name())).increment();
     }
 
     @Override
     public void dedupeJoined(String limit) {
-        counter("gate.dedupe.joins", Tags.of("limit", limit)).increment();
+        counter("gate.dedupe.joins", Tags.of("limit", LimitKey.templateOf(limit))).increment();
     }
 
     @Override
@@ -127,6 +128,9 @@ final class GateMeters implements Tally {
             Tags limit = Tags.of("limit", l.getName());
             set(seen, "gate.paused", limit, l.getPausedUntil() != null ? 1 : 0); // on the database's clock
             set(seen, "gate.cooldown.step", limit, l.getCoolDownStep());
+            if (l.getOpenKeys() != null) {
+                set(seen, "gate.keys.open", limit, l.getOpenKeys()); // a keyed limit's keys, each a line of its own
+            }
             if (l.getEffectiveCalls() != null) {
                 set(seen, "gate.effective.calls", limit, l.getEffectiveCalls()); // the adaptive rate in force
             }

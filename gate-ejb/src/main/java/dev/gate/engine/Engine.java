@@ -6,6 +6,7 @@ import dev.gate.store.ActionLog;
 import dev.gate.store.Calls;
 import dev.gate.store.Estimates;
 import dev.gate.store.Granter;
+import dev.gate.store.Keys;
 import dev.gate.store.Jpa;
 import dev.gate.store.Leases;
 import dev.gate.store.LimitTable;
@@ -83,11 +84,13 @@ public final class Engine {
         Delivery delivery = new Delivery(owner, calls, waiters, watches, health, tally);
         Recovery recovery = new Recovery(owner, health, tx, leases, waiters);
         this.loop = new GrantLoop(new Granter(tx), limitTable, delivery, recovery, health, settings, scheduler);
-        this.housekeeper = new Housekeeper(owner, settings, leases, new Retention(tx), waiters, delivery,
+        Keys keys = new Keys(tx);
+        this.housekeeper = new Housekeeper(owner, settings, leases, new Retention(tx), keys, waiters, delivery,
                 recovery, health, loop::wake, tally);
         this.listener = new GrantListener(dataSource, owner, threads, delivery::announced, health::failed);
-        Joining joining = new Joining(settings, admission, calls, waiters, loop, tally);
-        TryNow tryNow = new TryNow(settings, admission, new FreeSlot(tx), tally, waiters);
+        KeyedLines lines = new KeyedLines(admission, keys);
+        Joining joining = new Joining(settings, admission, calls, waiters, loop, tally, lines);
+        TryNow tryNow = new TryNow(settings, admission, new FreeSlot(tx), tally, waiters, lines);
         this.callers = new Callers(owner, admission, joining, calls, outcomes, waiters, watches, loop, tally, tryNow);
         this.programs = new ProgramCalls(admission, joining, calls, outcomes, new Estimates(tx), delivery, watches,
                 loop, tryNow);

@@ -1,6 +1,7 @@
 package dev.gate.engine;
 
 import dev.gate.client.CallEndedException;
+import dev.gate.store.Keys;
 import dev.gate.store.Leases;
 import dev.gate.store.Retention;
 import dev.gate.store.StoreBusy;
@@ -15,12 +16,18 @@ import java.util.logging.Logger;
 /**
  * The periodic jobs of one instance, on one tick (every {@code retry}), each when it is due: the health probe while
  * paused; the lease heartbeat every {@code heartbeat}, always before leases are cleared, so a live waiter's lease
- * never runs out in the same tick; lease clearing and the waiter poll every {@code waiterPoll}; retention every
+ * never runs out in the same tick; lease clearing and the waiter poll every {@code waiterPoll}; idle keys and retention every
  * {@code pruneEvery} (and at every tick while a backlog is left).
  */
 final class Housekeeper {
 
     private static final Logger LOG = Logger.getLogger(Housekeeper.class.getName());
+
+    /** How long a key's limit stays after its last open even when idle: its join follows the open. */
+    static final Duration KEY_GRACE = Duration.ofMinutes(1);
+
+    /** Idle keys removed per statement (each goes with its finished calls, slot, rules and send log). */
+    static final int KEY_BATCH = 500;
 
     /** Retention's batch size and its share of one tick, so it never delays a heartbeat for long. */
     static final int PRUNE_BATCH = 2_000;
@@ -30,6 +37,7 @@ final class Housekeeper {
     private final EngineSettings settings;
     private final Leases leases;
     private final Retention retention;
+    private final Keys keys;
     private final Waiters waiters;
     private final Delivery delivery;
     private final Recovery recovery;
@@ -42,8 +50,10 @@ final class Housekeeper {
 
     private final Tally tally;
 
-    Housekeeper(String owner, EngineSettings settings, Leases leases, Retention retention, Waiters waiters,
-                Delivery delivery, Recovery recovery, Health health, Runnable keysFreed, Tally tally) {
+    Housekeeper(String owner, EngineSettings settings, Leases leases, Retention retention, Keys keys,
+                Waiters waiters, Delivery delivery, Recovery recovery, Health health, Runnable keysFreed,
+                Tally tally) {
+        this.keys = keys;
         this.owner = owner;
         this.settings = settings;
         this.leases = leases;
@@ -120,13 +130,20 @@ final class Housekeeper {
         long until = System.nanoTime() + PRUNE_BUDGET.toNanos();
         int sends = 0;
         int finished = 0;
+        int idleKeys = 0;
         boolean more = true;
         while (more && System.nanoTime() < until) {
+            int k = keys.sweep(KEY_GRACE, KEY_BATCH).size();
             int s = retention.pruneSends(PRUNE_BATCH);
             int c = retention.pruneCalls(settings.retention(), PRUNE_BATCH);
+            idleKeys += k;
             sends += s;
             finished += c;
-            more = s == PRUNE_BATCH || c == PRUNE_BATCH;
+            more = k == KEY_BATCH || s == PRUNE_BATCH || c == PRUNE_BATCH;
+        }
+        if (idleKeys > 0) {
+            int k = idleKeys;
+            LOG.info(() -> "removed " + k + " idle keys of keyed limits (no call, send or cool-down left in them)");
         }
         pruneBacklog = more;
         if (sends + finished > 0) {

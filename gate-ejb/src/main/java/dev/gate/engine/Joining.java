@@ -7,6 +7,7 @@ import dev.gate.client.GateException;
 import dev.gate.client.GatePausedException;
 import dev.gate.client.SubmissionKeyReusedException;
 import dev.gate.client.UnknownLimitException;
+import dev.gate.line.LimitKey;
 import dev.gate.line.LimitName;
 import dev.gate.store.CallKeys;
 import dev.gate.store.CallRow;
@@ -38,10 +39,12 @@ final class Joining {
     private final Waiters waiters;
     private final GrantLoop loop;
     private final Tally tally;
+    private final KeyedLines lines;
 
     Joining(EngineSettings settings, Admission admission, Calls calls, Waiters waiters, GrantLoop loop,
-            Tally tally) {
+            Tally tally, KeyedLines lines) {
         this.tally = tally;
+        this.lines = lines;
         this.settings = settings;
         this.admission = admission;
         this.calls = calls;
@@ -64,6 +67,12 @@ final class Joining {
      */
     Entry enter(String limit, CallClass callClass, String program, String owner, CallOptions options,
                 CallKeys keys, boolean waiter) throws GateException {
+        return lines.onLine(limit, options, line -> enterLine(line, callClass, program, owner, options, keys, waiter));
+    }
+
+    /** {@link #enter} on the line the call joins (its limit's, or its key's). */
+    private Entry enterLine(String limit, CallClass callClass, String program, String owner, CallOptions options,
+                            CallKeys keys, boolean waiter) throws GateException {
         Duration lease = checkedLease(settings, limit, callClass, options.lease());
         AtomicReference<Long> inserted = new AtomicReference<>();
         AtomicReference<CompletableFuture<Grant>> granted = new AtomicReference<>();
@@ -143,7 +152,7 @@ final class Joining {
     static Duration checkedLease(EngineSettings settings, String limit, CallClass callClass, Duration lease)
             throws UnknownLimitException {
         Objects.requireNonNull(callClass, "callClass");
-        if (!LimitName.isValid(limit)) {
+        if (!LimitName.isValid(limit) && !LimitKey.isKeyName(limit)) {
             throw new UnknownLimitException(limit);
         }
         Duration leaseTime = lease == null ? settings.defaultLease() : lease;

@@ -6,6 +6,7 @@ import dev.gate.client.LimitSpec;
 import dev.gate.client.LimitStatus;
 import dev.gate.client.UnknownLimitException;
 import dev.gate.line.CoolDownLadder;
+import dev.gate.line.LimitKey;
 import dev.gate.line.LimitName;
 import dev.gate.line.Aging;
 import dev.gate.line.LimitOptions;
@@ -69,7 +70,11 @@ public final class LimitControl {
                     new CoolDownLadder(spec.coolDownLadder(), spec.retryFloor(), spec.stepDownAfter()),
                     ReceiptMargin.ofNullable(spec.receiptMargin()),
                     spec.agingAfter() == null ? null : new Aging(spec.agingAfter(), spec.agingUpTo()),
-                    spec.fairPrograms(), spec.burst(), spec.adaptive());
+                    spec.fairPrograms(), spec.burst(), spec.adaptive(), spec.keyed());
+            if (spec.keyed() && name.length() > LimitKey.TEMPLATE_MAX) {
+                throw new IllegalArgumentException("a keyed limit's name is at most " + LimitKey.TEMPLATE_MAX
+                        + " characters (its keys' names hold it)");
+            }
             if (spec.burst() > pace.calls()) {
                 throw new IllegalArgumentException("burst " + spec.burst() + " is more than the rule's " + pace.calls()
                         + " calls per window");

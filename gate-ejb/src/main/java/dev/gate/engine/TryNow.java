@@ -35,8 +35,11 @@ final class TryNow {
     private final FreeSlot freeSlot;
     private final Tally tally;
     private final Waiters waiters;
+    private final KeyedLines lines;
 
-    TryNow(EngineSettings settings, Admission admission, FreeSlot freeSlot, Tally tally, Waiters waiters) {
+    TryNow(EngineSettings settings, Admission admission, FreeSlot freeSlot, Tally tally, Waiters waiters,
+           KeyedLines lines) {
+        this.lines = lines;
         this.waiters = waiters;
         this.settings = settings;
         this.admission = admission;
@@ -59,6 +62,12 @@ final class TryNow {
      */
     Answer attempt(String limit, CallClass callClass, String program, String owner, CallOptions options, String key)
             throws GateException {
+        return lines.onLine(limit, options, line -> attemptOn(line, callClass, program, owner, options, key));
+    }
+
+    /** {@link #attempt} on the line the try takes a slot of (its limit's, or its key's). */
+    private Answer attemptOn(String limit, CallClass callClass, String program, String owner, CallOptions options,
+                             String key) throws GateException {
         if (options.deadline() != null || options.concurrencyKey() != null || options.dedupeKey() != null) {
             throw new IllegalArgumentException("a try takes no deadline, concurrency key or dedupe key: it is granted "
                     + "now or not at all");

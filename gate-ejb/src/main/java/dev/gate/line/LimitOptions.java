@@ -9,11 +9,12 @@ import java.util.Objects;
  * margin its window cap keeps for grants on their way to their callers, its starvation guard ({@code aging}, null:
  * off, the strict order), whether programs take turns inside a class ({@code fairPrograms}; not with a guard) and
  * its burst allowance (sends that may go back to back after idle time; one: none), and whether its rate adapts to
- * the vendor's signals ({@link AdaptiveRate}).
+ * the vendor's signals ({@link AdaptiveRate}), and whether it is a template whose calls each name a key, every key
+ * a limit of its own with these rules ({@link LimitKey}).
  */
 public record LimitOptions(Duration minInterval, List<Pace> moreRules, CoolDownLadder coolDown,
                            ReceiptMargin receiptMargin, Aging aging, boolean fairPrograms, int burst,
-                           boolean adaptive) {
+                           boolean adaptive, boolean keyed) {
 
     public LimitOptions {
         moreRules = List.copyOf(moreRules);

@@ -30,7 +30,7 @@ public final class Calls {
                                    deadline_at, concurrency_key, dedupe_key, submission_key)
             SELECT l.name, ?, ?, ?, 'WAITING', ?, clock_timestamp() + ? * interval '1 millisecond',
                    clock_timestamp() + ? * interval '1 millisecond', ?, ?, ?
-            FROM gate_limit l WHERE l.name = ?
+            FROM gate_limit l WHERE l.name = ? AND NOT l.keyed
             ON CONFLICT DO NOTHING
             RETURNING id, deadline_at, enqueued_at, lease_expires_at""";
 
@@ -57,8 +57,9 @@ public final class Calls {
     private static final String SUBMITTED_BEFORE =
             "SELECT id, limit_name FROM gate_call WHERE owner = ? AND submission_key = ?";
 
-    // No such limit: the join answers "unknown limit" instead of failing on the foreign key.
-    private static final String LIMIT_EXISTS = "SELECT 1 FROM gate_limit WHERE name = ?";
+    // No such limit (or a keyed one, whose calls join their keys' lines): the join answers "unknown limit" instead of
+    // failing on the foreign key.
+    private static final String LIMIT_EXISTS = "SELECT 1 FROM gate_limit WHERE name = ? AND NOT keyed";
 
     /**
      * A submission's place: its own new call, or the live call with its dedupe key that it joined, or (a retry of a

@@ -33,6 +33,25 @@ public final class LimitTable {
     private static final String RESTART_ADAPTIVE =
             "UPDATE gate_slot SET adaptive_calls = NULL, adaptive_cut_at = NULL WHERE limit_name = ?";
 
+    // A template's change reaches its open keys (each key's row is a copy of its template's rules), at once. Their
+    // beats and send logs stay, as a limit's own do when it changes.
+    private static final String KEYS_FOLLOW = """
+            UPDATE gate_limit k SET calls = t.calls, window_ms = t.window_ms, min_interval_ms = t.min_interval_ms,
+                   retry_floor_ms = t.retry_floor_ms, cooldown_ladder_ms = t.cooldown_ladder_ms,
+                   step_down_after = t.step_down_after, receipt_margin_ms = t.receipt_margin_ms,
+                   starving_after_ms = t.starving_after_ms, aging_after_ms = t.aging_after_ms,
+                   aging_up_to = t.aging_up_to, fair_programs = t.fair_programs, burst = t.burst,
+                   adaptive = t.adaptive, updated_at = clock_timestamp()
+            FROM gate_limit t WHERE t.name = ?1 AND k.template_name = t.name""";
+
+    private static final String KEYS_DROP_RULES = """
+            DELETE FROM gate_limit_rule WHERE limit_name IN (SELECT name FROM gate_limit WHERE template_name = ?1)""";
+
+    private static final String KEYS_COPY_RULES = """
+            INSERT INTO gate_limit_rule (limit_name, calls, window_ms)
+            SELECT k.name, r.calls, r.window_ms FROM gate_limit k JOIN gate_limit_rule r ON r.limit_name = k.template_name
+            WHERE k.template_name = ?1""";
+
     // Removal, in small batches first (history that nothing reads), then the limit itself under its slot lock.
     private static final String DROP_FINISHED_CALLS = """
             DELETE FROM gate_call WHERE id IN (
@@ -56,9 +75,17 @@ public final class LimitTable {
     // The last step waits for the limit's slot lock, so no grant runs while the limit goes.
     private static final String LOCK_SLOT = "SELECT 1 FROM gate_slot WHERE limit_name = ? FOR UPDATE";
 
-    // A limit with waiting or granted calls is kept; the operator hears how many.
+    // A limit with waiting or granted calls is kept (a template: with its keys'); the operator hears how many.
     private static final String LIVE_CALLS = """
-            SELECT count(*) FROM gate_call WHERE limit_name = ? AND state IN ('WAITING', 'GRANTED')""";
+            SELECT count(*) FROM gate_call
+            WHERE limit_name IN (SELECT CAST(? AS varchar) UNION ALL SELECT name FROM gate_limit WHERE template_name = ?)
+              AND state IN ('WAITING', 'GRANTED')""";
+
+    // The finished calls of a removed limit (a template: and of its keys, which go with it by cascade).
+    private static final String DROP_LAST_CALLS = """
+            DELETE FROM gate_call
+            WHERE limit_name IN (SELECT CAST(? AS varchar) UNION ALL SELECT name FROM gate_limit WHERE template_name = ?)
+              AND state NOT IN ('WAITING', 'GRANTED')""";
 
     // The slot row, the send log, the extra rules and the saved-sends count go with it (ON DELETE CASCADE).
     private static final String DROP_LIMIT = "DELETE FROM gate_limit WHERE name = ?";
@@ -108,6 +135,7 @@ public final class LimitTable {
             limit.rePace(pace);
             em.flush();
             em.createNativeQuery(TOUCH).setParameter(1, name).executeUpdate();
+            em.createNativeQuery(KEYS_FOLLOW).setParameter(1, name).executeUpdate();
             ActionLog.record(em, new ActionLog.Entry(actor, "change-limit", "limit " + name, rule(pace)));
             return true;
         });
@@ -172,6 +200,9 @@ public final class LimitTable {
         em.flush();
         em.createNativeQuery(TOUCH).setParameter(1, name).executeUpdate();
         em.createNativeQuery(RESTART_ADAPTIVE).setParameter(1, name).executeUpdate();
+        for (String sql : List.of(KEYS_FOLLOW, KEYS_DROP_RULES, KEYS_COPY_RULES)) {
+            em.createNativeQuery(sql).setParameter(1, name).executeUpdate();
+        }
         ActionLog.record(em, new ActionLog.Entry(actor, "change-limit", "limit " + name, rule));
         return false;
     }
@@ -210,9 +241,9 @@ public final class LimitTable {
                 if (live > 0) {
                     return new Removal(false, true, live);
                 }
-                try (PreparedStatement ps = c.prepareStatement(
-                        "DELETE FROM gate_call WHERE limit_name = ? AND state NOT IN ('WAITING', 'GRANTED')")) {
+                try (PreparedStatement ps = c.prepareStatement(DROP_LAST_CALLS)) {
                     ps.setString(1, name);
+                    ps.setString(2, name);
                     ps.executeUpdate();
                 }
                 try (PreparedStatement ps = c.prepareStatement(DROP_LIMIT)) {
@@ -243,6 +274,7 @@ public final class LimitTable {
     private static long liveCalls(java.sql.Connection c, String name) throws java.sql.SQLException {
         try (PreparedStatement ps = c.prepareStatement(LIVE_CALLS)) {
             ps.setString(1, name);
+            ps.setString(2, name);
             try (java.sql.ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 return rs.getLong(1);

@@ -3,6 +3,7 @@ package dev.gate.store;
 import dev.gate.client.CallClass;
 import dev.gate.client.LimitStatus;
 import dev.gate.line.AdaptiveRate;
+import dev.gate.line.LimitKey;
 import dev.gate.client.RuleUse;
 import dev.gate.domain.Call;
 import dev.gate.domain.Limit;
@@ -42,7 +43,19 @@ public final class LineView {
     private static final String USED_IN_WINDOWS = """
             SELECT l.name, (SELECT count(*) FROM gate_send s
                             WHERE s.limit_name = l.name AND s.sent_at > CAST(? AS timestamptz) - l.window_ms * interval '1 millisecond')
-            FROM gate_limit l""";
+            FROM gate_limit l WHERE l.template_name IS NULL""";
+
+    // Per keyed limit, its open keys (the keys' index).
+    private static final String OPEN_KEYS = """
+            SELECT t.name, (SELECT count(*) FROM gate_limit k WHERE k.template_name = t.name)
+            FROM gate_limit t WHERE t.keyed""";
+
+    // A keyed limit's waiting calls: its keys' lines together, per class.
+    private static final String WAITING_IN_KEYS = """
+            SELECT c.call_class, count(*), min(c.enqueued_at) FROM gate_call c
+            JOIN gate_limit k ON k.name = c.limit_name
+            WHERE k.template_name = ?1 AND c.state = 'WAITING'
+            GROUP BY c.call_class""";
 
     // Each limit's sends of the last 10 minutes in 10 s buckets (0: the current one), an index range per limit.
     private static final String SENDS_PER_TEN_SECONDS = """
@@ -53,7 +66,8 @@ public final class LineView {
                           FROM gate_send s
                           WHERE s.limit_name = l.name AND s.sent_at > CAST(?1 AS timestamptz) - interval '10 minutes'
                             AND s.sent_at <= CAST(?1 AS timestamptz)
-                          GROUP BY 1) b""";
+                          GROUP BY 1) b
+            WHERE l.template_name IS NULL""";
 
     // Calls that ended without a grant or without an outcome in the last hour (the finished-calls index).
     private static final String ENDED_LAST_HOUR = """
@@ -65,13 +79,14 @@ public final class LineView {
             SELECT c.limit_name, count(*) FROM gate_call c
             WHERE c.aged AND c.granted_at > CAST(?1 AS timestamptz) - interval '1 hour'""";
 
-    // The more rules of every limit (or of one) with the sends in each rule's current window.
+    // The more rules of every declared limit (or of one; keys' copies not) with the sends in each rule's current window.
     private static final String RULES_USED = """
             SELECT r.limit_name, r.calls, r.window_ms,
                    (SELECT count(*) FROM gate_send s
                     WHERE s.limit_name = r.limit_name
                       AND s.sent_at > CAST(?1 AS timestamptz) - r.window_ms * interval '1 millisecond')
-            FROM gate_limit_rule r""";
+            FROM gate_limit_rule r JOIN gate_limit l ON l.name = r.limit_name
+            WHERE l.template_name IS NULL""";
 
     private static final int BUCKETS = 60;
 
@@ -87,7 +102,8 @@ public final class LineView {
             Instant now = Jpa.dbNow(em);
             List<Limit> limits = em.createNamedQuery(Limit.ALL, Limit.class).getResultList();
             Map<String, Slot> slots = new HashMap<>();
-            em.createQuery("SELECT s FROM Slot s", Slot.class).getResultStream()
+            em.createQuery("SELECT s FROM Slot s WHERE s.limitName IN (SELECT l.name FROM Limit l WHERE l.templateName IS NULL)",
+                            Slot.class).getResultStream()
                     .forEach(x -> slots.put(x.limitName(), x));
             Map<String, Long> saved = new HashMap<>();
             em.createQuery("SELECT v FROM SavedSends v", SavedSends.class).getResultStream()
@@ -100,7 +116,8 @@ public final class LineView {
                 used.put((String) r[0], ((Number) r[1]).longValue());
             }
             return statuses(limits, now, waitingByClass(em.createNamedQuery(Call.WAITING_BY_CLASS, Object[].class)
-                    .getResultList(), now), slots, saved, used, recent(em, now, null), rulesUsed(em, now, null));
+                    .getResultList(), now), slots, saved, used, recent(em, now, null), rulesUsed(em, now, null),
+                    openKeys(em, null));
         });
     }
 
@@ -123,10 +140,17 @@ public final class LineView {
                     .getResultList()) {
                 rows.add(new Object[] {name, r[0], r[1], r[2]});
             }
+            if (limit.options().keyed()) {
+                for (Object row : em.createNativeQuery(WAITING_IN_KEYS).setParameter(1, name).getResultList()) {
+                    Object[] r = (Object[]) row;
+                    rows.add(new Object[] {name, CallClass.ofRank(((Number) r[0]).intValue()),
+                            ((Number) r[1]).longValue(), r[2] instanceof Instant i ? i : Times.of(r[2])});
+                }
+            }
             Waiting waiting = waitingByClass(rows, now);
             return statuses(List.of(limit), now, waiting, Map.of(name, slot),
                     saved == null ? Map.of() : Map.of(name, saved.count()), Map.of(name, used), recent(em, now, name),
-                    rulesUsed(em, now, name)).stream().findFirst();
+                    rulesUsed(em, now, name), openKeys(em, name)).stream().findFirst();
         });
     }
 
@@ -139,23 +163,39 @@ public final class LineView {
     private record Waiting(Map<String, Map<CallClass, Long>> count, Map<String, Map<CallClass, Long>> oldestMs) {
     }
 
+    /** Rows of limit, class, count, oldest arrival; a key's rows count as its template's (its keys together). */
     private static Waiting waitingByClass(List<Object[]> rows, Instant now) {
         Map<String, Map<CallClass, Long>> waiting = new HashMap<>();
         Map<String, Map<CallClass, Long>> oldestMs = new HashMap<>();
         for (Object[] r : rows) {
-            String limit = (String) r[0];
+            String limit = LimitKey.templateOf((String) r[0]);
             CallClass cls = (CallClass) r[1];
-            waiting.computeIfAbsent(limit, k -> new EnumMap<>(CallClass.class)).put(cls, (Long) r[2]);
+            waiting.computeIfAbsent(limit, k -> new EnumMap<>(CallClass.class)).merge(cls, (Long) r[2], Long::sum);
             oldestMs.computeIfAbsent(limit, k -> new EnumMap<>(CallClass.class))
-                    .put(cls, Duration.between((Instant) r[3], now).toMillis());
+                    .merge(cls, Duration.between((Instant) r[3], now).toMillis(), Math::max);
         }
         return new Waiting(waiting, oldestMs);
+    }
+
+    /** Per keyed limit (of all, or {@code only}), its open keys. */
+    private static Map<String, Long> openKeys(EntityManager em, String only) {
+        Map<String, Long> out = new HashMap<>();
+        String sql = only == null ? OPEN_KEYS : OPEN_KEYS + " AND t.name = ?1";
+        var query = em.createNativeQuery(sql);
+        if (only != null) {
+            query.setParameter(1, only);
+        }
+        for (Object row : query.getResultList()) {
+            Object[] r = (Object[]) row;
+            out.put((String) r[0], ((Number) r[1]).longValue());
+        }
+        return out;
     }
 
     /** Per limit (of all, or of {@code only}): its sends per 10 s over the last 10 minutes, its ended calls. */
     private static Map<String, LimitStatus.Recent> recent(EntityManager em, Instant now, String only) {
         Map<String, long[]> buckets = new HashMap<>();
-        for (Object row : filtered(em, SENDS_PER_TEN_SECONDS, " WHERE l.name = ?2", now, only)) {
+        for (Object row : filtered(em, SENDS_PER_TEN_SECONDS, " AND l.name = ?2", now, only)) {
             Object[] r = (Object[]) row;
             int ago = ((Number) r[1]).intValue();
             if (ago >= 0 && ago < BUCKETS) {
@@ -198,7 +238,7 @@ public final class LineView {
     private static Map<String, List<RuleUse>> rulesUsed(EntityManager em, Instant now, String only) {
         Map<String, List<RuleUse>> out = new HashMap<>();
         for (Object row : filtered(em, RULES_USED + "%s ORDER BY r.limit_name, r.window_ms, r.calls",
-                " WHERE r.limit_name = ?2", now, only)) {
+                " AND r.limit_name = ?2", now, only)) {
             Object[] r = (Object[]) row;
             out.computeIfAbsent((String) r[0], k -> new ArrayList<>()).add(new RuleUse(((Number) r[1]).intValue(),
                     ((Number) r[2]).longValue(), ((Number) r[3]).longValue()));
@@ -215,7 +255,7 @@ public final class LineView {
     private static List<LimitStatus> statuses(List<Limit> limits, Instant now, Waiting waiting,
                                               Map<String, Slot> slots, Map<String, Long> saved,
                                               Map<String, Long> used, Map<String, LimitStatus.Recent> recent,
-                                              Map<String, List<RuleUse>> rules) {
+                                              Map<String, List<RuleUse>> rules, Map<String, Long> openKeys) {
         List<LimitStatus> out = new ArrayList<>();
         for (Limit l : limits) {
             Slot slot = slots.get(l.name());
@@ -234,7 +274,7 @@ public final class LineView {
                     l.options().aging() == null ? null : l.options().aging().upTo(), l.options().fairPrograms(),
                     l.options().burst(), l.options().adaptive() ? new AdaptiveRate(l.calls(),
                             Duration.ofMillis(l.windowMs())).effective(slot.adaptiveCalls(), slot.adaptiveCutAt(), now)
-                            : null));
+                            : null, l.options().keyed() ? openKeys.getOrDefault(l.name(), 0L) : null));
         }
         return out;
     }

@@ -98,6 +98,9 @@ public final class HttpGate implements AutoCloseable {
         if (options.dedupeKey() != null) {
             body.add("dedupeKey", options.dedupeKey());
         }
+        if (options.limitKey() != null) {
+            body.add("key", options.limitKey());
+        }
         // the server holds a submission at most half the call's lease, so the id comes back in time to renew it
         String path = "/limits/" + URLEncoder.encode(limit, StandardCharsets.UTF_8) + "/calls?waitSeconds="
                 + pollSeconds(until);

@@ -20,7 +20,7 @@ public final class LimitDeclaration {
     /** The fields a declaration may have. */
     public static final Set<String> FIELDS = Set.of("calls", "windowSeconds", "minIntervalMs", "rules",
             "retryFloorSeconds", "coolDownLadderSeconds", "stepDownAfter", "receiptMarginMs", "starvingAfterSeconds",
-            "agingAfterSeconds", "agingUpTo", "fairPrograms", "burst", "adaptive");
+            "agingAfterSeconds", "agingUpTo", "fairPrograms", "burst", "adaptive", "keyed");
 
     private static final Set<String> RULE_FIELDS = Set.of("calls", "windowSeconds");
 
@@ -69,7 +69,7 @@ public final class LimitDeclaration {
         } else if (fields.containsKey("agingUpTo") && !fields.isNull("agingUpTo")) {
             throw ProblemException.badRequest("agingUpTo", "needs agingAfterSeconds (the starvation guard's wait)");
         }
-        spec = spec.withAdaptiveRate(flag(fields, "adaptive"));
+        spec = spec.withAdaptiveRate(flag(fields, "adaptive")).withKeyed(flag(fields, "keyed"));
         if (flag(fields, "fairPrograms")) {
             if (spec.agingAfter() != null) {
                 throw ProblemException.badRequest("fairPrograms", "not with agingAfterSeconds: a limit takes the "

@@ -55,7 +55,7 @@ public class LimitsResource {
 
     private static final Set<String> PAUSE_FIELDS = Set.of("seconds");
     private static final Set<String> CALL_FIELDS = Set.of("class", "leaseSeconds", "deadlineSeconds",
-            "concurrencyKey", "dedupeKey");
+            "concurrencyKey", "dedupeKey", "key");
 
     @EJB
     LimitAdmin limits;
@@ -182,6 +182,9 @@ public class LimitsResource {
         CallClass callClass = callClass(Bodies.requiredString(fields, "class"));
         int lease = Bodies.integer(fields, "leaseSeconds", 5, 300, 30);
         CallOptions options = CallOptions.NONE.withLease(Duration.ofSeconds(lease));
+        if (fields.containsKey("key") && !fields.isNull("key")) {
+            options = options.withLimitKey(key(fields, "key")); // a keyed limit's key: the call joins its line
+        }
         if (tryNow) {
             for (String option : List.of("deadlineSeconds", "concurrencyKey", "dedupeKey")) {
                 if (fields.containsKey(option) && !fields.isNull(option)) {

@@ -6,6 +6,7 @@ import dev.gate.client.GateBusyException;
 import dev.gate.client.GateException;
 import dev.gate.client.GatePausedException;
 import dev.gate.client.InvalidLimitException;
+import dev.gate.client.KeyedLimitException;
 import dev.gate.client.SubmissionKeyReusedException;
 import dev.gate.client.UnknownLimitException;
 import jakarta.json.stream.JsonParsingException;
@@ -90,6 +91,15 @@ public final class ProblemMappers {
         public Response toResponse(SubmissionKeyReusedException e) {
             return Problem.of(422, "submission-key-reused", "Submission key used before",
                     LimitsResource.SUBMISSION_KEY + ": " + e.getMessage()).response();
+        }
+    }
+
+    /** A call without a key on a keyed limit, or with one on another: 400, nothing joined. */
+    @Provider
+    public static class KeyedLimit implements ExceptionMapper<KeyedLimitException> {
+        @Override
+        public Response toResponse(KeyedLimitException e) {
+            return Problem.of(400, "keyed-limit", "Key and limit disagree", "key: " + e.getMessage()).response();
         }
     }
 

@@ -81,6 +81,12 @@ final class Views {
         b.add("fairPrograms", l.isFairPrograms());
         b.add("burst", l.getBurst());
         b.add("adaptive", l.getEffectiveCalls() != null);
+        b.add("keyed", l.isKeyed());
+        if (l.getOpenKeys() == null) {
+            b.addNull("openKeys");
+        } else {
+            b.add("openKeys", l.getOpenKeys());
+        }
         if (l.getEffectiveCalls() == null) {
             b.addNull("effectiveCalls");
         } else {

@@ -160,7 +160,9 @@ public final class Panel implements Serializable {
     public String getGuard() {
         String pacing = (limit.getBurst() > 1 ? "; bursts of " + limit.getBurst() + " after idle time" : "")
                 + (limit.getEffectiveCalls() == null ? "" : "; adaptive: " + limit.getEffectiveCalls() + " of "
-                + limit.getCalls() + " calls per window now");
+                + limit.getCalls() + " calls per window now")
+                + (limit.isKeyed() ? "; keyed: " + limit.getOpenKeys() + " open keys, each its own line at this rate"
+                : "");
         if (limit.isFairPrograms()) {
             return pacing + "; programs take turns in each class";
         }

@@ -1,0 +1,250 @@
+package dev.gate.engine;
+
+import dev.gate.client.CallClass;
+import dev.gate.client.CallOptions;
+import dev.gate.client.KeyedLimitException;
+import dev.gate.client.LimitSpec;
+import dev.gate.client.LimitStatus;
+import dev.gate.client.UnknownLimitException;
+import dev.gate.line.LimitKey;
+import dev.gate.store.Keys;
+import dev.gate.store.Tx;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Keyed limits on the real clock and a real database: each key has its own line and beat under the template's rules,
+ * opened by its first call; a keyed limit takes only calls with a key; keys stay out of the limits' list (counted
+ * under their template) and go once idle, with nothing of them left behind.
+ */
+class KeyedLimitsTest extends OnOneCopy {
+
+    private static final CallOptions USER_1 = CallOptions.NONE.withLimitKey("user-1");
+    private static final CallOptions USER_2 = CallOptions.NONE.withLimitKey("user-2");
+
+    @Test
+    void eachKeyHasItsOwnLineAndBeat() throws Exception {
+        gate.limits().put("user-api", LimitSpec.of(5, Duration.ofSeconds(1)).withKeyed(true));
+        List<Long> ids = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            ids.add(submit("user-api", USER_1));
+            ids.add(submit("user-api", USER_2));
+        }
+        GateCopies.await("all twenty granted", Duration.ofSeconds(15), () -> ids.stream().allMatch(
+                id -> copies.state(id).equals("GRANTED")));
+        List<Instant> one = copies.sends("user-api~user-1");
+        List<Instant> two = copies.sends("user-api~user-2");
+        assertEquals(10, one.size());
+        assertEquals(10, two.size());
+        // each key holds the template's 5 per second...
+        assertEquals(5, GateCopies.fullestWindow(one, Duration.ofSeconds(1)), "key user-1");
+        assertEquals(5, GateCopies.fullestWindow(two, Duration.ofSeconds(1)), "key user-2");
+        // ...and neither waits for the other: together they send twice the template's rate
+        List<Instant> both = new ArrayList<>(one);
+        both.addAll(two);
+        both.sort(null);
+        assertTrue(GateCopies.fullestWindow(both, Duration.ofSeconds(1)) >= 9,
+                "two keys, two lines: " + GateCopies.fullestWindow(both, Duration.ofSeconds(1)));
+        assertEquals(0, copies.count("SELECT count(*) FROM gate_send WHERE limit_name = 'user-api'"),
+                "the template itself sends nothing");
+    }
+
+    @Test
+    void aKeyedLimitTakesOnlyCallsWithAKeyAndNoOtherLimitTakesOne() throws Exception {
+        gate.limits().put("user-api", LimitSpec.of(5, Duration.ofSeconds(1)).withKeyed(true));
+        gate.limits().put("vendor", LimitSpec.of(5, Duration.ofSeconds(1)));
+        KeyedLimitException noKey = assertThrows(KeyedLimitException.class, () -> submit("user-api", CallOptions.NONE));
+        assertTrue(noKey.getMessage().contains("is keyed"), noKey.getMessage());
+        KeyedLimitException tryNoKey = assertThrows(KeyedLimitException.class, () -> gate.programs().tryNow("p",
+                "user-api", CallClass.INTERACTIVE, CallOptions.NONE, null));
+        assertTrue(tryNoKey.getMessage().contains("is keyed"), tryNoKey.getMessage());
+        KeyedLimitException notKeyed = assertThrows(KeyedLimitException.class, () -> submit("vendor", USER_1));
+        assertTrue(notKeyed.getMessage().contains("not keyed"), notKeyed.getMessage());
+        assertThrows(UnknownLimitException.class, () -> submit("nobody", USER_1));
+        assertEquals(0, copies.count("SELECT count(*) FROM gate_call"), "nothing joined any line");
+        assertEquals(2, copies.count("SELECT count(*) FROM gate_limit"), "no key was opened");
+
+        // a try with a key takes its key's slot; a key of any characters has a name of its own
+        assertTrue(gate.programs().tryNow("p", "user-api", CallClass.INTERACTIVE, USER_1, null).attempt().isGranted());
+        String odd = "shop/Ünïcode key with spaces and a very long tail to make it longer than the name can hold";
+        long id = submit("user-api", CallOptions.NONE.withLimitKey(odd));
+        String line = new LimitKey("user-api", odd).limitName();
+        assertTrue(line.startsWith("user-api~="), line);
+        assertEquals(line, gate.programs().own("p", id).orElseThrow().limit());
+    }
+
+    @Test
+    void keysStayOutOfTheListAndCountUnderTheirTemplate() throws Exception {
+        gate.limits().put("user-api", LimitSpec.of(1, Duration.ofMinutes(1)).withKeyed(true));
+        submit("user-api", USER_1);
+        submit("user-api", USER_1); // waits: one a minute
+        submit("user-api", USER_2);
+        submit("user-api", USER_2); // waits
+        submit("user-api", CallOptions.NONE.withLimitKey("user-3"));
+        List<LimitStatus> all = gate.limits().status();
+        assertEquals(List.of("user-api"), all.stream().map(LimitStatus::getName).toList(), "keys are not limits");
+        LimitStatus template = gate.limits().status("user-api").orElseThrow();
+        assertEquals(3L, template.getOpenKeys());
+        assertEquals(2L, template.getWaiting().get("SCHEDULED"), "the keys' waiting calls, together");
+        assertEquals(3L, all.get(0).getOpenKeys());
+        assertEquals(2L, all.get(0).getWaiting().get("SCHEDULED"));
+
+        // the template's change reaches its keys (their copies of its rules), with their lines and beats kept (as a
+        // limit's own change keeps its beat: the next slot stays where the old rule put it)
+        gate.limits().put("user-api", LimitSpec.of(100, Duration.ofSeconds(1)).withKeyed(true)
+                .withMoreRules(List.of(new LimitSpec.Rule(1_000, Duration.ofMinutes(1)))));
+        assertEquals(3, copies.count("SELECT count(*) FROM gate_limit WHERE template_name = 'user-api' "
+                + "AND calls = 100 AND window_ms = 1000"));
+        assertEquals(3, copies.count("SELECT count(*) FROM gate_limit_rule WHERE limit_name LIKE 'user-api~%' "
+                + "AND calls = 1000"));
+        assertEquals(2, copies.count("SELECT count(*) FROM gate_call WHERE state = 'WAITING'"), "lines kept");
+    }
+
+    @Test
+    void anIdleKeyGoesWithAllOfItsRowsButNotWhileItsWindowHoldsSends() throws Exception {
+        gate.limits().put("user-api", LimitSpec.of(2, Duration.ofSeconds(1)).withKeyed(true));
+        Keys keys = new Keys(new Tx(copies.pool(2)));
+        long a = submit("user-api", USER_1);
+        long b = submit("user-api", USER_1);
+        GateCopies.await("both granted", Duration.ofSeconds(5), () -> copies.state(b).equals("GRANTED"));
+        assertTrue(keys.sweep(Duration.ZERO, 100).isEmpty(), "granted calls keep their key");
+        gate.programs().outcome("p", a, 200, null);
+        gate.programs().outcome("p", b, 200, null);
+        assertTrue(keys.sweep(Duration.ZERO, 100).isEmpty(), "its window still holds its two sends");
+        // the window holds: a third call on the key waits for it, the key was not made anew
+        long c = submit("user-api", USER_1);
+        assertEquals("WAITING", copies.state(c));
+        GateCopies.await("the third granted", Duration.ofSeconds(5), () -> copies.state(c).equals("GRANTED"));
+        assertTrue(GateCopies.fullestWindow(copies.sends("user-api~user-1"), Duration.ofSeconds(1)) <= 2);
+        gate.programs().outcome("p", c, 200, null);
+        GateCopies.await("the key is removed once idle (its window and the margin passed)", Duration.ofSeconds(10),
+                () -> sweep(keys) > 0);
+        for (String table : List.of("gate_limit WHERE template_name IS NOT NULL",
+                "gate_slot WHERE limit_name LIKE 'user-api~%'", "gate_send WHERE limit_name LIKE 'user-api~%'",
+                "gate_call")) {
+            assertEquals(0, copies.count("SELECT count(*) FROM " + table), table);
+        }
+        assertEquals(0L, gate.limits().status("user-api").orElseThrow().getOpenKeys());
+    }
+
+    private static final int ROUNDS = Integer.getInteger("keys.rounds", 5);
+
+    @Test
+    void tenThousandKeysComeAndGoWithoutTableGrowth() throws Exception {
+        int keysPerRound = Integer.getInteger("keys.perRound", 2_000);
+        gate.limits().put("tenant-api", LimitSpec.of(100, Duration.ofMillis(500)).withKeyed(true)
+                .withReceiptMargin(Duration.ofMillis(1)));
+        Keys keys = new Keys(new Tx(copies.pool(2)));
+        Map<String, Long> first = null;
+        for (int round = 0; round < ROUNDS; round++) {
+            long started = System.nanoTime();
+            callEachKeyOnce("r" + round + "-", keysPerRound);
+            long called = System.nanoTime();
+            assertEquals(keysPerRound, copies.count("SELECT count(*) FROM gate_limit WHERE template_name IS NOT NULL"));
+            Thread.sleep(600); // the keys' windows (500 ms) pass: no send of theirs is counted any more
+            int removed = 0;
+            for (int swept = -1; swept != 0; ) {
+                swept = keys.sweep(Duration.ZERO, 500).size();
+                removed += swept;
+            }
+            long gone = System.nanoTime();
+            assertEquals(keysPerRound, removed);
+            for (String table : List.of("gate_limit", "gate_slot", "gate_send", "gate_call", "gate_limit_rule")) {
+                assertEquals(table.equals("gate_limit") || table.equals("gate_slot") ? 1 : 0,
+                        copies.count("SELECT count(*) FROM " + table), table + ": only the template is left");
+            }
+            copies.sql("VACUUM gate_limit, gate_slot, gate_send, gate_call");
+            Map<String, Long> sizes = sizes();
+            System.out.printf("keyed round %d: %d keys opened, called and granted in %d ms, removed in %d ms; "
+                            + "table sizes after vacuum %s%n", round, keysPerRound, (called - started) / 1_000_000,
+                    (gone - called) / 1_000_000 - 600, sizes);
+            // the first round sizes the tables and their indexes (a b-tree page emptied by one round's deletes is
+            // used again only after a later vacuum); from then on each round's keys use the space the last left
+            if (round <= 1) {
+                first = sizes;
+            } else {
+                for (Map.Entry<String, Long> e : sizes.entrySet()) {
+                    if (e.getKey().startsWith("gate_call ")) {
+                        // the calls' history: its rows go with their key (asserted above); its b-tree indexes grow
+                        // under any churn of calls, keyed or not, as retention deletes them: printed, not asserted
+                        continue;
+                    }
+                    // the space the last round's keys left is used again: the table does not grow round by round
+                    assertTrue(e.getValue() <= first.get(e.getKey()) * 5 / 4 + 65_536,
+                            e.getKey() + " grew from " + first.get(e.getKey()) + " to " + e.getValue());
+                }
+            }
+        }
+    }
+
+    /** Each key's call joins (its key opened), is granted at once and done, from eight threads. */
+    private void callEachKeyOnce(String prefix, int keys) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < 8; t++) {
+                int first = t;
+                done.add(pool.submit(() -> {
+                    for (int k = first; k < keys; k += 8) {
+                        var call = gate.programs().submit("p", "tenant-api", CallClass.SCHEDULED,
+                                CallOptions.NONE.withLimitKey(prefix + k), null).call();
+                        long id = call.id();
+                        if (call.state() != dev.gate.line.CallState.GRANTED) { // a new key's slot is due: at once
+                            GateCopies.await("granted", Duration.ofSeconds(10),
+                                    () -> copies.state(id).equals("GRANTED"));
+                        }
+                        gate.programs().outcome("p", id, 200, null);
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : done) {
+                f.get();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private Map<String, Long> sizes() throws Exception {
+        Map<String, Long> out = new java.util.TreeMap<>();
+        for (String table : List.of("gate_limit", "gate_slot", "gate_send", "gate_call")) {
+            out.put(table, copies.count("SELECT pg_relation_size(?::regclass)", table));
+            out.put(table + " indexes", copies.count("SELECT pg_indexes_size(?::regclass)", table));
+        }
+        return out;
+    }
+
+    private int sweep(Keys keys) {
+        try {
+            return keys.sweep(Duration.ZERO, 100).size();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private long submit(String limit, CallOptions options) throws Exception {
+        return gate.programs().submit("p", limit, CallClass.SCHEDULED, options, null).call().id();
+    }
+
+    private long count(String sql) {
+        try {
+            return copies.count(sql);
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
