@@ -53,6 +53,7 @@ public final class LimitSpec implements Serializable {
     private int burst = 1;
     private boolean adaptive;
     private boolean keyed;
+    private String parent;
 
     private LimitSpec(int calls, Duration window) {
         this.calls = calls;
@@ -75,6 +76,7 @@ public final class LimitSpec implements Serializable {
         copy.burst = burst;
         copy.adaptive = adaptive;
         copy.keyed = keyed;
+        copy.parent = parent;
         change.accept(copy);
         return copy;
     }
@@ -162,6 +164,20 @@ public final class LimitSpec implements Serializable {
      */
     public LimitSpec withKeyed(boolean on) {
         return with(s -> s.keyed = on);
+    }
+
+    /**
+     * A keyed limit under a parent limit (a store's 10 per minute inside the vendor's 600 per minute): each key's
+     * grant takes a slot of the parent's beat and window too, so a call goes only when it fits both. The parent is a
+     * plain limit (neither keyed nor a key, with no parent of its own). Null: none.
+     */
+    public LimitSpec withParent(String parentLimit) {
+        return with(s -> s.parent = parentLimit);
+    }
+
+    /** The parent limit of a keyed limit; null: none. */
+    public String parent() {
+        return parent;
     }
 
     /** Whether each call names a key with a line of its own. */

@@ -42,6 +42,7 @@ public final class LimitStatus implements Serializable {
     private final int burst;
     private final Integer effectiveCalls;
     private final Long openKeys;
+    private final String parent;
 
     public LimitStatus(String name, int calls, long windowMs, long usedInWindow, Instant nextSlotAt,
                        Instant pausedUntil, long savedSends, Map<CallClass, Long> waiting,
@@ -49,7 +50,7 @@ public final class LimitStatus implements Serializable {
                        long minIntervalMs, List<Long> coolDownLadderMs, List<RuleUse> moreRules,
                        Instant slowedAt, Integer slowedBy, Long starvingAfterMs, Long agingAfterMs,
                        CallClass agingUpTo, boolean fairPrograms, int burst, Integer effectiveCalls,
-                       Long openKeys) {
+                       Long openKeys, String parent) {
         this.name = name;
         this.calls = calls;
         this.windowMs = windowMs;
@@ -77,6 +78,7 @@ public final class LimitStatus implements Serializable {
         this.burst = burst;
         this.effectiveCalls = effectiveCalls;
         this.openKeys = openKeys;
+        this.parent = parent;
     }
 
     /**
@@ -85,6 +87,11 @@ public final class LimitStatus implements Serializable {
      */
     public Long getOpenKeys() {
         return openKeys;
+    }
+
+    /** A keyed limit's parent limit, whose beat and window each key's grant fits too; null: none. */
+    public String getParent() {
+        return parent;
     }
 
     /** Whether each call of the limit names a key. */

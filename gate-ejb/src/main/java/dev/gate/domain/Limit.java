@@ -81,6 +81,10 @@ public class Limit {
     @Column(name = "keyed", nullable = false)
     private boolean keyed;
 
+    // a keyed limit's (and its keys') parent limit: each key's grant fits the parent's beat and window too
+    @Column(name = "parent_name")
+    private String parentName;
+
     // a key's limit: its template (written by Keys, never by JPA)
     @Column(name = "template_name", insertable = false, updatable = false)
     private String templateName;
@@ -130,6 +134,7 @@ public class Limit {
         this.burst = options.burst();
         this.adaptive = options.adaptive();
         this.keyed = options.keyed();
+        this.parentName = options.parent();
         this.rules.clear();
         for (Pace r : options.moreRules()) {
             rules.add(new Rule(r.calls(), r.window().toMillis()));
@@ -156,10 +161,15 @@ public class Limit {
                         Duration.ofMillis(retryFloorMs), stepDownAfter),
                 ReceiptMargin.ofNullable(receiptMarginMs == null ? null : Duration.ofMillis(receiptMarginMs)),
                 agingAfterMs == null ? null : new Aging(Duration.ofMillis(agingAfterMs), CallClass.ofRank(agingUpTo)),
-                fairPrograms, burst, adaptive, keyed);
+                fairPrograms, burst, adaptive, keyed, parentName);
     }
 
-    public int calls() {
+    /** Whether this is a key's limit (its template's copy, written by Keys). */
+    public boolean isKey() {
+        return templateName != null;
+    }
+
+        public int calls() {
         return calls;
     }
 

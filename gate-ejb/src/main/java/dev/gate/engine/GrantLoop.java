@@ -8,6 +8,9 @@ import dev.gate.store.StoreUnavailable;
 import dev.gate.store.WaitingLimits;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -67,7 +70,11 @@ final class GrantLoop {
         try {
             recovery.resumeIfPaused();
             WaitingLimits waiting = limits.withWaitingCalls();
-            for (WaitingLimits.Due limit : waiting.limits()) {
+            // the longest due first: keys under one parent share its slots, and the key whose own slot came due
+            // longest ago (an idle key's) takes the parent's next one before a busy key's
+            List<WaitingLimits.Due> byDue = new ArrayList<>(waiting.limits());
+            byDue.sort(Comparator.comparing(WaitingLimits.Due::notBefore));
+            for (WaitingLimits.Due limit : byDue) {
                 Duration until = waiting.untilDue(limit);
                 // a limit whose beat or cool-down is still ahead cannot send: no transaction for it this pass
                 Duration due = until.isNegative() || until.isZero() ? grant(limit.limit(), sleep) : until;

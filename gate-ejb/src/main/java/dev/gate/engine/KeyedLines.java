@@ -36,8 +36,16 @@ final class KeyedLines {
      * leaves a key alone for a grace time after its open, so only a join slower than that) is opened again, once.
      */
     <T> T onLine(String limit, CallOptions options, OnLine<T> work) throws GateException {
+        return onLine(limit, options, false, work);
+    }
+
+    /**
+     * As above; {@code tryNow}: a try, which takes one slot in one statement, so it is refused for a key under a
+     * parent limit (whose grant takes the parent's slot too).
+     */
+    <T> T onLine(String limit, CallOptions options, boolean tryNow, OnLine<T> work) throws GateException {
         for (int attempt = 0; ; attempt++) {
-            String line = lineOf(limit, options);
+            String line = lineOf(limit, options, tryNow);
             try {
                 return work.run(line);
             } catch (UnknownLimitException e) {
@@ -53,7 +61,7 @@ final class KeyedLines {
         }
     }
 
-    private String lineOf(String limit, CallOptions options) throws GateException {
+    private String lineOf(String limit, CallOptions options, boolean tryNow) throws GateException {
         String key = options.limitKey();
         if (key == null) {
             return limit;
@@ -71,6 +79,10 @@ final class KeyedLines {
             opened = admission.run(() -> keys.open(limitKey)).orElseThrow(() -> new UnknownLimitException(limit));
         } catch (Keys.NotKeyed e) {
             throw notKeyed(limit);
+        }
+        if (tryNow && opened.parent() != null) {
+            throw new KeyedLimitException("limit '" + limit + "' sits under limit '" + opened.parent()
+                    + "': try now is not offered for its keys (join the line instead)");
         }
         if (opened.created()) {
             LOG.fine(() -> "limit " + limit + ": key '" + key + "' opened, its line is limit " + opened.limitName());

@@ -70,7 +70,7 @@ public final class LimitControl {
                     new CoolDownLadder(spec.coolDownLadder(), spec.retryFloor(), spec.stepDownAfter()),
                     ReceiptMargin.ofNullable(spec.receiptMargin()),
                     spec.agingAfter() == null ? null : new Aging(spec.agingAfter(), spec.agingUpTo()),
-                    spec.fairPrograms(), spec.burst(), spec.adaptive(), spec.keyed());
+                    spec.fairPrograms(), spec.burst(), spec.adaptive(), spec.keyed(), spec.parent());
             if (spec.keyed() && name.length() > LimitKey.TEMPLATE_MAX) {
                 throw new IllegalArgumentException("a keyed limit's name is at most " + LimitKey.TEMPLATE_MAX
                         + " characters (its keys' names hold it)");
@@ -85,7 +85,12 @@ public final class LimitControl {
         if (spec.starvingAfter() != null && (spec.starvingAfter().isNegative() || spec.starvingAfter().isZero())) {
             throw new InvalidLimitException("limit '" + name + "': the starving mark must be positive");
         }
-        boolean created = admission.run(() -> limits.put(name, pace, options, spec.starvingAfter(), actor));
+        boolean created;
+        try {
+            created = admission.run(() -> limits.put(name, pace, options, spec.starvingAfter(), actor));
+        } catch (LimitTable.BadParent e) {
+            throw new InvalidLimitException("limit '" + name + "': " + e.getMessage());
+        }
         LOG.info(() -> "limit " + name + (created ? " created: " : " changed: ") + pace.calls() + " calls per "
                 + pace.window() + " by " + actor);
         loop.wake();
@@ -109,7 +114,12 @@ public final class LimitControl {
 
     /** Removes a limit with no live calls, and its history. */
     public LimitTable.Removal remove(String name, String actor) throws GateException {
-        LimitTable.Removal removal = admission.run(() -> limits.remove(name, actor));
+        LimitTable.Removal removal;
+        try {
+            removal = admission.run(() -> limits.remove(name, actor));
+        } catch (LimitTable.BadParent e) {
+            throw new InvalidLimitException(e.getMessage());
+        }
         if (removal.removed()) {
             LOG.info(() -> "limit " + name + " removed by " + actor);
         }

@@ -62,7 +62,7 @@ final class TryNow {
      */
     Answer attempt(String limit, CallClass callClass, String program, String owner, CallOptions options, String key)
             throws GateException {
-        return lines.onLine(limit, options, line -> attemptOn(line, callClass, program, owner, options, key));
+        return lines.onLine(limit, options, true, line -> attemptOn(line, callClass, program, owner, options, key));
     }
 
     /** {@link #attempt} on the line the try takes a slot of (its limit's, or its key's). */

@@ -10,11 +10,12 @@ import java.util.Objects;
  * off, the strict order), whether programs take turns inside a class ({@code fairPrograms}; not with a guard) and
  * its burst allowance (sends that may go back to back after idle time; one: none), and whether its rate adapts to
  * the vendor's signals ({@link AdaptiveRate}), and whether it is a template whose calls each name a key, every key
- * a limit of its own with these rules ({@link LimitKey}).
+ * a limit of its own with these rules ({@link LimitKey}), and (a keyed limit's) the parent limit whose beat and window
+ * each of its keys' grants must fit too (null: none).
  */
 public record LimitOptions(Duration minInterval, List<Pace> moreRules, CoolDownLadder coolDown,
                            ReceiptMargin receiptMargin, Aging aging, boolean fairPrograms, int burst,
-                           boolean adaptive, boolean keyed) {
+                           boolean adaptive, boolean keyed, String parent) {
 
     public LimitOptions {
         moreRules = List.copyOf(moreRules);
@@ -22,6 +23,9 @@ public record LimitOptions(Duration minInterval, List<Pace> moreRules, CoolDownL
         if (aging != null && fairPrograms) {
             throw new IllegalArgumentException("a limit takes either the starvation guard or programs taking turns, "
                     + "not both");
+        }
+        if (parent != null && !keyed) {
+            throw new IllegalArgumentException("a parent limit is for a keyed limit (its keys' grants fit both)");
         }
         if (burst < 1) {
             throw new IllegalArgumentException("burst must be at least 1 (no burst), was " + burst);

@@ -38,7 +38,7 @@ public final class FreeSlot {
                        l.min_interval_ms, l.receipt_margin_ms, l.burst, l.adaptive, s.adaptive_calls, s.adaptive_cut_at,
                        l.aging_after_ms, l.aging_up_to
                 FROM gate_slot s JOIN gate_limit l ON l.name = s.limit_name
-                WHERE s.limit_name = ? AND NOT l.keyed AND NOT EXISTS (SELECT 1 FROM prior)
+                WHERE s.limit_name = ? AND NOT l.keyed AND l.parent_name IS NULL AND NOT EXISTS (SELECT 1 FROM prior)
                 FOR UPDATE OF s),
             t AS (SELECT clock_timestamp() AS now, k.*,
                          (SELECT sent_at FROM gate_send g WHERE g.limit_name = k.limit_name AND g.seq = k.send_seq)

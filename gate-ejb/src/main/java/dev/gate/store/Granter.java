@@ -42,7 +42,7 @@ public final class Granter {
     static final String LOCK_SLOT = """
             SELECT s.next_slot_at, s.paused_until, s.send_seq, l.calls, l.window_ms, l.min_interval_ms,
                    l.receipt_margin_ms, l.aging_after_ms, l.aging_up_to, l.fair_programs, l.burst, l.adaptive,
-                   s.adaptive_calls, s.adaptive_cut_at,
+                   s.adaptive_calls, s.adaptive_cut_at, l.parent_name,
                    ARRAY(SELECT r.calls FROM gate_limit_rule r WHERE r.limit_name = l.name ORDER BY r.window_ms, r.calls)
                        AS rule_calls,
                    ARRAY(SELECT r.window_ms FROM gate_limit_rule r WHERE r.limit_name = l.name ORDER BY r.window_ms, r.calls)
@@ -247,11 +247,12 @@ public final class Granter {
         // the lock's probe read the declared calls' n-th send: for an adaptive limit cut below them, probe again
         Probe probe = rules.rules().get(0).calls() == rs.getInt("calls") ? lockedProbe(rs, seq) : null;
         return Optional.of(new Locked(Times.get(rs, "next_slot_at"), Times.get(rs, "paused_until"), seq, rules,
-                new LineOrder(aging(rs), rs.getBoolean("fair_programs")), probe));
+                new LineOrder(aging(rs), rs.getBoolean("fair_programs")), probe, rs.getString("parent_name")));
     }
 
     /** A locked slot: the beat, the cool-down, the latest send's number, the rules; the probe when complete. */
-    record Locked(Instant slot, Instant pausedUntil, long seq, LimitRules rules, LineOrder order, Probe probe) {
+    record Locked(Instant slot, Instant pausedUntil, long seq, LimitRules rules, LineOrder order, Probe probe,
+                  String parent) {
 
         /**
          * Without its probe if the probe's clock read came before {@code t} (a statement's parts run in no set
@@ -259,7 +260,7 @@ public final class Granter {
          */
         Locked probedNotBefore(Instant t) {
             return probe == null || !probe.now().isBefore(t) ? this
-                    : new Locked(slot, pausedUntil, seq, rules, order, null);
+                    : new Locked(slot, pausedUntil, seq, rules, order, null, parent);
         }
     }
 
@@ -276,6 +277,7 @@ public final class Granter {
         List<Grant> grants = new ArrayList<>();
         Instant now;
         Optional<Instant> nextDue;
+        ParentSlot parent = null; // a key under a parent: the parent's slot, locked at the first grant that needs it
         while (true) {
             Probe probe = first != null ? first : probe(c, limit, limitRules, seq);
             first = null;
@@ -292,6 +294,21 @@ public final class Granter {
             }
             Instant due = decision.notBefore(); // the beat, or later where a cap or the cool-down held it back
             Instant next = Beat.next(due, now, limitRules.gap(), limitRules.burst());
+            if (locked.get().parent() != null) {
+                if (parent == null) {
+                    Optional<ParentSlot> p = ParentSlot.lock(c, locked.get().parent());
+                    if (p.isEmpty()) { // the parent is granting right now (its own line, or another key's)
+                        nextDue = Optional.of(now.plus(RECHOOSE));
+                        break;
+                    }
+                    parent = p.get();
+                }
+                Optional<Instant> parentNotBefore = parent.due(c);
+                if (parentNotBefore.isPresent()) { // the key could send, the parent cannot yet
+                    nextDue = parentNotBefore;
+                    break;
+                }
+            }
             LineOrder order = locked.get().order();
             Optional<Head> head = grantHead(c, limit, order, now, due, seq + 1, next);
             if (head.isEmpty()) {
@@ -302,6 +319,9 @@ public final class Granter {
                 break;
             }
             grants.add(head.get().grant());
+            if (parent != null) {
+                parent.took(c, head.get().grant());
+            }
             seq++;
             slot = next;
             if (!head.get().moreWaiting()) {
@@ -405,6 +425,80 @@ public final class Granter {
                 }
                 return new Probe(Times.get(rs, "now"), Optional.ofNullable(Times.get(rs, "last_sent")), nth);
             }
+        }
+    }
+
+    // A key's grant logged in its parent's send log too, at the grant's own time, on the parent's beat; the parent's
+    // beat and send number move. Parameters: limit, call id, sent at, slot, seq, next slot, seq, limit.
+    private static final String PARENT_SEND = """
+            WITH sent AS (INSERT INTO gate_send (limit_name, call_id, sent_at, slot_at, seq) VALUES (?, ?, ?, ?, ?))
+            UPDATE gate_slot SET next_slot_at = ?, send_seq = ? WHERE limit_name = ?""";
+
+    /**
+     * The slot of a parent limit, locked by a key's grant pass (lock order: the key's slot, then its parent's; a
+     * parent's own pass locks only its own), so that a key's call is granted only when it fits the parent's beat and
+     * window as well as its key's; each grant takes one of the parent's sends.
+     */
+    private static final class ParentSlot {
+        private final String name;
+        private final LimitRules rules;
+        private final Instant pausedUntil;
+        private Instant slot;
+        private long seq;
+        private Probe probe;
+        private Instant due;
+        private Instant next;
+
+        private ParentSlot(String name, Locked locked) {
+            this.name = name;
+            this.rules = locked.rules();
+            this.pausedUntil = locked.pausedUntil();
+            this.slot = locked.slot();
+            this.seq = locked.seq();
+            this.probe = locked.probe();
+        }
+
+        /** Locks the parent's slot; empty when another transaction holds it (it is granting right now). */
+        static Optional<ParentSlot> lock(Connection c, String parent) throws SQLException {
+            try (PreparedStatement ps = c.prepareStatement(LOCK_SLOT)) {
+                ps.setString(1, parent);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        return Optional.empty();
+                    }
+                    return locked(rs).map(l -> new ParentSlot(parent, l));
+                }
+            }
+        }
+
+        /** Empty when the parent may send now (and then its slot is noted for {@link #took}); else when it may. */
+        Optional<Instant> due(Connection c) throws SQLException {
+            Probe p = probe != null ? probe : probe(c, name, rules, seq);
+            probe = null;
+            SlotDecision decision = SlotRule.decide(rules, p.now(), slot, p.nthSent(), p.lastSent(), pausedUntil);
+            if (!decision.sendNow()) {
+                return Optional.of(decision.notBefore());
+            }
+            due = decision.notBefore();
+            next = Beat.next(due, p.now(), rules.gap(), rules.burst());
+            return Optional.empty();
+        }
+
+        /** The key's grant takes the parent's slot {@link #due} found free. */
+        void took(Connection c, Grant grant) throws SQLException {
+            try (PreparedStatement ps = c.prepareStatement(PARENT_SEND)) {
+                ps.setString(1, name);
+                ps.setLong(2, grant.callId());
+                Times.set(ps, 3, grant.grantedAt());
+                Times.set(ps, 4, due);
+                ps.setLong(5, seq + 1);
+                Times.set(ps, 6, next);
+                ps.setLong(7, seq + 1);
+                ps.setString(8, name);
+                ps.executeUpdate();
+            }
+            seq++;
+            slot = next;
         }
     }
 

@@ -20,7 +20,7 @@ public final class Keys {
 
     private static final String LIMIT_COLUMNS = """
             calls, window_ms, min_interval_ms, retry_floor_ms, cooldown_ladder_ms, step_down_after, receipt_margin_ms,
-            starving_after_ms, aging_after_ms, aging_up_to, fair_programs, burst, adaptive""";
+            starving_after_ms, aging_after_ms, aging_up_to, fair_programs, burst, adaptive, parent_name""";
 
     // Opens the key's row from its template, or touches it: the upsert waits for a sweep that holds the row and, if
     // that removed it, inserts it anew. A new key copies the template's more rules; its slot row comes by trigger.
@@ -33,12 +33,12 @@ public final class Keys {
                 SELECT ?, t.name, ?, clock_timestamp(), """ + LIMIT_COLUMNS + """
              FROM t
                 ON CONFLICT (name) DO UPDATE SET key_used_at = excluded.key_used_at
-                RETURNING name, template_name, (xmax = 0) AS created),
+                RETURNING name, template_name, parent_name, (xmax = 0) AS created),
             r AS (
                 INSERT INTO gate_limit_rule (limit_name, calls, window_ms)
                 SELECT k.name, r.calls, r.window_ms FROM k JOIN gate_limit_rule r ON r.limit_name = k.template_name
                 WHERE k.created)
-            SELECT name, created FROM k""";
+            SELECT name, created, parent_name FROM k""";
 
     private static final String TEMPLATE = "SELECT keyed, template_name FROM gate_limit WHERE name = ?";
 
@@ -102,7 +102,8 @@ public final class Keys {
                 ps.setString(3, key.key());
                 try (ResultSet rs = ps.executeQuery()) {
                     if (rs.next()) {
-                        return Optional.of(new Opened(rs.getString("name"), rs.getBoolean("created")));
+                        return Optional.of(new Opened(rs.getString("name"), rs.getBoolean("created"),
+                                rs.getString("parent_name")));
                     }
                 }
             }
@@ -114,8 +115,8 @@ public final class Keys {
         });
     }
 
-    /** A key's limit, as opened. */
-    public record Opened(String limitName, boolean created) {
+    /** A key's limit, as opened, and its parent limit (null: none). */
+    public record Opened(String limitName, boolean created, String parent) {
     }
 
     /** Whether the limit is a keyed template; empty when there is no such limit. */

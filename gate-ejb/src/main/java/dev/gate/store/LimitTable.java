@@ -41,7 +41,7 @@ public final class LimitTable {
                    step_down_after = t.step_down_after, receipt_margin_ms = t.receipt_margin_ms,
                    starving_after_ms = t.starving_after_ms, aging_after_ms = t.aging_after_ms,
                    aging_up_to = t.aging_up_to, fair_programs = t.fair_programs, burst = t.burst,
-                   adaptive = t.adaptive, updated_at = clock_timestamp()
+                   adaptive = t.adaptive, parent_name = t.parent_name, updated_at = clock_timestamp()
             FROM gate_limit t WHERE t.name = ?1 AND k.template_name = t.name""";
 
     private static final String KEYS_DROP_RULES = """
@@ -91,6 +91,15 @@ public final class LimitTable {
     private static final String DROP_LIMIT = "DELETE FROM gate_limit WHERE name = ?";
 
     private static final int BATCH = 5_000;
+
+    /** A parent that cannot be one: missing, keyed, a key, or under a parent itself; or a parent made keyed. */
+    public static final class BadParent extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        BadParent(String message) {
+            super(message, null, false, false);
+        }
+    }
 
     /** What removing a limit did: removed, there was no such limit, or it still has live calls (how many). */
     public record Removal(boolean removed, boolean found, long liveCalls) {
@@ -188,6 +197,7 @@ public final class LimitTable {
     // Two operators changing one limit at once: the last one wins. updated_at on the database clock.
     private static boolean putIn(EntityManager em, String name, Pace pace, LimitOptions options,
                                  Duration starvingAfter, String actor) {
+        checkParent(em, name, options);
         Limit limit = em.find(Limit.class, name);
         String rule = rule(pace);
         if (limit == null) {
@@ -205,6 +215,32 @@ public final class LimitTable {
         }
         ActionLog.record(em, new ActionLog.Entry(actor, "change-limit", "limit " + name, rule));
         return false;
+    }
+
+    // The limits that name this one as their parent.
+    private static final String CHILDREN = "SELECT name FROM gate_limit WHERE parent_name = ?1 AND keyed";
+
+    private static void checkParent(EntityManager em, String name, LimitOptions options) {
+        if (options.keyed() || options.parent() != null) {
+            List<?> children = em.createNativeQuery(CHILDREN).setParameter(1, name).getResultList();
+            if (!children.isEmpty()) {
+                throw new BadParent("it is the parent of " + children + ": a parent stays a plain limit");
+            }
+        }
+        if (options.parent() == null) {
+            return;
+        }
+        if (options.parent().equals(name)) {
+            throw new BadParent("a limit is not its own parent");
+        }
+        Limit parent = em.find(Limit.class, options.parent());
+        if (parent == null) {
+            throw new BadParent("no parent limit named '" + options.parent() + "'");
+        }
+        if (parent.options().keyed() || parent.options().parent() != null || parent.isKey()) {
+            throw new BadParent("parent '" + options.parent() + "' must be a plain limit (not keyed, not a key, "
+                    + "with no parent of its own)");
+        }
     }
 
     /** The limits the slot loop looks at: those with waiting calls, in name order. */
@@ -241,6 +277,11 @@ public final class LimitTable {
                 if (live > 0) {
                     return new Removal(false, true, live);
                 }
+                List<String> children = children(c, name);
+                if (!children.isEmpty()) {
+                    throw new BadParent("limit '" + name + "' is the parent of " + children
+                            + ": change or remove those first");
+                }
                 try (PreparedStatement ps = c.prepareStatement(DROP_LAST_CALLS)) {
                     ps.setString(1, name);
                     ps.setString(2, name);
@@ -258,6 +299,19 @@ public final class LimitTable {
                 return new Removal(false, true, tx.run(c -> liveCalls(c, name)));
             }
             throw e;
+        }
+    }
+
+    private static List<String> children(java.sql.Connection c, String name) throws java.sql.SQLException {
+        try (PreparedStatement ps = c.prepareStatement(CHILDREN.replace("?1", "?"))) {
+            ps.setString(1, name);
+            List<String> out = new java.util.ArrayList<>();
+            try (java.sql.ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(rs.getString(1));
+                }
+            }
+            return out;
         }
     }
 

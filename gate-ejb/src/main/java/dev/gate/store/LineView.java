@@ -274,7 +274,8 @@ public final class LineView {
                     l.options().aging() == null ? null : l.options().aging().upTo(), l.options().fairPrograms(),
                     l.options().burst(), l.options().adaptive() ? new AdaptiveRate(l.calls(),
                             Duration.ofMillis(l.windowMs())).effective(slot.adaptiveCalls(), slot.adaptiveCutAt(), now)
-                            : null, l.options().keyed() ? openKeys.getOrDefault(l.name(), 0L) : null));
+                            : null, l.options().keyed() ? openKeys.getOrDefault(l.name(), 0L) : null,
+                    l.options().parent()));
         }
         return out;
     }

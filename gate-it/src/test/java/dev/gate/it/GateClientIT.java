@@ -79,6 +79,22 @@ class GateClientIT {
     }
 
     @Test
+    void aKeyedLimitsKeysEachHaveTheirOwnSlots() throws Exception {
+        Api.put("ops", "/limits/client-keyed", "{\"calls\":1,\"windowSeconds\":60,\"keyed\":true}");
+        try (HttpGate gate = HttpGate.connect(API, "worker", "worker")) {
+            Attempt userA = gate.tryAcquire("client-keyed", CallClass.INTERACTIVE, "user-a");
+            assertTrue(userA.granted(), userA.toString());
+            userA.permit().orElseThrow().complete(200);
+            assertFalse(gate.tryAcquire("client-keyed", CallClass.INTERACTIVE, "user-a").granted(),
+                    "one a minute for user-a");
+            try (Permit b = gate.acquire("client-keyed", CallClass.SCHEDULED, Duration.ofSeconds(5),
+                    CallOptions.NONE.withLimitKey("user-b"))) {
+                b.complete(200); // user-b's own slot, not held by user-a's
+            }
+        }
+    }
+
+    @Test
     void aTryWhoseAnswerIsLostIsSentAgainAndGetsTheGrantItMade() throws Exception {
         Api.put("ops", "/limits/client-try-lost", "{\"calls\":100,\"windowSeconds\":1}");
         try (TcpProxy cutAnswers = new TcpProxy("127.0.0.1", 8080);

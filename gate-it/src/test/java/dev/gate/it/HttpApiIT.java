@@ -268,6 +268,41 @@ class HttpApiIT {
     }
 
     @Test
+    void aKeyedLimitUnderAParentGivesEachKeyItsOwnLineOverHttp() {
+        Api.put("ops", "/limits/http-vendor-k", "{\"calls\":10,\"windowSeconds\":1}");
+        Api.Answer put = Api.put("ops", "/limits/http-store", "{\"calls\":1,\"windowSeconds\":60,\"keyed\":true,"
+                + "\"parent\":\"http-vendor-k\"}");
+        assertEquals(201, put.status(), put.body());
+        Api.Answer a = Api.post("web", "/limits/http-store/calls?waitSeconds=5",
+                "{\"class\":\"INTERACTIVE\",\"key\":\"store-a\"}");
+        assertEquals(201, a.status(), a.body());
+        assertEquals("GRANTED", a.json().getString("state"));
+        assertEquals("http-store~store-a", a.json().getString("limit"), "the call is in its key's line");
+        Api.Answer b = Api.post("web", "/limits/http-store/calls?waitSeconds=5",
+                "{\"class\":\"INTERACTIVE\",\"key\":\"store-b\"}");
+        assertEquals("GRANTED", b.json().getString("state"), "another key is not held by the first: " + b.body());
+        Api.Answer again = Api.post("web", "/limits/http-store/calls", "{\"class\":\"INTERACTIVE\",\"key\":\"store-a\"}");
+        assertEquals("WAITING", again.json().getString("state"), "one a minute per key: " + again.body());
+        JsonObject store = Api.get("worker", "/limits/http-store").json();
+        assertTrue(store.getBoolean("keyed"), store.toString());
+        assertEquals(2, store.getInt("openKeys"));
+        assertEquals("http-vendor-k", store.getString("parent"));
+        assertEquals(1, store.getJsonObject("waiting").getInt("INTERACTIVE"), "its keys' waiting calls: " + store);
+        String list = Api.get("worker", "/limits").body();
+        assertTrue(list.contains("\"http-store\"") && !list.contains("~"), "keys are not listed: " + list);
+        Api.Answer noKey = Api.post("web", "/limits/http-store/calls", "{\"class\":\"INTERACTIVE\"}");
+        assertEquals(400, noKey.status(), noKey.body());
+        assertEquals("urn:gate:problem:keyed-limit", noKey.json().getString("type"));
+        Api.Answer keyOnPlain = Api.post("web", "/limits/http-vendor-k/calls",
+                "{\"class\":\"INTERACTIVE\",\"key\":\"store-a\"}");
+        assertEquals(400, keyOnPlain.status(), keyOnPlain.body());
+        Api.Answer badParent = Api.put("ops", "/limits/http-store2", "{\"calls\":1,\"windowSeconds\":60,"
+                + "\"parent\":\"http-vendor-k\"}");
+        assertEquals(400, badParent.status(), "a parent needs keyed: " + badParent.body());
+        assertEquals(204, Api.delete("web", "/calls/" + again.json().getJsonNumber("id").longValue()).status());
+    }
+
+    @Test
     void anOperatorTurnsTheStarvationGuardOnAndOffAndLetsProgramsTakeTurns() {
         Api.Answer put = Api.put("ops", "/limits/http-guard", "{\"calls\":10,\"windowSeconds\":1,"
                 + "\"agingAfterSeconds\":60,\"agingUpTo\":\"SCHEDULED\"}");

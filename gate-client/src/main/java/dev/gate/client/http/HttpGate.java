@@ -151,8 +151,18 @@ public final class HttpGate implements AutoCloseable {
      * and gets the grant the first one made, never a second slot. A "busy" answer is not waited out.
      */
     public Attempt tryAcquire(String limit, CallClass callClass) throws GateClientException, InterruptedException {
-        String body = Json.createObjectBuilder().add("class", callClass.name())
-                .add("leaseSeconds", DEFAULT_LEASE.toSeconds()).build().toString();
+        return tryAcquire(limit, callClass, null);
+    }
+
+    /** As above, on a keyed limit: the try takes a slot of {@code key}'s own line (null: a limit without keys). */
+    public Attempt tryAcquire(String limit, CallClass callClass, String key)
+            throws GateClientException, InterruptedException {
+        JsonObjectBuilder fields = Json.createObjectBuilder().add("class", callClass.name())
+                .add("leaseSeconds", DEFAULT_LEASE.toSeconds());
+        if (key != null) {
+            fields.add("key", key);
+        }
+        String body = fields.build().toString();
         // no time to wait out a "busy" answer: a try answers now (the busy 503 comes back as Paused)
         HttpResponse<String> r = sendAgainIfLost("POST", "/limits/" + URLEncoder.encode(limit, StandardCharsets.UTF_8)
                 + "/calls?mode=try", body, UUID.randomUUID().toString(), System.nanoTime());

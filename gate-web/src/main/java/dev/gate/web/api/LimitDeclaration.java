@@ -20,7 +20,7 @@ public final class LimitDeclaration {
     /** The fields a declaration may have. */
     public static final Set<String> FIELDS = Set.of("calls", "windowSeconds", "minIntervalMs", "rules",
             "retryFloorSeconds", "coolDownLadderSeconds", "stepDownAfter", "receiptMarginMs", "starvingAfterSeconds",
-            "agingAfterSeconds", "agingUpTo", "fairPrograms", "burst", "adaptive", "keyed");
+            "agingAfterSeconds", "agingUpTo", "fairPrograms", "burst", "adaptive", "keyed", "parent");
 
     private static final Set<String> RULE_FIELDS = Set.of("calls", "windowSeconds");
 
@@ -70,6 +70,12 @@ public final class LimitDeclaration {
             throw ProblemException.badRequest("agingUpTo", "needs agingAfterSeconds (the starvation guard's wait)");
         }
         spec = spec.withAdaptiveRate(flag(fields, "adaptive")).withKeyed(flag(fields, "keyed"));
+        if (fields.containsKey("parent") && !fields.isNull("parent")) {
+            if (!spec.keyed()) {
+                throw ProblemException.badRequest("parent", "needs \"keyed\": true (a parent holds a keyed limit's keys)");
+            }
+            spec = spec.withParent(Bodies.requiredString(fields, "parent"));
+        }
         if (flag(fields, "fairPrograms")) {
             if (spec.agingAfter() != null) {
                 throw ProblemException.badRequest("fairPrograms", "not with agingAfterSeconds: a limit takes the "

@@ -82,6 +82,11 @@ final class Views {
         b.add("burst", l.getBurst());
         b.add("adaptive", l.getEffectiveCalls() != null);
         b.add("keyed", l.isKeyed());
+        if (l.getParent() == null) {
+            b.addNull("parent");
+        } else {
+            b.add("parent", l.getParent());
+        }
         if (l.getOpenKeys() == null) {
             b.addNull("openKeys");
         } else {

@@ -162,7 +162,7 @@ public final class Panel implements Serializable {
                 + (limit.getEffectiveCalls() == null ? "" : "; adaptive: " + limit.getEffectiveCalls() + " of "
                 + limit.getCalls() + " calls per window now")
                 + (limit.isKeyed() ? "; keyed: " + limit.getOpenKeys() + " open keys, each its own line at this rate"
-                : "");
+                + (limit.getParent() == null ? "" : ", all within " + limit.getParent()) : "");
         if (limit.isFairPrograms()) {
             return pacing + "; programs take turns in each class";
         }

@@ -1,0 +1,105 @@
+package dev.gate.engine;
+
+import dev.gate.client.CallClass;
+import dev.gate.client.CallOptions;
+import dev.gate.client.InvalidLimitException;
+import dev.gate.client.KeyedLimitException;
+import dev.gate.client.LimitSpec;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Keys under a parent limit, on the real clock: a key's call goes only when it fits its key's window and the
+ * parent's; the parent's window holds over its own calls and every key's; a busy key does not hold an idle key
+ * back beyond the parent's pace.
+ */
+class ParentLimitTest extends OnOneCopy {
+
+    private static final CallOptions STORE_A = CallOptions.NONE.withLimitKey("store-a");
+    private static final CallOptions STORE_B = CallOptions.NONE.withLimitKey("store-b");
+
+    @Test
+    void twoKeysUnderAParentEachWindowHoldsAndAnIdleKeyGoesAtTheParentsPace() throws Exception {
+        gate.limits().put("vendor", LimitSpec.of(10, Duration.ofSeconds(1)));
+        gate.limits().put("store", LimitSpec.of(6, Duration.ofSeconds(1)).withKeyed(true).withParent("vendor"));
+        List<Long> all = new ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+            all.add(submit("store", STORE_A)); // a busy key: five seconds of its own rate
+        }
+        for (int i = 0; i < 20; i++) {
+            all.add(submit("vendor", CallOptions.NONE)); // the parent's own line: the parent is full
+        }
+        List<Long> waitsB = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            Thread.sleep(1_000);
+            long id = submit("store", STORE_B); // an idle key, now and then
+            all.add(id);
+            GateCopies.await("store-b's call granted", Duration.ofSeconds(5), () -> copies.state(id).equals("GRANTED"));
+            waitsB.add(copies.count("SELECT (extract(epoch FROM granted_at - enqueued_at) * 1000)::bigint "
+                    + "FROM gate_call WHERE id = ?", id));
+        }
+        GateCopies.await("every call granted", Duration.ofSeconds(20), () -> all.stream().allMatch(
+                id -> copies.state(id).equals("GRANTED")));
+        int keyA = GateCopies.fullestWindow(copies.sends("store~store-a"), Duration.ofSeconds(1));
+        int keyB = GateCopies.fullestWindow(copies.sends("store~store-b"), Duration.ofSeconds(1));
+        int parent = GateCopies.fullestWindow(copies.sends("vendor"), Duration.ofSeconds(1));
+        System.out.printf("keys under a parent of 10/s: fullest 1 s window key a %d (of 6), key b %d, parent %d "
+                + "(of 10); the idle key's waits %s ms%n", keyA, keyB, parent, waitsB);
+        assertEquals(6, keyA, "the busy key's own window holds, and is used");
+        assertTrue(keyB <= 6);
+        assertEquals(10, parent, "the parent's window holds over its own calls and both keys', and is used");
+        assertEquals(54, copies.sends("vendor").size(), "each key's grant took one of the parent's sends");
+        // what the vendor sees: every grant, the parent's own calls and both keys', never more than 10 in a second
+        List<java.time.Instant> granted = new ArrayList<>();
+        for (long us : copies.ids("SELECT (extract(epoch FROM granted_at) * 1000000)::bigint FROM gate_call")) {
+            granted.add(java.time.Instant.ofEpochSecond(0, us * 1000));
+        }
+        granted.sort(null);
+        assertEquals(10, GateCopies.fullestWindow(granted, Duration.ofSeconds(1)), "the vendor's view");
+        for (long wait : waitsB) {
+            // the parent's pace: its next slot (a gap, 100 ms) and a pass, not behind the busy key's line
+            assertTrue(wait <= 250, "the idle key waited " + waitsB + " ms");
+        }
+    }
+
+    @Test
+    void aParentIsAPlainLimitAndItsKeysAreNotTriedNow() throws Exception {
+        gate.limits().put("vendor", LimitSpec.of(10, Duration.ofSeconds(1)));
+        gate.limits().put("users", LimitSpec.of(10, Duration.ofSeconds(1)).withKeyed(true));
+        assertThrows(InvalidLimitException.class, () -> gate.limits().put("store",
+                LimitSpec.of(6, Duration.ofSeconds(1)).withKeyed(true).withParent("nobody")));
+        assertThrows(InvalidLimitException.class, () -> gate.limits().put("store",
+                LimitSpec.of(6, Duration.ofSeconds(1)).withKeyed(true).withParent("users")), "a keyed parent");
+        assertThrows(InvalidLimitException.class, () -> gate.limits().put("store",
+                LimitSpec.of(6, Duration.ofSeconds(1)).withParent("vendor")), "a parent for a limit without keys");
+        gate.limits().put("store", LimitSpec.of(6, Duration.ofSeconds(1)).withKeyed(true).withParent("vendor"));
+        assertThrows(InvalidLimitException.class, () -> gate.limits().put("vendor",
+                LimitSpec.of(10, Duration.ofSeconds(1)).withKeyed(true)), "a parent stays a plain limit");
+        assertEquals("vendor", gate.limits().status("store").orElseThrow().getParent());
+        InvalidLimitException kept = assertThrows(InvalidLimitException.class,
+                () -> gate.limits().remove("vendor", "ops"));
+        assertTrue(kept.getMessage().contains("parent of [store]"), kept.getMessage());
+        KeyedLimitException noTry = assertThrows(KeyedLimitException.class, () -> gate.programs().tryNow("p",
+                "store", CallClass.INTERACTIVE, STORE_A, null));
+        assertTrue(noTry.getMessage().contains("try now"), noTry.getMessage());
+        assertEquals(0, copies.count("SELECT count(*) FROM gate_call"));
+        // a paused parent holds its keys' calls too
+        gate.operators().pause("vendor", Duration.ofSeconds(2), "ops");
+        long id = submit("store", STORE_A);
+        Thread.sleep(500);
+        assertEquals("WAITING", copies.state(id), "the parent's pause holds the key");
+        GateCopies.await("granted once the pause ends", Duration.ofSeconds(5),
+                () -> copies.state(id).equals("GRANTED"));
+    }
+
+    private long submit(String limit, CallOptions options) throws Exception {
+        return gate.programs().submit("p", limit, CallClass.SCHEDULED, options, null).call().id();
+    }
+}
