@@ -116,9 +116,10 @@ public final class KeyFigures {
             engine.stop();
             long t0 = System.nanoTime();
             int swept = 0;
-            for (int n = -1; n != 0; ) {
-                n = keyRows.sweep(Duration.ZERO, 500).size();
-                swept += n;
+            for (boolean more = true; more; ) {
+                Keys.Swept n = keyRows.sweep(Duration.ZERO, 500);
+                swept += n.removed().size();
+                more = !n.removed().isEmpty() || n.history() > 0;
             }
             out[6] = String.format("%,d keys in %.1f s", swept, (System.nanoTime() - t0) / 1e9);
             if (System.currentTimeMillis() < from) {

@@ -94,7 +94,7 @@ public final class Engine {
         this.callers = new Callers(owner, admission, joining, calls, outcomes, waiters, watches, loop, tally, tryNow);
         this.programs = new ProgramCalls(admission, joining, calls, outcomes, new Estimates(tx), delivery, watches,
                 loop, tryNow);
-        this.limits = new LimitControl(admission, limitTable, new LineView(jpa), loop);
+        this.limits = new LimitControl(admission, limitTable, new LineView(jpa), loop, keys);
         this.operators = new OperatorActions(owner, admission, limitTable, calls, new ActionLog(tx), waiters,
                 delivery, loop);
     }

@@ -10,7 +10,9 @@ import dev.gate.store.WaitingLimits;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -34,6 +36,9 @@ final class GrantLoop {
     private final Health health;
     private final EngineSettings settings;
     private final SlotTimer timer;
+    // keys found held back by their parent, and that parent: one pass only runs one such key's transaction per
+    // parent slot, not one per key (a pass at a time, so only the loop's thread touches it)
+    private Map<String, String> parentOf = Map.of();
 
     GrantLoop(Granter granter, LimitTable limits, Delivery delivery, Recovery recovery, Health health,
               EngineSettings settings, ScheduledExecutorService scheduler) {
@@ -74,14 +79,27 @@ final class GrantLoop {
             // longest ago (an idle key's) takes the parent's next one before a busy key's
             List<WaitingLimits.Due> byDue = new ArrayList<>(waiting.limits());
             byDue.sort(Comparator.comparing(WaitingLimits.Due::notBefore));
+            Map<String, String> parents = new HashMap<>(); // of the keys waiting now, as earlier passes found them
+            Map<String, Duration> parentHeld = new HashMap<>(); // this pass: parents whose slot is taken, how long
             for (WaitingLimits.Due limit : byDue) {
+                String parent = parentOf.get(limit.limit());
+                if (parent != null) {
+                    parents.put(limit.limit(), parent);
+                }
                 Duration until = waiting.untilDue(limit);
+                Duration held = parent == null ? null : parentHeld.get(parent);
+                if (held != null && (until.isNegative() || until.isZero())) {
+                    // its parent held a key back this pass: its slot is taken, no transaction for this key either
+                    until = held;
+                }
                 // a limit whose beat or cool-down is still ahead cannot send: no transaction for it this pass
-                Duration due = until.isNegative() || until.isZero() ? grant(limit.limit(), sleep) : until;
+                Duration due = until.isNegative() || until.isZero()
+                        ? grant(limit.limit(), sleep, parents, parentHeld) : until;
                 if (due.compareTo(sleep) < 0) {
                     sleep = due;
                 }
             }
+            parentOf = parents;
             recovery.resumeIfPaused();
         } catch (StoreUnavailable e) {
             health.failed(e);
@@ -95,12 +113,21 @@ final class GrantLoop {
         timer.armIn(sleep);
     }
 
-    /** One limit's grant transaction; answers how soon the limit wants the loop again. */
-    private Duration grant(String limit, Duration idle) throws StoreUnavailable {
+    /**
+     * One limit's grant transaction; answers how soon the limit wants the loop again. A key its parent held back
+     * notes the parent (for the next passes) and how long the parent's slot is taken (for the rest of this one).
+     */
+    private Duration grant(String limit, Duration idle, Map<String, String> parents, Map<String, Duration> parentHeld)
+            throws StoreUnavailable {
         try {
             GrantPass p = granter.grantDue(limit);
             delivery.granted(p);
-            return p.skipped() ? BUSY_RETRY : p.dueIn().orElse(idle);
+            Duration due = p.skipped() ? BUSY_RETRY : p.dueIn().orElse(idle);
+            if (p.heldByParent() != null) {
+                parents.put(limit, p.heldByParent());
+                parentHeld.merge(p.heldByParent(), due, (a, b) -> a.compareTo(b) < 0 ? a : b);
+            }
+            return due;
         } catch (StoreBusy e) {
             LOG.fine(() -> "limit " + limit + " busy (" + e.getMessage() + "); looking again in "
                     + BUSY_RETRY.toMillis() + " ms");

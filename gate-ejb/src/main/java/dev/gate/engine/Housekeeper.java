@@ -23,8 +23,11 @@ final class Housekeeper {
 
     private static final Logger LOG = Logger.getLogger(Housekeeper.class.getName());
 
-    /** How long a key's limit stays after its last open even when idle: its join follows the open. */
-    static final Duration KEY_GRACE = Duration.ofMinutes(1);
+    /**
+     * How long a key's limit stays after its last call even when idle: its join follows the open, and its finished
+     * calls (which go with it) still answer a program's retry (its submission key) and an outcome read for this long.
+     */
+    static final Duration KEY_GRACE = Duration.ofMinutes(10);
 
     /** Idle keys removed per statement (each goes with its finished calls, slot, rules and send log). */
     static final int KEY_BATCH = 500;
@@ -125,6 +128,16 @@ final class Housekeeper {
         }
     }
 
+    /** One batch of idle keys; a busy database skips it for this tick, and retention still runs. */
+    private Keys.Swept sweepKeys() throws StoreUnavailable {
+        try {
+            return keys.sweep(KEY_GRACE, KEY_BATCH);
+        } catch (StoreBusy e) {
+            LOG.fine(() -> "idle keys not removed this tick (" + e.getMessage() + ")");
+            return new Keys.Swept(List.of(), 0);
+        }
+    }
+
     /** Deletes what retention no longer keeps, a batch at a time, for at most {@link #PRUNE_BUDGET} per tick. */
     private void prune() throws StoreUnavailable {
         long until = System.nanoTime() + PRUNE_BUDGET.toNanos();
@@ -133,13 +146,14 @@ final class Housekeeper {
         int idleKeys = 0;
         boolean more = true;
         while (more && System.nanoTime() < until) {
-            int k = keys.sweep(KEY_GRACE, KEY_BATCH).size();
+            Keys.Swept swept = sweepKeys();
+            int k = swept.removed().size();
             int s = retention.pruneSends(PRUNE_BATCH);
             int c = retention.pruneCalls(settings.retention(), PRUNE_BATCH);
             idleKeys += k;
             sends += s;
             finished += c;
-            more = k == KEY_BATCH || s == PRUNE_BATCH || c == PRUNE_BATCH;
+            more = k == KEY_BATCH || swept.history() == KEY_BATCH || s == PRUNE_BATCH || c == PRUNE_BATCH;
         }
         if (idleKeys > 0) {
             int k = idleKeys;

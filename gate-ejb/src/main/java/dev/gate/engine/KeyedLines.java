@@ -64,6 +64,9 @@ final class KeyedLines {
     private String lineOf(String limit, CallOptions options, boolean tryNow) throws GateException {
         String key = options.limitKey();
         if (key == null) {
+            if (LimitKey.isKeyName(limit)) { // a key's own line is reached through its template, which opens it
+                throw new UnknownLimitException(limit);
+            }
             return limit;
         }
         if (!LimitName.isValid(limit)) {

@@ -12,6 +12,7 @@ import dev.gate.line.Aging;
 import dev.gate.line.LimitOptions;
 import dev.gate.line.Pace;
 import dev.gate.line.ReceiptMargin;
+import dev.gate.store.Keys;
 import dev.gate.store.LimitTable;
 import dev.gate.store.LineView;
 
@@ -28,8 +29,10 @@ public final class LimitControl {
     private final LimitTable limits;
     private final LineView view;
     private final GrantLoop loop;
+    private final Keys keys;
 
-    LimitControl(Admission admission, LimitTable limits, LineView view, GrantLoop loop) {
+    LimitControl(Admission admission, LimitTable limits, LineView view, GrantLoop loop, Keys keys) {
+        this.keys = keys;
         this.admission = admission;
         this.limits = limits;
         this.view = view;
@@ -93,6 +96,9 @@ public final class LimitControl {
         }
         LOG.info(() -> "limit " + name + (created ? " created: " : " changed: ") + pace.calls() + " calls per "
                 + pace.window() + " by " + actor);
+        if (!created) {
+            follow(name);
+        }
         loop.wake();
         return created;
     }
@@ -103,7 +109,16 @@ public final class LimitControl {
             throw new UnknownLimitException(name);
         }
         LOG.info(() -> "limit " + name + " changed: " + pace.calls() + " calls per " + pace.window() + " by " + actor);
+        follow(name);
         loop.wake();
+    }
+
+    /** A keyed limit's open keys take its change (each key's rules are a copy of its template's). */
+    private void follow(String name) throws GateException {
+        int followed = admission.run(() -> keys.follow(name));
+        if (followed > 0) {
+            LOG.info(() -> "limit " + name + ": its change reached its " + followed + " open keys");
+        }
     }
 
     /** Adds a limit declared at deployment unless the table has it (the table's values stay); true when added. */

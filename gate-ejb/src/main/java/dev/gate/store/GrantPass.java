@@ -7,10 +7,15 @@ import java.util.Optional;
 
 /**
  * What one grant transaction did for one limit: the grants it committed, the database time it saw, and when the
- * limit is next due (absent when its line is empty), or that it was skipped because another held the lock.
+ * limit is next due (absent when its line is empty), or that it was skipped because another held the lock; and, for
+ * a key under a parent, the parent when it was the parent that held the key back (until {@code nextDueAt}).
  */
 public record GrantPass(List<Grant> grants, Instant dbNow, Optional<Instant> nextDueAt,
-                        boolean skipped) {
+                        boolean skipped, String heldByParent) {
+
+    public GrantPass(List<Grant> grants, Instant dbNow, Optional<Instant> nextDueAt, boolean skipped) {
+        this(grants, dbNow, nextDueAt, skipped, null);
+    }
 
     /** No pass was made (nothing to grant: a submission joined a live call). */
     public static GrantPass nothing() {

@@ -278,6 +278,7 @@ public final class Granter {
         Instant now;
         Optional<Instant> nextDue;
         ParentSlot parent = null; // a key under a parent: the parent's slot, locked at the first grant that needs it
+        String heldBy = null;
         while (true) {
             Probe probe = first != null ? first : probe(c, limit, limitRules, seq);
             first = null;
@@ -306,6 +307,7 @@ public final class Granter {
                 Optional<Instant> parentNotBefore = parent.due(c);
                 if (parentNotBefore.isPresent()) { // the key could send, the parent cannot yet
                     nextDue = parentNotBefore;
+                    heldBy = locked.get().parent();
                     break;
                 }
             }
@@ -329,7 +331,7 @@ public final class Granter {
                 break;
             }
         }
-        return new GrantPass(List.copyOf(grants), now, nextDue, false);
+        return new GrantPass(List.copyOf(grants), now, nextDue, false, heldBy);
     }
 
     private static boolean exists(Connection c, String limit) throws SQLException {

@@ -42,29 +42,78 @@ public final class Keys {
 
     private static final String TEMPLATE = "SELECT keyed, template_name FROM gate_limit WHERE name = ?";
 
-    // A key is idle when no call of it waits or is granted, no send of it is inside its longest window (a key made
-    // anew would forget them and let a burst through), no cool-down runs, and nobody opened it for the grace time
-    // (a join follows its open). Its finished calls go with it; its slot, rules and send log by cascade. SKIP LOCKED:
-    // a key being opened or joined right now is kept for the next sweep.
-    private static final String SWEEP = """
+    // An open first holds its template's row (FOR SHARE waits for a change of the template being committed), so the
+    // upsert, a statement of its own with a snapshot taken after, copies the template's rules as they are now, and a
+    // change that comes after sees the key (LimitTable's follow).
+    private static final String HOLD_TEMPLATE = "SELECT 1 FROM gate_limit WHERE name = ? AND keyed FOR SHARE";
+
+    // A key is idle when no call of it waits or is granted and nobody opened it for the grace time (a join follows its
+    // open, and its finished calls still answer a retry or an outcome read). An idle key's finished calls go first,
+    // a batch at a time (found by index, deleted by row address, as retention does). now() (the sweep's own
+    // transaction's start), not clock_timestamp(): a stable value bounds an index range. Parameters: grace, per key,
+    // batch.
+    static final String KEY_HISTORY = """
+            DELETE FROM gate_call WHERE ctid = ANY (ARRAY(
+                SELECT f.ctid
+                FROM gate_limit k
+                CROSS JOIN LATERAL (
+                    SELECT c.ctid FROM gate_call c
+                    WHERE c.limit_name = k.name AND c.state NOT IN ('WAITING', 'GRANTED')
+                    ORDER BY c.done_at
+                    LIMIT ?) f
+                WHERE k.template_name IS NOT NULL AND k.key_used_at < now() - ? * interval '1 millisecond'
+                  AND NOT EXISTS (SELECT 1 FROM gate_call c WHERE c.limit_name = k.name AND c.state = 'WAITING')
+                  AND NOT EXISTS (SELECT 1 FROM gate_call c WHERE c.limit_name = k.name AND c.state = 'GRANTED')
+                LIMIT ?))""";
+
+    // Then an idle key with no call left goes, unless a send of it is inside its longest window (a key made anew would
+    // forget it and let a burst through) or a cool-down runs; its slot, rules and send log by cascade. SKIP LOCKED: a
+    // key being opened or joined right now is kept for the next sweep. Parameters: grace, batch.
+    static final String SWEEP = """
             WITH idle AS (
                 SELECT k.name FROM gate_limit k JOIN gate_slot s ON s.limit_name = k.name
                 WHERE k.template_name IS NOT NULL
-                  AND k.key_used_at < clock_timestamp() - ? * interval '1 millisecond'
-                  AND (s.paused_until IS NULL OR s.paused_until < clock_timestamp())
-                  AND NOT EXISTS (SELECT 1 FROM gate_call c
-                                  WHERE c.limit_name = k.name AND c.state IN ('WAITING', 'GRANTED'))
+                  AND k.key_used_at < now() - ? * interval '1 millisecond'
+                  AND (s.paused_until IS NULL OR s.paused_until < now())
+                  AND NOT EXISTS (SELECT 1 FROM gate_call c WHERE c.limit_name = k.name)
                   AND NOT EXISTS (SELECT 1 FROM gate_send g
                                   WHERE g.limit_name = k.name
-                                    AND g.sent_at > clock_timestamp() - (GREATEST(k.window_ms, k.min_interval_ms,
+                                    AND g.sent_at > now() - (GREATEST(k.window_ms, k.min_interval_ms,
                                         (SELECT coalesce(max(r.window_ms), 0) FROM gate_limit_rule r
                                          WHERE r.limit_name = k.name)) + coalesce(k.receipt_margin_ms, 1000))
                                         * interval '1 millisecond')
                 LIMIT ?
-                FOR UPDATE OF k, s SKIP LOCKED),
-            calls AS (DELETE FROM gate_call c USING idle WHERE c.limit_name = idle.name)
+                FOR UPDATE OF k, s SKIP LOCKED)
             DELETE FROM gate_limit l USING idle WHERE l.name = idle.name
             RETURNING l.template_name, l.limit_key""";
+
+    // A template's change reaches its keys after it commits, a batch of keys per transaction (100,000 keys would not
+    // fit one statement's time): each key older than its template's latest change takes its rules again. A key
+    // opened after the change copied them already (its row is newer). Parameters: template, batch, template.
+    private static final String FOLLOW = """
+            WITH stale AS (
+                SELECT k.name FROM gate_limit k JOIN gate_limit t ON t.name = k.template_name
+                WHERE k.template_name = ? AND k.updated_at < t.updated_at
+                LIMIT ?
+                FOR UPDATE OF k)
+            UPDATE gate_limit k SET calls = t.calls, window_ms = t.window_ms, min_interval_ms = t.min_interval_ms,
+                   retry_floor_ms = t.retry_floor_ms, cooldown_ladder_ms = t.cooldown_ladder_ms,
+                   step_down_after = t.step_down_after, receipt_margin_ms = t.receipt_margin_ms,
+                   starving_after_ms = t.starving_after_ms, aging_after_ms = t.aging_after_ms,
+                   aging_up_to = t.aging_up_to, fair_programs = t.fair_programs, burst = t.burst,
+                   adaptive = t.adaptive, parent_name = t.parent_name, updated_at = clock_timestamp()
+            FROM gate_limit t, stale WHERE k.name = stale.name AND t.name = ?
+            RETURNING k.name""";
+
+    private static final String DROP_RULES = "DELETE FROM gate_limit_rule WHERE limit_name = ANY (?)";
+
+    private static final String COPY_RULES = """
+            INSERT INTO gate_limit_rule (limit_name, calls, window_ms)
+            SELECT n.name, r.calls, r.window_ms FROM unnest(?::varchar[]) AS n(name)
+            CROSS JOIN gate_limit_rule r WHERE r.limit_name = ?""";
+
+    /** Keys that follow their template's change in one transaction. */
+    static final int FOLLOW_BATCH = 2_000;
 
     private static final String OPEN_KEYS = """
             SELECT template_name, count(*) FROM gate_limit WHERE template_name IS NOT NULL GROUP BY template_name""";
@@ -96,6 +145,10 @@ public final class Keys {
      */
     public Optional<Opened> open(LimitKey key) throws StoreUnavailable {
         return tx.run(c -> {
+            try (PreparedStatement ps = c.prepareStatement(HOLD_TEMPLATE)) {
+                ps.setString(1, key.template());
+                ps.executeQuery().close();
+            }
             try (PreparedStatement ps = c.prepareStatement(OPEN)) {
                 ps.setString(1, key.template());
                 ps.setString(2, key.limitName());
@@ -133,10 +186,25 @@ public final class Keys {
         }
     }
 
-    /** Removes at most {@code batch} idle keys, none opened within {@code grace}; answers which. */
-    public List<Removed> sweep(Duration grace, int batch) throws StoreUnavailable {
+    /** What one sweep did: the idle keys it removed, the finished calls of idle keys it deleted first. */
+    public record Swept(List<Removed> removed, int history) {
+    }
+
+    /**
+     * Deletes at most {@code batch} finished calls of idle keys (none opened within {@code grace}), then removes at
+     * most {@code batch} idle keys with no call left.
+     */
+    public Swept sweep(Duration grace, int batch) throws StoreUnavailable {
+        int history = tx.run(c -> {
+            try (PreparedStatement ps = c.prepareStatement(KEY_HISTORY)) {
+                ps.setInt(1, batch);
+                ps.setLong(2, grace.toMillis());
+                ps.setInt(3, batch);
+                return ps.executeUpdate();
+            }
+        });
         try {
-            return tx.run(c -> {
+            return new Swept(tx.run(c -> {
                 try (PreparedStatement ps = c.prepareStatement(SWEEP)) {
                     ps.setLong(1, grace.toMillis());
                     ps.setInt(2, batch);
@@ -148,15 +216,53 @@ public final class Keys {
                     }
                     return removed;
                 }
-            });
+            }), history);
         } catch (IllegalStateException e) {
             // a call joined a key between the sweep's snapshot and its lock: that key is not idle, the next sweep
             // sees it so
             if (e.getCause() instanceof SQLException sql && "23503".equals(sql.getSQLState())) {
-                return List.of();
+                return new Swept(List.of(), history);
             }
             throw e;
         }
+    }
+
+    /** Brings every key of {@code template} to its rules as they are now; answers how many keys changed. */
+    public int follow(String template) throws StoreUnavailable {
+        int total = 0;
+        for (int n = -1; n != 0; ) {
+            n = tx.run(c -> followBatch(c, template));
+            total += n;
+        }
+        return total;
+    }
+
+    private static int followBatch(Connection c, String template) throws SQLException {
+        List<String> names = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement(FOLLOW)) {
+            ps.setString(1, template);
+            ps.setInt(2, FOLLOW_BATCH);
+            ps.setString(3, template);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    names.add(rs.getString(1));
+                }
+            }
+        }
+        if (names.isEmpty()) {
+            return 0;
+        }
+        java.sql.Array array = c.createArrayOf("varchar", names.toArray());
+        try (PreparedStatement ps = c.prepareStatement(DROP_RULES)) {
+            ps.setArray(1, array);
+            ps.executeUpdate();
+        }
+        try (PreparedStatement ps = c.prepareStatement(COPY_RULES)) {
+            ps.setArray(1, array);
+            ps.setString(2, template);
+            ps.executeUpdate();
+        }
+        return names.size();
     }
 
     /** How many keys each template has open. */

@@ -33,25 +33,6 @@ public final class LimitTable {
     private static final String RESTART_ADAPTIVE =
             "UPDATE gate_slot SET adaptive_calls = NULL, adaptive_cut_at = NULL WHERE limit_name = ?";
 
-    // A template's change reaches its open keys (each key's row is a copy of its template's rules), at once. Their
-    // beats and send logs stay, as a limit's own do when it changes.
-    private static final String KEYS_FOLLOW = """
-            UPDATE gate_limit k SET calls = t.calls, window_ms = t.window_ms, min_interval_ms = t.min_interval_ms,
-                   retry_floor_ms = t.retry_floor_ms, cooldown_ladder_ms = t.cooldown_ladder_ms,
-                   step_down_after = t.step_down_after, receipt_margin_ms = t.receipt_margin_ms,
-                   starving_after_ms = t.starving_after_ms, aging_after_ms = t.aging_after_ms,
-                   aging_up_to = t.aging_up_to, fair_programs = t.fair_programs, burst = t.burst,
-                   adaptive = t.adaptive, parent_name = t.parent_name, updated_at = clock_timestamp()
-            FROM gate_limit t WHERE t.name = ?1 AND k.template_name = t.name""";
-
-    private static final String KEYS_DROP_RULES = """
-            DELETE FROM gate_limit_rule WHERE limit_name IN (SELECT name FROM gate_limit WHERE template_name = ?1)""";
-
-    private static final String KEYS_COPY_RULES = """
-            INSERT INTO gate_limit_rule (limit_name, calls, window_ms)
-            SELECT k.name, r.calls, r.window_ms FROM gate_limit k JOIN gate_limit_rule r ON r.limit_name = k.template_name
-            WHERE k.template_name = ?1""";
-
     // Removal, in small batches first (history that nothing reads), then the limit itself under its slot lock.
     private static final String DROP_FINISHED_CALLS = """
             DELETE FROM gate_call WHERE id IN (
@@ -144,7 +125,6 @@ public final class LimitTable {
             limit.rePace(pace);
             em.flush();
             em.createNativeQuery(TOUCH).setParameter(1, name).executeUpdate();
-            em.createNativeQuery(KEYS_FOLLOW).setParameter(1, name).executeUpdate();
             ActionLog.record(em, new ActionLog.Entry(actor, "change-limit", "limit " + name, rule(pace)));
             return true;
         });
@@ -210,9 +190,6 @@ public final class LimitTable {
         em.flush();
         em.createNativeQuery(TOUCH).setParameter(1, name).executeUpdate();
         em.createNativeQuery(RESTART_ADAPTIVE).setParameter(1, name).executeUpdate();
-        for (String sql : List.of(KEYS_FOLLOW, KEYS_DROP_RULES, KEYS_COPY_RULES)) {
-            em.createNativeQuery(sql).setParameter(1, name).executeUpdate();
-        }
         ActionLog.record(em, new ActionLog.Entry(actor, "change-limit", "limit " + name, rule));
         return false;
     }

@@ -120,10 +120,10 @@ class KeyedLimitsTest extends OnOneCopy {
         long a = submit("user-api", USER_1);
         long b = submit("user-api", USER_1);
         GateCopies.await("both granted", Duration.ofSeconds(5), () -> copies.state(b).equals("GRANTED"));
-        assertTrue(keys.sweep(Duration.ZERO, 100).isEmpty(), "granted calls keep their key");
+        assertTrue(keys.sweep(Duration.ZERO, 100).removed().isEmpty(), "granted calls keep their key");
         gate.programs().outcome("p", a, 200, null);
         gate.programs().outcome("p", b, 200, null);
-        assertTrue(keys.sweep(Duration.ZERO, 100).isEmpty(), "its window still holds its two sends");
+        assertTrue(keys.sweep(Duration.ZERO, 100).removed().isEmpty(), "its window still holds its two sends");
         // the window holds: a third call on the key waits for it, the key was not made anew
         long c = submit("user-api", USER_1);
         assertEquals("WAITING", copies.state(c));
@@ -156,9 +156,10 @@ class KeyedLimitsTest extends OnOneCopy {
             assertEquals(keysPerRound, copies.count("SELECT count(*) FROM gate_limit WHERE template_name IS NOT NULL"));
             Thread.sleep(600); // the keys' windows (500 ms) pass: no send of theirs is counted any more
             int removed = 0;
-            for (int swept = -1; swept != 0; ) {
-                swept = keys.sweep(Duration.ZERO, 500).size();
-                removed += swept;
+            for (boolean more = true; more; ) {
+                Keys.Swept swept = keys.sweep(Duration.ZERO, 500);
+                removed += swept.removed().size();
+                more = !swept.removed().isEmpty() || swept.history() > 0;
             }
             long gone = System.nanoTime();
             assertEquals(keysPerRound, removed);
@@ -230,7 +231,7 @@ class KeyedLimitsTest extends OnOneCopy {
 
     private int sweep(Keys keys) {
         try {
-            return keys.sweep(Duration.ZERO, 100).size();
+            return keys.sweep(Duration.ZERO, 100).removed().size();
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }

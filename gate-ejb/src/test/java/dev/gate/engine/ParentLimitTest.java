@@ -70,6 +70,25 @@ class ParentLimitTest extends OnOneCopy {
     }
 
     @Test
+    void fiftyKeysEachWithACallShareTheParentsSlotsInTurn() throws Exception {
+        gate.limits().put("vendor", LimitSpec.of(20, Duration.ofSeconds(1)));
+        gate.limits().put("store", LimitSpec.of(5, Duration.ofSeconds(1)).withKeyed(true).withParent("vendor"));
+        List<Long> ids = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            ids.add(submit("store", CallOptions.NONE.withLimitKey("store-" + i)));
+        }
+        long t0 = System.nanoTime();
+        GateCopies.await("all fifty granted at the parent's pace", Duration.ofSeconds(10), () -> ids.stream()
+                .allMatch(id -> copies.state(id).equals("GRANTED")));
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        int parent = GateCopies.fullestWindow(copies.sends("vendor"), Duration.ofSeconds(1));
+        System.out.printf("fifty keys under a parent of 20/s: all granted %d ms after the last joined; the parent's "
+                + "fullest second %d%n", ms, parent);
+        assertEquals(20, parent, "the parent's window holds, and is used");
+        assertEquals(50, copies.sends("vendor").size());
+    }
+
+    @Test
     void aParentIsAPlainLimitAndItsKeysAreNotTriedNow() throws Exception {
         gate.limits().put("vendor", LimitSpec.of(10, Duration.ofSeconds(1)));
         gate.limits().put("users", LimitSpec.of(10, Duration.ofSeconds(1)).withKeyed(true));

@@ -47,6 +47,12 @@ class IndexPlanTest {
                     UPDATE gate_slot t SET send_seq = (SELECT max(seq) FROM gate_send s WHERE s.limit_name = t.limit_name)""");
             s.execute("""
                     UPDATE gate_call SET done_at = enqueued_at + interval '1 s' WHERE state = 'DONE'""");
+            // a keyed limit's 1,000 idle keys (as Keys.open writes them)
+            s.execute("INSERT INTO gate_limit (name, calls, window_ms, keyed) VALUES ('user-api', 10, 1000, true)");
+            s.execute("""
+                    INSERT INTO gate_limit (name, template_name, limit_key, key_used_at, calls, window_ms)
+                    SELECT 'user-api~k' || i, 'user-api', 'k' || i, now() - interval '1 hour', 10, 1000
+                    FROM generate_series(1, 1000) i""");
             s.execute("ANALYZE");
         }
     }
@@ -94,6 +100,16 @@ class IndexPlanTest {
         String plan = explain(Granter.LOCK_SLOT, "vendor-7");
         assertTrue(plan.contains("gate_send_seq"), plan);
         assertFalse(plan.contains("Seq Scan on gate_send"), plan);
+    }
+
+    @Test
+    void theIdleKeySweepFindsItsRowsByIndex() throws SQLException {
+        String plan = explain(Keys.SWEEP, 600_000L, 500);
+        assertFalse(plan.contains("Seq Scan on gate_call"), plan);
+        assertFalse(plan.contains("Seq Scan on gate_send"), plan);
+        String history = explain(Keys.KEY_HISTORY, 500, 600_000L, 500);
+        assertTrue(history.contains("Tid Scan on gate_call"), history);
+        assertFalse(history.contains("Seq Scan on gate_call"), history);
     }
 
     @Test
