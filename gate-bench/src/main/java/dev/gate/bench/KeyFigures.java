@@ -119,7 +119,7 @@ public final class KeyFigures {
             for (boolean more = true; more; ) {
                 Keys.Swept n = keyRows.sweep(Duration.ZERO, 500);
                 swept += n.removed().size();
-                more = !n.removed().isEmpty() || n.history() > 0;
+                more = n.looked() > 0 && (!n.removed().isEmpty() || n.history() > 0);
             }
             out[6] = String.format("%,d keys in %.1f s", swept, (System.nanoTime() - t0) / 1e9);
             if (System.currentTimeMillis() < from) {

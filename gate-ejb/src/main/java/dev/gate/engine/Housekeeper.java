@@ -134,7 +134,7 @@ final class Housekeeper {
             return keys.sweep(KEY_GRACE, KEY_BATCH);
         } catch (StoreBusy e) {
             LOG.fine(() -> "idle keys not removed this tick (" + e.getMessage() + ")");
-            return new Keys.Swept(List.of(), 0);
+            return new Keys.Swept(List.of(), 0, 0);
         }
     }
 
@@ -153,7 +153,7 @@ final class Housekeeper {
             idleKeys += k;
             sends += s;
             finished += c;
-            more = k == KEY_BATCH || swept.history() == KEY_BATCH || s == PRUNE_BATCH || c == PRUNE_BATCH;
+            more = swept.looked() == KEY_BATCH || s == PRUNE_BATCH || c == PRUNE_BATCH;
         }
         if (idleKeys > 0) {
             int k = idleKeys;

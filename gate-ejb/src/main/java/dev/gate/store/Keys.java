@@ -22,9 +22,11 @@ public final class Keys {
             calls, window_ms, min_interval_ms, retry_floor_ms, cooldown_ladder_ms, step_down_after, receipt_margin_ms,
             starving_after_ms, aging_after_ms, aging_up_to, fair_programs, burst, adaptive, parent_name""";
 
-    // Opens the key's row from its template, or touches it: the upsert waits for a sweep that holds the row and, if
-    // that removed it, inserts it anew. A new key copies the template's more rules; its slot row comes by trigger.
-    // Parameters: template, key name, key.
+    // Opens the key's row from its template, or touches it (its last use, written at most once a minute: a busy key
+    // does not rewrite its row on each call): the upsert locks the row, waits for a sweep that holds it and, if that
+    // removed it, inserts it anew. A new key copies the template's more rules; its slot row comes by trigger. A key
+    // touched within the minute comes from the second branch (the upsert returns no row then).
+    // Parameters: template, key name, key, key name.
     private static final String OPEN = """
             WITH t AS (SELECT * FROM gate_limit WHERE name = ? AND keyed),
             k AS (
@@ -33,12 +35,16 @@ public final class Keys {
                 SELECT ?, t.name, ?, clock_timestamp(), """ + LIMIT_COLUMNS + """
              FROM t
                 ON CONFLICT (name) DO UPDATE SET key_used_at = excluded.key_used_at
+                WHERE gate_limit.key_used_at < excluded.key_used_at - interval '1 minute'
                 RETURNING name, template_name, parent_name, (xmax = 0) AS created),
             r AS (
                 INSERT INTO gate_limit_rule (limit_name, calls, window_ms)
                 SELECT k.name, r.calls, r.window_ms FROM k JOIN gate_limit_rule r ON r.limit_name = k.template_name
                 WHERE k.created)
-            SELECT name, created, parent_name FROM k""";
+            SELECT name, created, parent_name FROM k
+            UNION ALL
+            SELECT name, false, parent_name FROM gate_limit
+            WHERE name = ? AND EXISTS (SELECT 1 FROM t) AND NOT EXISTS (SELECT 1 FROM k)""";
 
     private static final String TEMPLATE = "SELECT keyed, template_name FROM gate_limit WHERE name = ?";
 
@@ -47,44 +53,54 @@ public final class Keys {
     // change that comes after sees the key (LimitTable's follow).
     private static final String HOLD_TEMPLATE = "SELECT 1 FROM gate_limit WHERE name = ? AND keyed FOR SHARE";
 
-    // A key is idle when no call of it waits or is granted and nobody opened it for the grace time (a join follows its
-    // open, and its finished calls still answer a retry or an outcome read). An idle key's finished calls go first,
-    // a batch at a time (found by index, deleted by row address, as retention does). now() (the sweep's own
-    // transaction's start), not clock_timestamp(): a stable value bounds an index range. Parameters: grace, per key,
-    // batch.
+    // The sweep walks the keys from the longest unused (the key_use index), a batch at a time, each locked (SKIP
+    // LOCKED: one being opened or joined right now waits for the next sweep). A key found in use after all (a call of
+    // it waiting or granted, a send of it inside its longest window, a cool-down running: each an index lookup per
+    // key) is marked used now and the walk goes past it; the others are idle. now() (the sweep's transaction's start): a stable index bound.
+    // Parameters: grace, batch.
+    static final String IDLE = """
+            WITH cand AS (
+                SELECT k.name, k.window_ms, k.min_interval_ms, k.receipt_margin_ms FROM gate_limit k
+                WHERE k.template_name IS NOT NULL AND k.key_used_at < now() - ? * interval '1 millisecond'
+                ORDER BY k.key_used_at
+                LIMIT ?
+                FOR UPDATE OF k SKIP LOCKED),
+            busy AS (
+                SELECT cand.name FROM cand
+                CROSS JOIN LATERAL (
+                    (SELECT 1 FROM gate_call c WHERE c.limit_name = cand.name AND c.state = 'WAITING' LIMIT 1)
+                    UNION ALL
+                    (SELECT 1 FROM gate_call c WHERE c.limit_name = cand.name AND c.state = 'GRANTED' LIMIT 1)
+                    UNION ALL
+                    (SELECT 1 FROM gate_slot s WHERE s.limit_name = cand.name AND s.paused_until > now())
+                    UNION ALL
+                    (SELECT 1 FROM gate_send g
+                     WHERE g.limit_name = cand.name
+                       AND g.sent_at > now() - (GREATEST(cand.window_ms, cand.min_interval_ms,
+                           (SELECT coalesce(max(r.window_ms), 0) FROM gate_limit_rule r WHERE r.limit_name = cand.name))
+                           + coalesce(cand.receipt_margin_ms, 1000)) * interval '1 millisecond'
+                     ORDER BY g.sent_at DESC
+                     LIMIT 1)
+                    LIMIT 1) b),
+            touched AS (UPDATE gate_limit k SET key_used_at = now() FROM busy WHERE k.name = busy.name)
+            SELECT name, name IN (SELECT name FROM busy) AS busy FROM cand""";
+
+    // An idle key's finished calls go first (they answered retries and outcome reads for the grace time), by index
+    // and row address, as retention deletes. Parameters: keys, per key, batch.
     static final String KEY_HISTORY = """
             DELETE FROM gate_call WHERE ctid = ANY (ARRAY(
-                SELECT f.ctid
-                FROM gate_limit k
+                SELECT f.ctid FROM unnest(?::varchar[]) AS n(name)
                 CROSS JOIN LATERAL (
                     SELECT c.ctid FROM gate_call c
-                    WHERE c.limit_name = k.name AND c.state NOT IN ('WAITING', 'GRANTED')
+                    WHERE c.limit_name = n.name AND c.state NOT IN ('WAITING', 'GRANTED')
                     ORDER BY c.done_at
                     LIMIT ?) f
-                WHERE k.template_name IS NOT NULL AND k.key_used_at < now() - ? * interval '1 millisecond'
-                  AND NOT EXISTS (SELECT 1 FROM gate_call c WHERE c.limit_name = k.name AND c.state = 'WAITING')
-                  AND NOT EXISTS (SELECT 1 FROM gate_call c WHERE c.limit_name = k.name AND c.state = 'GRANTED')
                 LIMIT ?))""";
 
-    // Then an idle key with no call left goes, unless a send of it is inside its longest window (a key made anew would
-    // forget it and let a burst through) or a cool-down runs; its slot, rules and send log by cascade. SKIP LOCKED: a
-    // key being opened or joined right now is kept for the next sweep. Parameters: grace, batch.
-    static final String SWEEP = """
-            WITH idle AS (
-                SELECT k.name FROM gate_limit k JOIN gate_slot s ON s.limit_name = k.name
-                WHERE k.template_name IS NOT NULL
-                  AND k.key_used_at < now() - ? * interval '1 millisecond'
-                  AND (s.paused_until IS NULL OR s.paused_until < now())
-                  AND NOT EXISTS (SELECT 1 FROM gate_call c WHERE c.limit_name = k.name)
-                  AND NOT EXISTS (SELECT 1 FROM gate_send g
-                                  WHERE g.limit_name = k.name
-                                    AND g.sent_at > now() - (GREATEST(k.window_ms, k.min_interval_ms,
-                                        (SELECT coalesce(max(r.window_ms), 0) FROM gate_limit_rule r
-                                         WHERE r.limit_name = k.name)) + coalesce(k.receipt_margin_ms, 1000))
-                                        * interval '1 millisecond')
-                LIMIT ?
-                FOR UPDATE OF k, s SKIP LOCKED)
-            DELETE FROM gate_limit l USING idle WHERE l.name = idle.name
+    // Then an idle key with no call left goes; its slot, rules and send log by cascade. Parameters: keys.
+    static final String REMOVE = """
+            DELETE FROM gate_limit l
+            WHERE l.name = ANY (?::varchar[]) AND NOT EXISTS (SELECT 1 FROM gate_call c WHERE c.limit_name = l.name)
             RETURNING l.template_name, l.limit_key""";
 
     // A template's change reaches its keys after it commits, a batch of keys per transaction (100,000 keys would not
@@ -153,6 +169,7 @@ public final class Keys {
                 ps.setString(1, key.template());
                 ps.setString(2, key.limitName());
                 ps.setString(3, key.key());
+                ps.setString(4, key.limitName());
                 try (ResultSet rs = ps.executeQuery()) {
                     if (rs.next()) {
                         return Optional.of(new Opened(rs.getString("name"), rs.getBoolean("created"),
@@ -186,45 +203,55 @@ public final class Keys {
         }
     }
 
-    /** What one sweep did: the idle keys it removed, the finished calls of idle keys it deleted first. */
-    public record Swept(List<Removed> removed, int history) {
+    /**
+     * What one sweep step did: the idle keys it removed, the finished calls of idle keys it deleted first, and how
+     * many keys it looked at (as many as its batch: more may be waiting to be looked at).
+     */
+    public record Swept(List<Removed> removed, int history, int looked) {
     }
 
     /**
-     * Deletes at most {@code batch} finished calls of idle keys (none opened within {@code grace}), then removes at
-     * most {@code batch} idle keys with no call left.
+     * One step of the sweep, in one transaction: the {@code batch} keys longest unused (none opened within
+     * {@code grace}); of those idle, at most {@code batch} finished calls deleted, then each with no call left removed.
      */
     public Swept sweep(Duration grace, int batch) throws StoreUnavailable {
-        int history = tx.run(c -> {
-            try (PreparedStatement ps = c.prepareStatement(KEY_HISTORY)) {
-                ps.setInt(1, batch);
-                ps.setLong(2, grace.toMillis());
-                ps.setInt(3, batch);
-                return ps.executeUpdate();
-            }
-        });
-        try {
-            return new Swept(tx.run(c -> {
-                try (PreparedStatement ps = c.prepareStatement(SWEEP)) {
-                    ps.setLong(1, grace.toMillis());
-                    ps.setInt(2, batch);
-                    List<Removed> removed = new ArrayList<>();
-                    try (ResultSet rs = ps.executeQuery()) {
-                        while (rs.next()) {
-                            removed.add(new Removed(rs.getString(1), rs.getString(2)));
+        return tx.run(c -> {
+            List<String> idle = new ArrayList<>();
+            int looked = 0;
+            try (PreparedStatement ps = c.prepareStatement(IDLE)) {
+                ps.setLong(1, grace.toMillis());
+                ps.setInt(2, batch);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        looked++;
+                        if (!rs.getBoolean("busy")) {
+                            idle.add(rs.getString("name"));
                         }
                     }
-                    return removed;
                 }
-            }), history);
-        } catch (IllegalStateException e) {
-            // a call joined a key between the sweep's snapshot and its lock: that key is not idle, the next sweep
-            // sees it so
-            if (e.getCause() instanceof SQLException sql && "23503".equals(sql.getSQLState())) {
-                return new Swept(List.of(), history);
             }
-            throw e;
-        }
+            if (idle.isEmpty()) {
+                return new Swept(List.of(), 0, looked);
+            }
+            java.sql.Array names = c.createArrayOf("varchar", idle.toArray());
+            int history;
+            try (PreparedStatement ps = c.prepareStatement(KEY_HISTORY)) {
+                ps.setArray(1, names);
+                ps.setInt(2, batch);
+                ps.setInt(3, batch);
+                history = ps.executeUpdate();
+            }
+            List<Removed> removed = new ArrayList<>();
+            try (PreparedStatement ps = c.prepareStatement(REMOVE)) {
+                ps.setArray(1, names);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        removed.add(new Removed(rs.getString(1), rs.getString(2)));
+                    }
+                }
+            }
+            return new Swept(removed, history, looked);
+        });
     }
 
     /** Brings every key of {@code template} to its rules as they are now; answers how many keys changed. */

@@ -104,12 +104,16 @@ class IndexPlanTest {
 
     @Test
     void theIdleKeySweepFindsItsRowsByIndex() throws SQLException {
-        String plan = explain(Keys.SWEEP, 600_000L, 500);
-        assertFalse(plan.contains("Seq Scan on gate_call"), plan);
-        assertFalse(plan.contains("Seq Scan on gate_send"), plan);
-        String history = explain(Keys.KEY_HISTORY, 500, 600_000L, 500);
+        String idle = explain(Keys.IDLE, 600_000L, 500);
+        assertTrue(idle.contains("gate_limit_key_use"), "the longest unused keys, by index: " + idle);
+        assertFalse(idle.contains("Seq Scan on gate_call"), idle);
+        assertFalse(idle.contains("Seq Scan on gate_send"), idle);
+        java.sql.Array keys = c.createArrayOf("varchar", new Object[] {"user-api~k1", "user-api~k2"});
+        String history = explain(Keys.KEY_HISTORY, keys, 500, 500);
         assertTrue(history.contains("Tid Scan on gate_call"), history);
         assertFalse(history.contains("Seq Scan on gate_call"), history);
+        String remove = explain(Keys.REMOVE, keys);
+        assertFalse(remove.contains("Seq Scan on gate_call"), remove);
     }
 
     @Test
