@@ -44,17 +44,19 @@ public final class Outcomes {
     private static final String COOLDOWN = """
             SELECT c.limit_name, s.paused_until, s.cooldown_step, s.success_run, l.retry_floor_ms,
                    l.cooldown_ladder_ms, l.step_down_after, clock_timestamp() AS now,
-                   c.concurrency_key IS NOT NULL AND c.state = 'GRANTED' AS frees_key
+                   c.concurrency_key IS NOT NULL AND c.state = 'GRANTED' AS frees_key, l.parent_name
             FROM gate_call c JOIN gate_slot s ON s.limit_name = c.limit_name JOIN gate_limit l ON l.name = c.limit_name
             WHERE c.id = ? AND c.state IN ('GRANTED', 'ABANDONED') AND (?::varchar IS NULL OR c.owner = ?)""";
 
-    // The slot row is locked before the call row (the one lock order: slot row, then call rows).
-    private static final String LOCK_COOLDOWN = """
+    // The slot row is locked before the call row (the one lock order: slot row, then call rows; a key's slot before
+    // its parent's).
+    private static final String PARENT_COOLDOWN = """
             SELECT NULL AS limit_name, s.paused_until, s.cooldown_step, s.success_run, l.retry_floor_ms,
-                   l.cooldown_ladder_ms, l.step_down_after, clock_timestamp() AS now
+                   l.cooldown_ladder_ms, l.step_down_after, clock_timestamp() AS now, NULL AS parent_name
             FROM gate_slot s JOIN gate_limit l ON l.name = s.limit_name
-            WHERE s.limit_name = ?
-            FOR UPDATE OF s""";
+            WHERE s.limit_name = ?""";
+
+    private static final String LOCK_COOLDOWN = PARENT_COOLDOWN + "\nFOR UPDATE OF s";
 
     // The ladder's new step, under the slot lock taken by LOCK_COOLDOWN (slot row before call row).
     // A signal also records when it came and which status it was (the status page: "after a 429 at 10:02").
@@ -101,16 +103,22 @@ public final class Outcomes {
             boolean signal = CoolDownLadder.isRateLimitSignal(status, retryAfterSeconds);
             Seen locked = signal || seen.get().next(signal, retryAfterSeconds) != null
                     ? read(c, LOCK_COOLDOWN, callId, owner, limit).orElseThrow() : null;
+            // a key under a parent: the vendor's "slow down" pauses the parent (the whole source) as well, on the
+            // parent's own ladder, and the key's successes step that ladder down as the parent's own calls do
+            String parent = seen.get().parent();
+            Seen parentSeen = parent == null ? null : read(c, PARENT_COOLDOWN, callId, owner, parent).orElse(null);
+            Seen parentLocked = parentSeen != null && (signal || parentSeen.next(signal, retryAfterSeconds) != null)
+                    ? read(c, LOCK_COOLDOWN, callId, owner, parent).orElseThrow() : null;
             // a freed concurrency key commits durably: the next call of the key must not be granted on a
             // record a crash could lose, and its grant then reads after this outcome's time, not before
             Instant doneAt = done(c, callId, owner, status, retryAfterSeconds,
-                    locked == null && !seen.get().freesKey());
+                    locked == null && parentLocked == null && !seen.get().freesKey());
             if (doneAt == null) {
                 throw new SQLException("call " + callId + " left GRANTED while its outcome was recorded", "40001");
             }
             if (locked != null) {
                 // the pause runs from the outcome's own time
-                Seen at = new Seen(limit, locked.before(), locked.ladder(), doneAt, false);
+                Seen at = new Seen(limit, locked.before(), locked.ladder(), doneAt, false, null);
                 CoolDown after = at.next(signal, retryAfterSeconds);
                 if (after != null) {
                     move(c, limit, callId, status, retryAfterSeconds, at, after, signal);
@@ -119,12 +127,23 @@ public final class Outcomes {
                     adapt(c, limit, callId, status, doneAt);
                 }
             }
+            if (parentLocked != null) {
+                Seen at = new Seen(parent, parentLocked.before(), parentLocked.ladder(), doneAt, false, null);
+                CoolDown after = at.next(signal, retryAfterSeconds);
+                if (after != null) {
+                    move(c, parent, callId, status, retryAfterSeconds, at, after, signal);
+                }
+                if (signal) {
+                    adapt(c, parent, callId, status, doneAt);
+                }
+            }
             return seen.get().freesKey() ? Result.RECORDED_KEY_FREED : Result.RECORDED;
         });
     }
 
-    /** The slot's cool-down as read, and the ladder of its limit. */
-    private record Seen(String limit, CoolDown before, CoolDownLadder ladder, Instant now, boolean freesKey) {
+    /** The slot's cool-down as read, and the ladder of its limit (and, read by the call, its limit's parent). */
+    private record Seen(String limit, CoolDown before, CoolDownLadder ladder, Instant now, boolean freesKey,
+                        String parent) {
 
         /** The cool-down after this outcome; null when it does not change. */
         CoolDown next(boolean signal, Integer retryAfterSeconds) {
@@ -158,7 +177,8 @@ public final class Outcomes {
                                 Times.get(rs, "paused_until")),
                         new CoolDownLadder(steps, Duration.ofMillis(rs.getLong("retry_floor_ms")),
                                 rs.getInt("step_down_after")),
-                        Times.get(rs, "now"), lockedLimit == null && rs.getBoolean("frees_key")));
+                        Times.get(rs, "now"), lockedLimit == null && rs.getBoolean("frees_key"),
+                        rs.getString("parent_name")));
             }
         }
     }

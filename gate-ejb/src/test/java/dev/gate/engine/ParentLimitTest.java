@@ -89,6 +89,24 @@ class ParentLimitTest extends OnOneCopy {
     }
 
     @Test
+    void theVendorsSlowDownOnAKeysCallPausesTheParentForEveryone() throws Exception {
+        gate.limits().put("vendor", LimitSpec.of(10, Duration.ofSeconds(1)));
+        gate.limits().put("store", LimitSpec.of(10, Duration.ofSeconds(1)).withKeyed(true).withParent("vendor"));
+        long id = submit("store", STORE_A);
+        GateCopies.await("granted", Duration.ofSeconds(5), () -> copies.state(id).equals("GRANTED"));
+        gate.programs().outcome("p", id, 429, 2);
+        assertTrue(gate.limits().status("vendor").orElseThrow().getPausedUntil() != null, "the parent pauses");
+        assertEquals(1, gate.limits().status("vendor").orElseThrow().getCoolDownStep());
+        long own = submit("vendor", CallOptions.NONE);
+        long other = submit("store", STORE_B);
+        Thread.sleep(1_000);
+        assertEquals("WAITING", copies.state(own), "the parent's own calls wait out the pause");
+        assertEquals("WAITING", copies.state(other), "and so do its other keys'");
+        GateCopies.await("both granted once the 2 s pause ends", Duration.ofSeconds(5),
+                () -> copies.state(own).equals("GRANTED") && copies.state(other).equals("GRANTED"));
+    }
+
+    @Test
     void aParentIsAPlainLimitAndItsKeysAreNotTriedNow() throws Exception {
         gate.limits().put("vendor", LimitSpec.of(10, Duration.ofSeconds(1)));
         gate.limits().put("users", LimitSpec.of(10, Duration.ofSeconds(1)).withKeyed(true));
