@@ -117,28 +117,29 @@ public final class Outcomes {
                 throw new SQLException("call " + callId + " left GRANTED while its outcome was recorded", "40001");
             }
             if (locked != null) {
-                // the pause runs from the outcome's own time
-                Seen at = new Seen(limit, locked.before(), locked.ladder(), doneAt, false, null);
-                CoolDown after = at.next(signal, retryAfterSeconds);
-                if (after != null) {
-                    move(c, limit, callId, status, retryAfterSeconds, at, after, signal);
-                }
-                if (signal) {
-                    adapt(c, limit, callId, status, doneAt);
-                }
+                coolDown(c, limit, locked, doneAt, callId, status, retryAfterSeconds, signal);
             }
             if (parentLocked != null) {
-                Seen at = new Seen(parent, parentLocked.before(), parentLocked.ladder(), doneAt, false, null);
-                CoolDown after = at.next(signal, retryAfterSeconds);
-                if (after != null) {
-                    move(c, parent, callId, status, retryAfterSeconds, at, after, signal);
-                }
-                if (signal) {
-                    adapt(c, parent, callId, status, doneAt);
-                }
+                coolDown(c, parent, parentLocked, doneAt, callId, status, retryAfterSeconds, signal);
             }
             return seen.get().freesKey() ? Result.RECORDED_KEY_FREED : Result.RECORDED;
         });
+    }
+
+    /**
+     * The limit's cool-down (its slot locked, as {@code locked} read it) after this outcome, the pause running from
+     * the outcome's own time; a rate-limit signal also cuts an adaptive rate.
+     */
+    private static void coolDown(Connection c, String limit, Seen locked, Instant doneAt, long callId, int status,
+                                 Integer retryAfterSeconds, boolean signal) throws SQLException {
+        Seen at = new Seen(limit, locked.before(), locked.ladder(), doneAt, false, null);
+        CoolDown after = at.next(signal, retryAfterSeconds);
+        if (after != null) {
+            move(c, limit, callId, status, retryAfterSeconds, at, after, signal);
+        }
+        if (signal) {
+            adapt(c, limit, callId, status, doneAt);
+        }
     }
 
     /** The slot's cool-down as read, and the ladder of its limit (and, read by the call, its limit's parent). */
