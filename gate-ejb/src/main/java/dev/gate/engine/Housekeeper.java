@@ -16,8 +16,8 @@ import java.util.logging.Logger;
 /**
  * The periodic jobs of one instance, on one tick (every {@code retry}), each when it is due: the health probe while
  * paused; the lease heartbeat every {@code heartbeat}, always before leases are cleared, so a live waiter's lease
- * never runs out in the same tick; lease clearing and the waiter poll every {@code waiterPoll}; idle keys and retention every
- * {@code pruneEvery} (and at every tick while a backlog is left).
+ * never runs out in the same tick; lease clearing and the waiter poll every {@code waiterPoll}; keys that missed their
+ * template's change, idle keys and retention every {@code pruneEvery} (and at every tick while a backlog is left).
  */
 final class Housekeeper {
 
@@ -138,6 +138,24 @@ final class Housekeeper {
         }
     }
 
+    /**
+     * One batch of keys that missed their template's change (see {@link LimitControl}: a change's keys follow it after
+     * it commits, and an outage or a slow lock can cut that short); a busy database skips it for this tick.
+     */
+    private boolean followMissed() throws StoreUnavailable {
+        boolean more = false;
+        try {
+            for (String template : keys.missed()) {
+                int n = keys.follow(template, Keys.FOLLOW_BATCH);
+                LOG.info(() -> "limit " + template + ": " + n + " open keys that missed its last change took it");
+                more |= n == Keys.FOLLOW_BATCH;
+            }
+        } catch (StoreBusy e) {
+            LOG.fine(() -> "keys not brought to their templates' rules this tick (" + e.getMessage() + ")");
+        }
+        return more;
+    }
+
     /** Deletes what retention no longer keeps, a batch at a time, for at most {@link #PRUNE_BUDGET} per tick. */
     private void prune() throws StoreUnavailable {
         long until = System.nanoTime() + PRUNE_BUDGET.toNanos();
@@ -146,6 +164,7 @@ final class Housekeeper {
         int idleKeys = 0;
         boolean more = true;
         while (more && System.nanoTime() < until) {
+            boolean behind = followMissed();
             Keys.Swept swept = sweepKeys();
             int k = swept.removed().size();
             int s = retention.pruneSends(PRUNE_BATCH);
@@ -153,7 +172,7 @@ final class Housekeeper {
             idleKeys += k;
             sends += s;
             finished += c;
-            more = swept.looked() == KEY_BATCH || s == PRUNE_BATCH || c == PRUNE_BATCH;
+            more = behind || swept.looked() == KEY_BATCH || s == PRUNE_BATCH || c == PRUNE_BATCH;
         }
         if (idleKeys > 0) {
             int k = idleKeys;

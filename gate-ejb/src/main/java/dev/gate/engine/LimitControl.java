@@ -113,11 +113,20 @@ public final class LimitControl {
         loop.wake();
     }
 
-    /** A keyed limit's open keys take its change (each key's rules are a copy of its template's). */
-    private void follow(String name) throws GateException {
-        int followed = admission.run(() -> keys.follow(name));
-        if (followed > 0) {
-            LOG.info(() -> "limit " + name + ": its change reached its " + followed + " open keys");
+    /**
+     * A keyed limit's open keys take its change (each key's rules are a copy of its template's). The change has
+     * committed by now, so a failure here is not the caller's: the keys keep their old rules until the housekeeping
+     * finds them older than their template (every {@code pruneEvery}, on any instance).
+     */
+    private void follow(String name) {
+        try {
+            int followed = admission.run(() -> keys.follow(name));
+            if (followed > 0) {
+                LOG.info(() -> "limit " + name + ": its change reached its " + followed + " open keys");
+            }
+        } catch (GateException e) {
+            LOG.warning(() -> "limit " + name + " changed, but its open keys did not all take the change yet ("
+                    + e.getMessage() + "); the housekeeping brings them to it");
         }
     }
 

@@ -110,6 +110,7 @@ public final class Keys {
             WITH stale AS (
                 SELECT k.name FROM gate_limit k JOIN gate_limit t ON t.name = k.template_name
                 WHERE k.template_name = ? AND k.updated_at < t.updated_at
+                ORDER BY k.updated_at
                 LIMIT ?
                 FOR UPDATE OF k)
             UPDATE gate_limit k SET calls = t.calls, window_ms = t.window_ms, min_interval_ms = t.min_interval_ms,
@@ -121,15 +122,24 @@ public final class Keys {
             FROM gate_limit t, stale WHERE k.name = stale.name AND t.name = ?
             RETURNING k.name""";
 
+    // The templates with a key older than their latest change: its follow after commit did not run to the end (the
+    // database was lost, a key's row was locked). Asked at every prune, so each template is one index lookup, its
+    // oldest key, whatever its number of keys.
+    static final String MISSED = """
+            SELECT t.name FROM gate_limit t
+            WHERE t.keyed AND (SELECT min(k.updated_at) FROM gate_limit k WHERE k.template_name = t.name) < t.updated_at""";
+
     private static final String DROP_RULES = "DELETE FROM gate_limit_rule WHERE limit_name = ANY (?)";
 
+    // Each key takes its own template's more rules. Parameters: keys.
     private static final String COPY_RULES = """
             INSERT INTO gate_limit_rule (limit_name, calls, window_ms)
-            SELECT n.name, r.calls, r.window_ms FROM unnest(?::varchar[]) AS n(name)
-            CROSS JOIN gate_limit_rule r WHERE r.limit_name = ?""";
+            SELECT k.name, r.calls, r.window_ms FROM gate_limit k
+            JOIN gate_limit_rule r ON r.limit_name = k.template_name
+            WHERE k.name = ANY (?)""";
 
     /** Keys that follow their template's change in one transaction. */
-    static final int FOLLOW_BATCH = 2_000;
+    public static final int FOLLOW_BATCH = 2_000;
 
     private static final String OPEN_KEYS = """
             SELECT template_name, count(*) FROM gate_limit WHERE template_name IS NOT NULL GROUP BY template_name""";
@@ -258,17 +268,35 @@ public final class Keys {
     public int follow(String template) throws StoreUnavailable {
         int total = 0;
         for (int n = -1; n != 0; ) {
-            n = tx.run(c -> followBatch(c, template));
+            n = follow(template, FOLLOW_BATCH);
             total += n;
         }
         return total;
     }
 
-    private static int followBatch(Connection c, String template) throws SQLException {
+    /** At most {@code batch} keys of {@code template} brought to its rules, in one transaction; answers how many. */
+    public int follow(String template, int batch) throws StoreUnavailable {
+        return tx.run(c -> followBatch(c, template, batch));
+    }
+
+    /** The templates with keys that missed their latest change (see {@link #MISSED}). */
+    public List<String> missed() throws StoreUnavailable {
+        return tx.run(c -> {
+            List<String> templates = new ArrayList<>();
+            try (PreparedStatement ps = c.prepareStatement(MISSED); ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    templates.add(rs.getString(1));
+                }
+            }
+            return templates;
+        });
+    }
+
+    private static int followBatch(Connection c, String template, int batch) throws SQLException {
         List<String> names = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement(FOLLOW)) {
             ps.setString(1, template);
-            ps.setInt(2, FOLLOW_BATCH);
+            ps.setInt(2, batch);
             ps.setString(3, template);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -286,7 +314,6 @@ public final class Keys {
         }
         try (PreparedStatement ps = c.prepareStatement(COPY_RULES)) {
             ps.setArray(1, array);
-            ps.setString(2, template);
             ps.executeUpdate();
         }
         return names.size();

@@ -114,6 +114,41 @@ class KeyedLimitsTest extends OnOneCopy {
     }
 
     @Test
+    void aChangeItsKeysMissedReachesThemThroughTheHousekeeping() throws Exception {
+        gate.limits().put("user-api", LimitSpec.of(1, Duration.ofMinutes(1)).withKeyed(true));
+        submit("user-api", USER_1);
+        submit("user-api", USER_2);
+        String followed = "SELECT count(*) FROM gate_limit WHERE template_name = 'user-api' AND calls = %d "
+                + "AND window_ms = %d";
+        // a stalled transaction holds a key's row: the template's change commits, and its keys' follow after it
+        // waits for the lock and gives up. The operator still hears that the change was made
+        try (java.sql.Connection stalled = copies.connect()) {
+            stalled.setAutoCommit(false);
+            try (java.sql.Statement s = stalled.createStatement()) {
+                s.execute("SELECT 1 FROM gate_limit WHERE name = 'user-api~user-1' FOR UPDATE");
+            }
+            gate.limits().put("user-api", LimitSpec.of(100, Duration.ofSeconds(1)).withKeyed(true)
+                    .withMoreRules(List.of(new LimitSpec.Rule(1_000, Duration.ofMinutes(1)))));
+            assertEquals(100, gate.limits().status("user-api").orElseThrow().getCalls());
+            assertEquals(0, copies.count(followed.formatted(100, 1_000)), "no key took it yet");
+            stalled.rollback();
+        }
+        // a copy whose housekeeping runs every 200 ms finds the keys older than their template
+        copies.start("housekeeper", GateCopies.FAST.withRetention(Duration.ofDays(7), Duration.ofMillis(200)),
+                new java.util.concurrent.ScheduledThreadPoolExecutor(2));
+        GateCopies.await("both keys took the change", Duration.ofSeconds(10),
+                () -> count(followed.formatted(100, 1_000)) == 2
+                        && count("SELECT count(*) FROM gate_limit_rule WHERE limit_name LIKE 'user-api~%' "
+                        + "AND calls = 1000") == 2);
+        // a change committed just before the database was lost (as its follow never ran)
+        copies.sql("UPDATE gate_limit SET calls = 7, updated_at = clock_timestamp() WHERE name = 'user-api'");
+        GateCopies.await("both keys took the change", Duration.ofSeconds(10),
+                () -> count(followed.formatted(7, 1_000)) == 2);
+        assertEquals(2, copies.count("SELECT count(*) FROM gate_call WHERE state IN ('WAITING', 'GRANTED')"),
+                "the keys' lines kept");
+    }
+
+    @Test
     void anIdleKeyGoesWithAllOfItsRowsButNotWhileItsWindowHoldsSends() throws Exception {
         gate.limits().put("user-api", LimitSpec.of(2, Duration.ofSeconds(1)).withKeyed(true));
         Keys keys = new Keys(new Tx(copies.pool(2)));

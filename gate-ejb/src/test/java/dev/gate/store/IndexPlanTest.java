@@ -117,6 +117,15 @@ class IndexPlanTest {
     }
 
     @Test
+    void keysThatMissedTheirTemplatesChangeAreFoundByIndex() throws SQLException {
+        // the housekeeping's look, at every prune, over all templates: one index lookup each, not its 1,000 keys read
+        String missed = explain(Keys.MISSED);
+        assertTrue(missed.contains("gate_limit_templates"), missed);
+        assertTrue(missed.contains("Index Only Scan using gate_limit_keys"), missed);
+        assertFalse(missed.contains("Seq Scan on gate_limit"), missed);
+    }
+
+    @Test
     void retentionWalksEachLimitsOldRowsByIndex() throws SQLException {
         // found by index, deleted by row address: the cost follows the rows deleted, never the table's size
         String sends = explain(Retention.PRUNE_SENDS, Retention.SEND_MARGIN.toMillis(), 2000, 2000);
