@@ -3,7 +3,6 @@ package dev.gate.domain;
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
 import jakarta.persistence.Id;
-import jakarta.persistence.NamedQuery;
 import jakarta.persistence.Table;
 
 import java.time.Instant;
@@ -14,18 +13,7 @@ import java.time.Instant;
  */
 @Entity
 @Table(name = "gate_slot")
-@NamedQuery(name = Slot.WITH_WAITING_CALLS, query = """
-        SELECT s FROM Slot s
-        WHERE EXISTS (SELECT c.id FROM Call c WHERE c.limitName = s.limitName
-                      AND c.state = dev.gate.line.CallState.WAITING)
-        ORDER BY s.limitName""")
 public class Slot {
-
-    // WAITING as a literal, not a parameter: the line's partial index (WHERE state = 'WAITING') serves only a
-    // predicate the planner can prove, also in a generic plan of a server-prepared statement.
-
-    /** The slots the slot loop looks at: of the limits with waiting calls, in name order. */
-    public static final String WITH_WAITING_CALLS = "Slot.withWaitingCalls";
 
     @Id
     @Column(name = "limit_name", length = 64)

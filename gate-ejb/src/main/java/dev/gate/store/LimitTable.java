@@ -1,12 +1,10 @@
 package dev.gate.store;
 
 import dev.gate.domain.Limit;
-import dev.gate.domain.Slot;
 import dev.gate.line.LimitOptions;
 import dev.gate.line.Pace;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceException;
-import org.hibernate.jpa.HibernateHints;
 
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -55,6 +53,17 @@ public final class LimitTable {
 
     // The last step waits for the limit's slot lock, so no grant runs while the limit goes.
     private static final String LOCK_SLOT = "SELECT 1 FROM gate_slot WHERE limit_name = ? FOR UPDATE";
+
+    // The slots of the limits with waiting calls, and the database's clock (one row with it alone when there are
+    // none). WAITING as a literal, not a parameter: the line's partial index (WHERE state = 'WAITING') serves only a
+    // predicate the planner can prove, also in a generic plan of a server-prepared statement.
+    static final String WITH_WAITING_CALLS = """
+            SELECT clock_timestamp() AS now, s.limit_name, s.next_slot_at, s.paused_until
+            FROM (SELECT 1) one LEFT JOIN (
+                SELECT s.limit_name, s.next_slot_at, s.paused_until FROM gate_slot s
+                WHERE EXISTS (SELECT 1 FROM gate_call c WHERE c.limit_name = s.limit_name AND c.state = 'WAITING')) s
+            ON true
+            ORDER BY s.limit_name""";
 
     // A limit with waiting or granted calls is kept (a template: with its keys'); the operator hears how many.
     private static final String LIVE_CALLS = """
@@ -222,13 +231,24 @@ public final class LimitTable {
 
     /** The limits the slot loop looks at: those with waiting calls, in name order. */
     public WaitingLimits withWaitingCalls() throws StoreUnavailable {
-        // read-only: no snapshots to keep for a dirty check that never comes (the loop runs every slot)
-        return jpa.run(em -> {
-            Instant now = Jpa.dbNow(em);
-            List<WaitingLimits.Due> due = em.createNamedQuery(Slot.WITH_WAITING_CALLS, Slot.class)
-                    .setHint(HibernateHints.HINT_READ_ONLY, true).getResultStream()
-                    .map(s -> new WaitingLimits.Due(s.limitName(), s.nextSlotAt(), s.pausedUntil(now))).toList();
-            return new WaitingLimits(now, System.nanoTime(), due);
+        // one statement, committed as it answers: the loop reads this at every slot, so a transaction of its own
+        // with a separate read of the clock (three round trips through JPA) would make every send later
+        return tx.runAlone(c -> {
+            try (PreparedStatement ps = c.prepareStatement(WITH_WAITING_CALLS);
+                 java.sql.ResultSet rs = ps.executeQuery()) {
+                Instant now = null;
+                List<WaitingLimits.Due> due = new java.util.ArrayList<>();
+                while (rs.next()) {
+                    now = Times.get(rs, "now");
+                    String limit = rs.getString("limit_name");
+                    if (limit != null) {
+                        Instant paused = Times.get(rs, "paused_until");
+                        due.add(new WaitingLimits.Due(limit, Times.get(rs, "next_slot_at"),
+                                paused != null && paused.isAfter(now) ? paused : null));
+                    }
+                }
+                return new WaitingLimits(now, System.nanoTime(), due);
+            }
         });
     }
 

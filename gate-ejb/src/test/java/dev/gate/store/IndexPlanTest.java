@@ -117,6 +117,14 @@ class IndexPlanTest {
     }
 
     @Test
+    void theLoopsReadFindsTheLimitsWithWaitingCallsByAnIndexOfWaitingCalls() throws SQLException {
+        // the waiting calls come from a partial index over them (the line's, or the lease index), not the table
+        String waiting = explain(LimitTable.WITH_WAITING_CALLS);
+        assertTrue(waiting.contains("gate_call_line") || waiting.contains("gate_call_lease"), waiting);
+        assertFalse(waiting.contains("Seq Scan on gate_call"), waiting);
+    }
+
+    @Test
     void keysThatMissedTheirTemplatesChangeAreFoundByIndex() throws SQLException {
         // the housekeeping's look, at every prune, over all templates: one index lookup each, not its 1,000 keys read
         String missed = explain(Keys.MISSED);
