@@ -25,12 +25,20 @@ public final class Beat {
      * to back, then the beat resumes; the allowance refills by one per gap of idle time. One: no burst.
      */
     public static Instant next(Instant slot, Instant sentAt, Duration gap, int burst) {
+        Instant kept = slot.plus(gap);
+        return restartAfter(slot, sentAt, gap, burst).map(sentAt::plus).filter(kept::isBefore).orElse(kept);
+    }
+
+    /**
+     * Empty when the send keeps the beat (next = slot + gap); else the schedule restarts from the actual send: the
+     * next slot is this long after it (one gap, less the burst allowance), and never before slot + gap. A grant that
+     * decides before it records its send (a round trip later) applies this to the recorded time.
+     */
+    public static java.util.Optional<Duration> restartAfter(Instant slot, Instant sentAt, Duration gap, int burst) {
         Duration slip = Duration.between(slot, sentAt);
         if (slip.compareTo(gap) <= 0) {
-            return slot.plus(gap);
+            return java.util.Optional.empty();
         }
-        Instant restart = sentAt.plus(gap).minus(gap.multipliedBy(burst - 1L));
-        Instant kept = slot.plus(gap);
-        return restart.isAfter(kept) ? restart : kept;
+        return java.util.Optional.of(gap.minus(gap.multipliedBy(burst - 1L)));
     }
 }

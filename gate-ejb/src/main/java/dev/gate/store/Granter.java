@@ -101,7 +101,10 @@ public final class Granter {
                         WHERE g.limit_name = w.limit_name AND g.concurrency_key = w.concurrency_key
                           AND g.state = 'GRANTED' AND g.lease_expires_at > ?))""";
 
-    // Once the head is chosen (and locked), the same for every order. Parameters: slot, seq, next, seq, limit.
+    // Once the head is chosen (and locked), the same for every order. The beat moves to the kept slot, or, where it
+    // restarts (Beat.restartAfter), to that long after this send's own clock read (never before the kept slot):
+    // "from the actual send", not from the probe's earlier read. Parameters: slot, seq, kept, restart (µs, or null:
+    // the beat is kept), seq, limit.
     private static final String GRANT_WRITES = """
             t AS (SELECT clock_timestamp() AS at),
             granted AS (
@@ -112,12 +115,14 @@ public final class Granter {
             sent AS (
                 INSERT INTO gate_send (limit_name, call_id, sent_at, slot_at, seq)
                 SELECT limit_name, id, granted_at, ?, ? FROM granted),
+            nx AS (SELECT greatest(?::timestamptz, t.at + ?::bigint * interval '1 microsecond') AS next_slot FROM t),
             moved AS (
-                UPDATE gate_slot SET next_slot_at = ?, send_seq = ?
-                WHERE limit_name = ? AND EXISTS (SELECT 1 FROM granted))""";
+                UPDATE gate_slot SET next_slot_at = nx.next_slot, send_seq = ?
+                FROM nx WHERE limit_name = ? AND EXISTS (SELECT 1 FROM granted))""";
 
     private static final String GRANT_ANSWER = """
-            SELECT id, call_class, owner, enqueued_at, granted_at, aged, pg_notify('""" + CHANNEL + """
+            SELECT id, call_class, owner, enqueued_at, granted_at, aged, (SELECT next_slot FROM nx) AS next_slot,
+                   pg_notify('""" + CHANNEL + """
             ', id::text) AS announced,
                    EXISTS (SELECT 1 FROM gate_call o WHERE o.limit_name = granted.limit_name AND o.state = 'WAITING'
                                                        AND o.id <> granted.id) AS more_waiting
@@ -294,7 +299,8 @@ public final class Granter {
                 break;
             }
             Instant due = decision.notBefore(); // the beat, or later where a cap or the cool-down held it back
-            Instant next = Beat.next(due, now, limitRules.gap(), limitRules.burst());
+            Instant next = due.plus(limitRules.gap());
+            Duration restart = Beat.restartAfter(due, now, limitRules.gap(), limitRules.burst()).orElse(null);
             if (locked.get().parent() != null) {
                 if (parent == null) {
                     Optional<ParentSlot> p = ParentSlot.lock(c, locked.get().parent());
@@ -312,7 +318,7 @@ public final class Granter {
                 }
             }
             LineOrder order = locked.get().order();
-            Optional<Head> head = grantHead(c, limit, order, now, due, seq + 1, next);
+            Optional<Head> head = grantHead(c, limit, order, now, due, seq + 1, next, restart);
             if (head.isEmpty()) {
                 // strict order: nobody grantable. With a guard or turns the chosen call may have left meanwhile
                 // (cancelled, expired) while others wait: look again shortly rather than sleep
@@ -325,7 +331,7 @@ public final class Granter {
                 parent.took(c, head.get().grant());
             }
             seq++;
-            slot = next;
+            slot = head.get().nextSlot();
             if (!head.get().moreWaiting()) {
                 nextDue = Optional.empty(); // the line is empty now: no need to look at the clock again
                 break;
@@ -504,13 +510,16 @@ public final class Granter {
         }
     }
 
-    /** A granted head of the line, and whether other calls still wait behind it. */
-    private record Head(Grant grant, boolean moreWaiting) {
+    /** A granted head of the line, whether other calls still wait behind it, and the limit's next slot. */
+    private record Head(Grant grant, boolean moreWaiting, Instant nextSlot) {
     }
 
-    /** Grants the head at {@code slot} as send {@code seq}; if one is granted the beat moves to {@code next}. */
+    /**
+     * Grants the head at {@code slot} as send {@code seq}; if one is granted the beat moves to {@code next}, or, when
+     * {@code restart} is given, to that long after the send (never before {@code next}).
+     */
     private static Optional<Head> grantHead(Connection c, String limit, LineOrder order, Instant now, Instant slot,
-                                            long seq, Instant next) throws SQLException {
+                                            long seq, Instant next, Duration restart) throws SQLException {
         String sql = order.fairPrograms() ? GRANT_HEAD_FAIR : order.aging() != null ? GRANT_HEAD_AGING : GRANT_HEAD;
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             int p = 1;
@@ -533,6 +542,11 @@ public final class Granter {
             Times.set(ps, p++, slot);
             ps.setLong(p++, seq);
             Times.set(ps, p++, next);
+            if (restart == null) {
+                ps.setNull(p++, java.sql.Types.BIGINT);
+            } else {
+                ps.setLong(p++, restart.toNanos() / 1_000);
+            }
             ps.setLong(p++, seq);
             ps.setString(p, limit);
             try (ResultSet rs = ps.executeQuery()) {
@@ -542,7 +556,7 @@ public final class Granter {
                 return Optional.of(new Head(new Grant(rs.getLong("id"), limit,
                         CallClass.ofRank(rs.getInt("call_class")), rs.getString("owner"),
                         Times.get(rs, "enqueued_at"), Times.get(rs, "granted_at"), rs.getBoolean("aged")),
-                        rs.getBoolean("more_waiting")));
+                        rs.getBoolean("more_waiting"), Times.get(rs, "next_slot")));
             }
         }
     }
