@@ -57,13 +57,14 @@ class IndexPlanTest {
         }
     }
 
-    // The statements explained are the gate's own (Granter, Leases, Retention), bound as the gate binds them.
+    // The statements explained are the gate's own (Granter, Leases, Retention), bound as the gate binds them (the
+    // grant's beat restarting: 300 ms before its send, a burst of four).
 
     @Test
     void theHeadOfTheLineComesFromThePartialLineIndex() throws SQLException {
         OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
-        String plan = explain(Granter.GRANT_HEAD, "vendor-7", now, now, now, now, 4401L, now, 4401L,
-                "vendor-7");
+        String plan = explain(Granter.GRANT_HEAD, "vendor-7", now, now, now, now, 4401L, now, -300_000L,
+                4401L, "vendor-7");
         assertTrue(plan.contains("gate_call_line"), plan);
         assertFalse(plan.contains("Sort"), "the index order is the line order: " + plan);
         assertFalse(plan.contains("Seq Scan on gate_call"), plan);
@@ -73,7 +74,7 @@ class IndexPlanTest {
     void withTheStarvationGuardEachClassHeadIsOneLookupInTheLineIndex() throws SQLException {
         OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
         String plan = explain(Granter.GRANT_HEAD_AGING, now, 60_000L, 0, 0, "vendor-7", now, now, now, now, 4401L,
-                now, 4401L, "vendor-7");
+                now, -300_000L, 4401L, "vendor-7");
         assertTrue(plan.contains("gate_call_line"), plan);
         assertFalse(plan.contains("Seq Scan on gate_call"), "five index lookups, whatever the line's length: " + plan);
     }
@@ -82,7 +83,7 @@ class IndexPlanTest {
     void withProgramsTakingTurnsEachProgramIsOneLookupInTheProgramIndex() throws SQLException {
         OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
         String plan = explain(Granter.GRANT_HEAD_FAIR, "vendor-7", now, now, now, "vendor-7", "vendor-7", "vendor-7",
-                now, now, now, "vendor-7", now, 4401L, now, 4401L, "vendor-7");
+                now, now, now, "vendor-7", now, 4401L, now, -300_000L, 4401L, "vendor-7");
         assertTrue(plan.contains("gate_call_program_line"), plan);
         assertFalse(plan.contains("Seq Scan on gate_call"), "lookups per program, whatever the line's length: " + plan);
     }
