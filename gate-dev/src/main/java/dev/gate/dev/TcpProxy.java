@@ -15,7 +15,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * A TCP proxy in front of PostgreSQL (or any server) that the test can cut: every open connection is closed and new
  * ones are refused, as when the server goes down or the network drops; {@link #restore()} lets connections through
  * again on the same port. Only the clients connected through it lose the server; it stays up for others. It can
- * also lose answers: the request gets through and is acted on, the connection drops before the answer arrives.
+ * also lose answers: the request gets through and is acted on, the connection drops before the answer arrives; or
+ * delay them.
  */
 public final class TcpProxy implements AutoCloseable {
 
@@ -26,6 +27,7 @@ public final class TcpProxy implements AutoCloseable {
     private volatile boolean frozen;
     private final AtomicInteger answersToLose = new AtomicInteger();
     private final AtomicInteger answersLost = new AtomicInteger();
+    private volatile long answerDelayNanos;
     private final int port;
 
     public TcpProxy(String targetHost, int targetPort) throws IOException {
@@ -73,6 +75,11 @@ public final class TcpProxy implements AutoCloseable {
      */
     public void loseAnswers(int n) {
         answersToLose.set(n);
+    }
+
+    /** Every answer from now on reaches its client {@code delay} late, as over a slow network; zero: at once again. */
+    public void delayAnswers(java.time.Duration delay) {
+        answerDelayNanos = delay.toNanos();
     }
 
     /** How many answers were lost so far. */
@@ -130,6 +137,10 @@ public final class TcpProxy implements AutoCloseable {
                     if (answers && answersToLose.getAndUpdate(left -> Math.max(0, left - 1)) > 0) {
                         answersLost.incrementAndGet();
                         return; // the finally drops both ends: the answer never reaches the client
+                    }
+                    long delay = answers ? answerDelayNanos : 0;
+                    if (delay > 0) {
+                        Thread.sleep(delay / 1_000_000, (int) (delay % 1_000_000));
                     }
                     out.write(buffer, 0, n);
                     out.flush();

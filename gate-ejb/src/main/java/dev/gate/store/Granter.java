@@ -455,7 +455,6 @@ public final class Granter {
         private long seq;
         private Probe probe;
         private Instant due;
-        private Instant next;
 
         private ParentSlot(String name, Locked locked) {
             this.name = name;
@@ -488,12 +487,15 @@ public final class Granter {
                 return Optional.of(decision.notBefore());
             }
             due = decision.notBefore();
-            next = Beat.next(due, p.now(), rules.gap(), rules.burst());
             return Optional.empty();
         }
 
-        /** The key's grant takes the parent's slot {@link #due} found free. */
+        /**
+         * The key's grant takes the parent's slot {@link #due} found free; the parent's beat moves on from it, or
+         * restarts from the grant's own time (as the key's does).
+         */
         void took(Connection c, Grant grant) throws SQLException {
+            Instant next = Beat.next(due, grant.grantedAt(), rules.gap(), rules.burst());
             try (PreparedStatement ps = c.prepareStatement(PARENT_SEND)) {
                 ps.setString(1, name);
                 ps.setLong(2, grant.callId());
