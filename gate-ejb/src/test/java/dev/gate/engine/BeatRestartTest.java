@@ -22,21 +22,26 @@ class BeatRestartTest extends OnOneCopy {
 
     @Test
     void theSendAfterARestartIsAWholeGapAfterTheRecordedSendWhenTheGrantWasSlow() throws Exception {
-        TcpProxy proxy = new TcpProxy(copies.server().host(), copies.server().port());
-        copies.closeAfter(proxy);
-        HikariDataSource pool = copies.server().poolAt(
-                "jdbc:postgresql://127.0.0.1:" + proxy.port() + "/" + copies.name(), GateCopies.POOL);
+        TcpProxy proxy = copies.proxy();
+        HikariDataSource pool = copies.poolThrough(proxy);
+        // every connection opened before the network slows: opening one takes several answers, longer than the
+        // pool waits for one
+        pool.getHikariConfigMXBean().setMinimumIdle(GateCopies.POOL);
         Engine slow = copies.start("slow-network", GateCopies.FAST, new ScheduledThreadPoolExecutor(2), pool);
+        GateCopies.await("the slow copy's connections open", Duration.ofSeconds(10),
+                () -> pool.getHikariPoolMXBean() != null
+                        && pool.getHikariPoolMXBean().getTotalConnections() == GateCopies.POOL);
         String limit = "restart";
         // two calls per 6 s: a gap of 3.015 s with the margin, longer than the slow submit below takes (its few round
-        // trips at 300 ms each), so that the second call is waiting before its slot comes; and two calls, so that
+        // trips at 200 ms each), so that the second call is waiting before its slot comes; and two calls, so that
         // the window (counted from the recorded send) does not hold the second call: the beat alone does
         gate.limits().put(limit, LimitSpec.of(2, Duration.ofSeconds(6)));
         copies.slotLongDue(limit); // idle for an hour: the first send restarts the beat
 
         // the first call joins through the slow network and is granted in its join (the slot is due): each answer
-        // takes 300 ms more, so the send is recorded at least 300 ms after the probe read the clock
-        proxy.delayAnswers(Duration.ofMillis(300));
+        // takes 200 ms more (less than the pool's 250 ms check of a connection), so the send is recorded at least
+        // 200 ms after the probe read the clock
+        proxy.delayAnswers(Duration.ofMillis(200));
         long first = slow.programs().submit("p", limit, CallClass.SCHEDULED, CallOptions.NONE, null).call().id();
         proxy.delayAnswers(Duration.ZERO);
         assertEquals("GRANTED", copies.state(first));

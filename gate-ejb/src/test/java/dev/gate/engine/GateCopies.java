@@ -3,6 +3,7 @@ package dev.gate.engine;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.gate.dev.GateDatabase;
 import dev.gate.dev.SendLog;
+import dev.gate.dev.TcpProxy;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -96,6 +97,18 @@ final class GateCopies extends GateDatabase implements BeforeEachCallback, After
     /** Something the test opened that must close with the copies (a proxy, a pool, a process). */
     void closeAfter(AutoCloseable resource) {
         resources.add(resource);
+    }
+
+    /** A proxy in front of this test's database that the test can cut, slow or make lose answers; closed after. */
+    TcpProxy proxy() throws java.io.IOException {
+        TcpProxy proxy = new TcpProxy(server().host(), server().port());
+        closeAfter(proxy);
+        return proxy;
+    }
+
+    /** A copy's pool that reaches this test's database through {@code proxy}. */
+    HikariDataSource poolThrough(TcpProxy proxy) {
+        return server().poolAt("jdbc:postgresql://127.0.0.1:" + proxy.port() + "/" + name(), POOL);
     }
 
     /**

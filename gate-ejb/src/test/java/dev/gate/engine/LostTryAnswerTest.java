@@ -5,7 +5,6 @@ import dev.gate.client.CallClass;
 import dev.gate.client.CallOptions;
 import dev.gate.client.GatePausedException;
 import dev.gate.dev.TcpProxy;
-import com.zaxxer.hikari.HikariDataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -59,12 +58,9 @@ class LostTryAnswerTest {
 
     @Test
     void aTryWhoseAnswerIsLostIsEndedOnceTheDatabaseAnswersNotLeftGrantedToNobody() throws Exception {
-        TcpProxy proxy = new TcpProxy(copies.server().host(), copies.server().port());
-        copies.closeAfter(proxy);
-        HikariDataSource pool = copies.server().poolAt(
-                "jdbc:postgresql://127.0.0.1:" + proxy.port() + "/" + copies.name(), GateCopies.POOL);
+        TcpProxy proxy = copies.proxy();
         ManualTicks ticks = new ManualTicks();
-        Engine gate = copies.start("lost-try", GateCopies.FAST, ticks, pool);
+        Engine gate = copies.start("lost-try", GateCopies.FAST, ticks, copies.poolThrough(proxy));
         String limit = "lost-try";
         copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 1000, 1000)", limit);
 

@@ -1,6 +1,5 @@
 package dev.gate.engine;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.gate.dev.TcpProxy;
 import dev.gate.client.CallClass;
 import dev.gate.client.CallOptions;
@@ -37,11 +36,9 @@ class OutageTest {
 
     @BeforeEach
     void aCopyBehindAProxy() throws Exception {
-        proxy = new TcpProxy(copies.server().host(), copies.server().port());
-        HikariDataSource pool = copies.server().poolAt(
-                "jdbc:postgresql://127.0.0.1:" + proxy.port() + "/" + copies.name(), GateCopies.POOL);
-        gate = copies.start("behind-proxy", GateCopies.FAST, new ScheduledThreadPoolExecutor(2), pool);
-        copies.closeAfter(proxy);
+        proxy = copies.proxy();
+        gate = copies.start("behind-proxy", GateCopies.FAST, new ScheduledThreadPoolExecutor(2),
+                copies.poolThrough(proxy));
     }
 
     @Test

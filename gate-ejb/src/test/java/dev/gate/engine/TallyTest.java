@@ -91,11 +91,9 @@ class TallyTest {
     @Test
     void onlyCallsTurnedAwayCountNotStatusReads() throws Exception {
         copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('cut-tally', 10, 1000)");
-        dev.gate.dev.TcpProxy proxy = new dev.gate.dev.TcpProxy(copies.server().host(), copies.server().port());
-        copies.closeAfter(proxy);
+        dev.gate.dev.TcpProxy proxy = copies.proxy();
         Heard heard = new Heard();
-        Engine gate = copies.start("behind-proxy-tally", copies.server().poolAt(
-                "jdbc:postgresql://127.0.0.1:" + proxy.port() + "/" + copies.name(), GateCopies.POOL), heard);
+        Engine gate = copies.start("behind-proxy-tally", copies.poolThrough(proxy), heard);
         proxy.cut();
         assertThrows(dev.gate.client.GatePausedException.class, () -> gate.callers().acquire("cut-tally",
                 CallClass.MANUAL, Duration.ofSeconds(2), "web", CallOptions.NONE));
