@@ -109,8 +109,17 @@ public final class TcpProxy implements AutoCloseable {
                     // packets back ~40 ms, and every round trip through the proxy could pay that
                     client.setTcpNoDelay(true);
                     upstream.setTcpNoDelay(true);
-                    open.add(client);
-                    open.add(upstream);
+                    synchronized (this) {
+                        // a cut while this connection was being made: it must not outlive the cut (OutageIT once
+                        // saw a call written after the cut, through a connection accepted just before it)
+                        if (server.isClosed()) {
+                            client.close();
+                            upstream.close();
+                            return;
+                        }
+                        open.add(client);
+                        open.add(upstream);
+                    }
                     pump(client, upstream, false);
                     pump(upstream, client, true);
                 } catch (IOException closed) {
