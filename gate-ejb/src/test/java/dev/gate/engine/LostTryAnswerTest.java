@@ -17,7 +17,6 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -73,8 +72,20 @@ class LostTryAnswerTest {
             gate.callers().complete(warm.permit().callId(), 200);
             Thread.sleep(5); // a gap is 1 ms
             proxy.loseAnswers(1);
-            GatePausedException paused = assertThrows(GatePausedException.class,
-                    () -> gate.callers().tryNow(limit, CallClass.INTERACTIVE, "inbound", CallOptions.NONE));
+            GatePausedException paused;
+            try {
+                Attempt unharmed = gate.callers().tryNow(limit, CallClass.INTERACTIVE, "inbound", CallOptions.NONE);
+                // the lost answer fell on another connection (the grant listener's notice of the last outcome, not
+                // yet through the proxy): this try went through; try again
+                proxy.loseAnswers(0);
+                if (unharmed.isGranted()) {
+                    gate.callers().complete(unharmed.permit().callId(), 200);
+                }
+                ticks.tick();
+                continue;
+            } catch (GatePausedException e) {
+                paused = e;
+            }
             assertTrue(paused.getMessage().startsWith("calls are paused"), paused.getMessage());
             long grantedToNobody = lostTries("GRANTED");
             if (grantedToNobody == 0) {
