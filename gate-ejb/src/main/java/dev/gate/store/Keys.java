@@ -105,7 +105,9 @@ public final class Keys {
 
     // A template's change reaches its keys after it commits, a batch of keys per transaction (100,000 keys would not
     // fit one statement's time): each key older than its template's latest change takes its rules again. A key
-    // opened after the change copied them already (its row is newer). Parameters: template, batch, template.
+    // opened after the change copied them already (its row is newer). A followed key is never older than its
+    // template, even if the database's clock stepped back since the change: it would be stale again, and the follow
+    // would never end. Parameters: template, batch, template.
     private static final String FOLLOW = """
             WITH stale AS (
                 SELECT k.name FROM gate_limit k JOIN gate_limit t ON t.name = k.template_name
@@ -118,7 +120,8 @@ public final class Keys {
                    step_down_after = t.step_down_after, receipt_margin_ms = t.receipt_margin_ms,
                    starving_after_ms = t.starving_after_ms, aging_after_ms = t.aging_after_ms,
                    aging_up_to = t.aging_up_to, fair_programs = t.fair_programs, burst = t.burst,
-                   adaptive = t.adaptive, parent_name = t.parent_name, updated_at = clock_timestamp()
+                   adaptive = t.adaptive, parent_name = t.parent_name,
+                   updated_at = greatest(clock_timestamp(), t.updated_at)
             FROM gate_limit t, stale WHERE k.name = stale.name AND t.name = ?
             RETURNING k.name""";
 

@@ -146,6 +146,15 @@ class KeyedLimitsTest extends OnOneCopy {
                 () -> count(followed.formatted(7, 1_000)) == 2);
         assertEquals(2, copies.count("SELECT count(*) FROM gate_call WHERE state IN ('WAITING', 'GRANTED')"),
                 "the keys' lines kept");
+        // a change made before the database's clock stepped back (its time is ahead of now): its follow reaches
+        // each key once and ends, and no key looks older than its template afterwards
+        copies.sql("UPDATE gate_limit SET calls = 9, updated_at = clock_timestamp() + interval '1 hour' "
+                + "WHERE name = 'user-api'");
+        Keys keys = new Keys(new Tx(copies.pool(1)));
+        assertEquals(2, org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(10),
+                () -> keys.follow("user-api")));
+        assertEquals(2, copies.count(followed.formatted(9, 1_000)));
+        assertTrue(keys.missed().isEmpty(), "no key looks older than its template");
     }
 
     @Test
