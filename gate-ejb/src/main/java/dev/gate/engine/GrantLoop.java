@@ -29,6 +29,15 @@ final class GrantLoop {
     /** How soon the loop looks again at a limit whose lock another transaction held, or whose grant was busy. */
     static final Duration BUSY_RETRY = Duration.ofMillis(10);
 
+    /**
+     * How early the loop wakes for a slot: it locks the limit and reads its sends before the slot, and the grant
+     * transaction waits (holding the lock) until the slot is due by the database's clock, so the send goes out on
+     * time. Without it, the timer's wake and the lock's round trip came after the slot: 4-6 ms late at the median, and
+     * on a busy 2-core box 13 ms at p90 and 57 ms at p99 (demo, 20 a second). Nothing the lock holds back could go
+     * before the slot anyway, except a cool-down's start, which waits at most this long.
+     */
+    static final Duration LEAD = Duration.ofMillis(20);
+
     private final Granter granter;
     private final LimitTable limits;
     private final Delivery delivery;
@@ -67,7 +76,7 @@ final class GrantLoop {
     /** A pass made elsewhere (a caller's fast path) is delivered like the loop's own, and the loop set by it. */
     void passMade(GrantPass pass) {
         delivery.granted(pass);
-        pass.dueIn().ifPresent(due -> timer.armIn(pass.skipped() ? BUSY_RETRY : due));
+        pass.dueIn().ifPresent(due -> timer.armIn(pass.skipped() ? BUSY_RETRY : early(due)));
     }
 
     private void pass() {
@@ -92,9 +101,9 @@ final class GrantLoop {
                     // its parent held a key back this pass: its slot is taken, no transaction for this key either
                     until = held;
                 }
-                // a limit whose beat or cool-down is still ahead cannot send: no transaction for it this pass
-                Duration due = until.isNegative() || until.isZero()
-                        ? grant(limit.limit(), sleep, parents, parentHeld) : until;
+                // a limit whose beat or cool-down is more than the lead ahead cannot send: no transaction for it
+                Duration due = until.compareTo(LEAD) <= 0
+                        ? grant(limit.limit(), sleep, parents, parentHeld) : early(until);
                 if (due.compareTo(sleep) < 0) {
                     sleep = due;
                 }
@@ -113,6 +122,12 @@ final class GrantLoop {
         timer.armIn(sleep);
     }
 
+    /** The wake for something due in {@code due}: the lead before it. */
+    private static Duration early(Duration due) {
+        Duration wake = due.minus(LEAD);
+        return wake.isNegative() ? Duration.ZERO : wake;
+    }
+
     /**
      * One limit's grant transaction; answers how soon the limit wants the loop again. A key its parent held back
      * notes the parent (for the next passes) and how long the parent's slot is taken (for the rest of this one).
@@ -120,9 +135,14 @@ final class GrantLoop {
     private Duration grant(String limit, Duration idle, Map<String, String> parents, Map<String, Duration> parentHeld)
             throws StoreUnavailable {
         try {
-            GrantPass p = granter.grantDue(limit);
+            GrantPass p = granter.grantDue(limit, LEAD);
             delivery.granted(p);
             Duration due = p.skipped() ? BUSY_RETRY : p.dueIn().orElse(idle);
+            if (!p.grants().isEmpty()) {
+                // the next slot came from the beat moving on: wake early for it. A pass that granted nothing was
+                // held back by what the lead does not wait for (a parent, a cap past the lead): wake when it is due.
+                due = p.dueIn().map(GrantLoop::early).orElse(due);
+            }
             if (p.heldByParent() != null) {
                 parents.put(limit, p.heldByParent());
                 parentHeld.merge(p.heldByParent(), due, (a, b) -> a.compareTo(b) < 0 ? a : b);

@@ -219,11 +219,24 @@ public final class Granter {
      * fast path ever waits on another instance.
      */
     public GrantPass grantDue(String limit) throws StoreUnavailable {
-        return tx.run(c -> grantDue(c, limit));
+        return grantDue(limit, Duration.ZERO);
+    }
+
+    /**
+     * As {@link #grantDue(String)}, and if the limit's next send is due within {@code lead}, holds the lock until it
+     * is due by the database's clock and grants it then: the slot loop wakes that much early, so that its wake and
+     * its lock's round trip are behind it when the slot comes, and the send goes out on time.
+     */
+    public GrantPass grantDue(String limit, Duration lead) throws StoreUnavailable {
+        return tx.run(c -> grantDue(c, limit, lead));
     }
 
     /** As {@link #grantDue(String)}, inside a transaction of the caller's. */
     static GrantPass grantDue(Connection c, String limit) throws SQLException {
+        return grantDue(c, limit, Duration.ZERO);
+    }
+
+    private static GrantPass grantDue(Connection c, String limit, Duration lead) throws SQLException {
         Optional<Locked> locked;
         try (PreparedStatement ps = c.prepareStatement(LOCK_SLOT)) {
             ps.setString(1, limit);
@@ -235,7 +248,7 @@ public final class Granter {
                 locked = locked(rs);
             }
         }
-        return grantDue(c, limit, locked);
+        return grantDue(c, limit, locked, lead);
     }
 
     /**
@@ -271,6 +284,11 @@ public final class Granter {
 
     /** The pass, once {@link #LOCK_SLOT} has run; empty {@code locked}: another transaction holds the lock. */
     static GrantPass grantDue(Connection c, String limit, Optional<Locked> locked) throws SQLException {
+        return grantDue(c, limit, locked, Duration.ZERO);
+    }
+
+    private static GrantPass grantDue(Connection c, String limit, Optional<Locked> locked, Duration lead)
+            throws SQLException {
         if (locked.isEmpty()) {
             return GrantPass.lockedElsewhere();
         }
@@ -290,6 +308,12 @@ public final class Granter {
             now = probe.now();
             SlotDecision decision = SlotRule.decide(limitRules, now, slot, probe.nthSent(), probe.lastSent(),
                     pausedUntil);
+            if (!decision.sendNow() && grants.isEmpty() && probe.awaitWithin(lead, decision.notBefore())) {
+                // due within the lead: nothing it counts can change while the lock is held (sends and cool-downs
+                // are written under it), so the decision at that time is the one a probe then would make
+                now = decision.notBefore();
+                decision = SlotRule.decide(limitRules, now, slot, probe.nthSent(), probe.lastSent(), pausedUntil);
+            }
             if (!decision.sendNow()) {
                 nextDue = Optional.of(decision.notBefore());
                 break;
@@ -310,7 +334,7 @@ public final class Granter {
                     }
                     parent = p.get();
                 }
-                Optional<Instant> parentNotBefore = parent.due(c);
+                Optional<Instant> parentNotBefore = parent.due(c, grants.isEmpty() ? lead : Duration.ZERO);
                 if (parentNotBefore.isPresent()) { // the key could send, the parent cannot yet
                     nextDue = parentNotBefore;
                     heldBy = locked.get().parent();
@@ -334,6 +358,14 @@ public final class Granter {
             slot = head.get().nextSlot();
             if (!head.get().moreWaiting()) {
                 nextDue = Optional.empty(); // the line is empty now: no need to look at the clock again
+                break;
+            }
+            if (slot.isAfter(head.get().grant().grantedAt())) {
+                // the beat is ahead of this send: nothing more is due now, and no probe is needed to know it (a cap
+                // may hold the next send later still: the pass then due finds it). The grant commits a round trip
+                // sooner, and its caller hears of it sooner.
+                now = head.get().grant().grantedAt();
+                nextDue = Optional.of(slot);
                 break;
             }
         }
@@ -393,7 +425,33 @@ public final class Granter {
         return rs.wasNull() ? null : new Aging(Duration.ofMillis(after), CallClass.ofRank(rs.getInt("aging_up_to")));
     }
 
-    record Probe(Instant now, Optional<Instant> lastSent, List<Optional<Instant>> nthSent) {
+    /** @param receivedNanos {@link System#nanoTime()} when its answer came: the database's time then is at least now */
+    record Probe(Instant now, Optional<Instant> lastSent, List<Optional<Instant>> nthSent, long receivedNanos) {
+
+        Probe(Instant now, Optional<Instant> lastSent, List<Optional<Instant>> nthSent) {
+            this(now, lastSent, nthSent, System.nanoTime());
+        }
+
+        /**
+         * If {@code t} is at most {@code lead} after this probe's clock read, waits until the database's clock has
+         * surely reached it: as long after this probe's answer came as {@code t} was after its clock read (read
+         * before the answer left, so never early). False if it is further, or the wait was interrupted.
+         */
+        boolean awaitWithin(Duration lead, Instant t) {
+            if (t.isAfter(now.plus(lead))) {
+                return false;
+            }
+            long until = receivedNanos + Duration.between(now, t).toNanos();
+            try {
+                for (long left = until - System.nanoTime(); left > 0; left = until - System.nanoTime()) {
+                    java.util.concurrent.TimeUnit.NANOSECONDS.sleep(left);
+                }
+                return true;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
     }
 
     /**
@@ -478,11 +536,18 @@ public final class Granter {
             }
         }
 
-        /** Empty when the parent may send now (and then its slot is noted for {@link #took}); else when it may. */
-        Optional<Instant> due(Connection c) throws SQLException {
+        /**
+         * Empty when the parent may send now, or within {@code lead} (then after waiting for it), and then its slot
+         * is noted for {@link #took}; else when it may. A key waits for its parent's slot as the parent's own line
+         * does: the parent's own pass, woken early, would otherwise take every slot before the key's pass sees it.
+         */
+        Optional<Instant> due(Connection c, Duration lead) throws SQLException {
             Probe p = probe != null ? probe : probe(c, name, rules, seq);
             probe = null;
             SlotDecision decision = SlotRule.decide(rules, p.now(), slot, p.nthSent(), p.lastSent(), pausedUntil);
+            if (!decision.sendNow() && p.awaitWithin(lead, decision.notBefore())) {
+                decision = SlotRule.decide(rules, decision.notBefore(), slot, p.nthSent(), p.lastSent(), pausedUntil);
+            }
             if (!decision.sendNow()) {
                 return Optional.of(decision.notBefore());
             }
