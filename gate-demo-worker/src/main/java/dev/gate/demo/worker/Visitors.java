@@ -25,7 +25,7 @@ public final class Visitors implements Runnable, AutoCloseable {
     private final String query;
     private final Duration every;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-    private final List<Long> waitedMicros = Collections.synchronizedList(new ArrayList<>());
+    private final List<Hit> hits = Collections.synchronizedList(new ArrayList<>());
     private final List<Integer> statuses = Collections.synchronizedList(new ArrayList<>());
     private volatile boolean stopped;
 
@@ -44,12 +44,13 @@ public final class Visitors implements Runnable, AutoCloseable {
         while (!stopped) {
             String symbol = SYMBOLS[ThreadLocalRandom.current().nextInt(SYMBOLS.length)];
             try {
+                long startedNanos = System.nanoTime();
                 HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(page + "/" + symbol + query))
                         .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
                 statuses.add(r.statusCode());
                 Matcher m = WAITED.matcher(r.body());
                 if (m.find()) {
-                    waitedMicros.add(Long.parseLong(m.group(1)));
+                    hits.add(new Hit(startedNanos, Long.parseLong(m.group(1))));
                 }
                 long pause = (long) (every.toMillis() * (0.5 + ThreadLocalRandom.current().nextDouble()));
                 Thread.sleep(pause);
@@ -62,10 +63,19 @@ public final class Visitors implements Runnable, AutoCloseable {
         }
     }
 
-    /** Each hit's wait in the line, as the page reported it (microseconds). */
-    public List<Long> waitedMicros() {
-        synchronized (waitedMicros) {
-            return List.copyOf(waitedMicros);
+    /**
+     * A hit the page answered with its wait.
+     *
+     * @param startedNanos {@link System#nanoTime()} when the hit was made
+     * @param waitedMicros its wait in the line, as the page reported it
+     */
+    public record Hit(long startedNanos, long waitedMicros) {
+    }
+
+    /** Each answered hit, in order. */
+    public List<Hit> hits() {
+        synchronized (hits) {
+            return List.copyOf(hits);
         }
     }
 
