@@ -143,6 +143,22 @@ final class GateCopies extends GateDatabase implements BeforeEachCallback, After
         sql("UPDATE gate_slot SET next_slot_at = clock_timestamp() - interval '1 hour' WHERE limit_name = ?", limit);
     }
 
+    /**
+     * Puts the limit's next slot a second away, so that no join takes the fast path, then joins {@code calls}
+     * SCHEDULED calls at once and waits for each to be granted: every one went through the slot loop.
+     */
+    void grantAllThroughTheLoop(Engine gate, String limit, int calls, Duration maxWait) throws Exception {
+        sql("UPDATE gate_slot SET next_slot_at = clock_timestamp() + interval '1 second' WHERE limit_name = ?", limit);
+        List<Ticket> tickets = new ArrayList<>();
+        for (int i = 0; i < calls; i++) {
+            tickets.add(gate.callers().join(limit, dev.gate.client.CallClass.SCHEDULED, "timer",
+                    dev.gate.client.CallOptions.NONE));
+        }
+        for (Ticket t : tickets) {
+            gate.callers().await(t, maxWait);
+        }
+    }
+
     /** Waits for a condition on the real clock, failing after {@code timeout}. */
     static void await(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {
         long until = System.nanoTime() + timeout.toNanos();

@@ -1,14 +1,11 @@
 package dev.gate.engine;
 
-import dev.gate.client.CallClass;
-import dev.gate.client.CallOptions;
 import dev.gate.line.ReceiptMargin;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -33,18 +30,9 @@ class RealClockPacingTest {
         Duration gap = counted.dividedBy(calls);
         int slots = 260;
         Engine gate = copies.start("late-copy", GateCopies.FAST, new LateScheduler(gap.dividedBy(2)));
-        // every call waits for the loop: the first slot is a second away, so no join takes the fast path
         copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, ?, ?)", limit, calls,
                 window.toMillis());
-        copies.sql("UPDATE gate_slot SET next_slot_at = clock_timestamp() + interval '1 second' WHERE limit_name = ?",
-                limit);
-        List<Ticket> tickets = new ArrayList<>();
-        for (int i = 0; i < slots; i++) {
-            tickets.add(gate.callers().join(limit, CallClass.SCHEDULED, "timer", CallOptions.NONE));
-        }
-        for (Ticket t : tickets) {
-            gate.callers().await(t, Duration.ofSeconds(60));
-        }
+        copies.grantAllThroughTheLoop(gate, limit, slots, Duration.ofSeconds(60));
 
         List<Instant> sends = copies.sends(limit);
         assertEquals(slots, sends.size());

@@ -1,13 +1,9 @@
 package dev.gate.engine;
 
-import dev.gate.client.CallClass;
-import dev.gate.client.CallOptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -27,19 +23,10 @@ class SlotLeadTest {
         String limit = "lead";
         int slots = 60;
         Engine gate = copies.start("lead-copy");
-        // 20 a second (a 50 ms gap, longer than the lead); the first slot a second away, so every call waits for the
-        // loop and no join takes the fast path
+        // 20 a second (a 50 ms gap, longer than the lead)
         copies.sql("INSERT INTO gate_limit (name, calls, window_ms, receipt_margin_ms) VALUES (?, 20, 1000, 0)",
                 limit);
-        copies.sql("UPDATE gate_slot SET next_slot_at = clock_timestamp() + interval '1 second' WHERE limit_name = ?",
-                limit);
-        List<Ticket> tickets = new ArrayList<>();
-        for (int i = 0; i < slots; i++) {
-            tickets.add(gate.callers().join(limit, CallClass.SCHEDULED, "timer", CallOptions.NONE));
-        }
-        for (Ticket t : tickets) {
-            gate.callers().await(t, Duration.ofSeconds(30));
-        }
+        copies.grantAllThroughTheLoop(gate, limit, slots, Duration.ofSeconds(30));
 
         assertEquals(slots, copies.count("SELECT count(*) FROM gate_send WHERE limit_name = ?", limit));
         String late = "extract(epoch FROM sent_at - slot_at) * 1000";
