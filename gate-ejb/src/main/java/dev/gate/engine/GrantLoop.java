@@ -137,12 +137,10 @@ final class GrantLoop {
         try {
             GrantPass p = granter.grantDue(limit, LEAD);
             delivery.granted(p);
-            Duration due = p.skipped() ? BUSY_RETRY : p.dueIn().orElse(idle);
-            if (!p.grants().isEmpty()) {
-                // the next slot came from the beat moving on: wake early for it. A pass that granted nothing was
-                // held back by what the lead does not wait for (a parent, a cap past the lead): wake when it is due.
-                due = p.dueIn().map(GrantLoop::early).orElse(due);
-            }
+            // after a grant the next slot came from the beat moving on: wake early for it. A pass that granted
+            // nothing was held back by what the lead does not wait for (a parent, a cap past the lead): wake when due
+            Duration due = p.skipped() ? BUSY_RETRY
+                    : p.dueIn().map(d -> p.grants().isEmpty() ? d : early(d)).orElse(idle);
             if (p.heldByParent() != null) {
                 parents.put(limit, p.heldByParent());
                 parentHeld.merge(p.heldByParent(), due, (a, b) -> a.compareTo(b) < 0 ? a : b);

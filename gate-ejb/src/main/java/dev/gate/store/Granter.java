@@ -305,15 +305,8 @@ public final class Granter {
         while (true) {
             Probe probe = first != null ? first : probe(c, limit, limitRules, seq);
             first = null;
-            now = probe.now();
-            SlotDecision decision = SlotRule.decide(limitRules, now, slot, probe.nthSent(), probe.lastSent(),
-                    pausedUntil);
-            if (!decision.sendNow() && grants.isEmpty() && probe.awaitWithin(lead, decision.notBefore())) {
-                // due within the lead: nothing it counts can change while the lock is held (sends and cool-downs
-                // are written under it), so the decision at that time is the one a probe then would make
-                now = decision.notBefore();
-                decision = SlotRule.decide(limitRules, now, slot, probe.nthSent(), probe.lastSent(), pausedUntil);
-            }
+            now = probe.decidingAt(limitRules, slot, pausedUntil, grants.isEmpty() ? lead : Duration.ZERO);
+            SlotDecision decision = probe.decide(limitRules, now, slot, pausedUntil);
             if (!decision.sendNow()) {
                 nextDue = Optional.of(decision.notBefore());
                 break;
@@ -323,8 +316,6 @@ public final class Granter {
                 break;
             }
             Instant due = decision.notBefore(); // the beat, or later where a cap or the cool-down held it back
-            Instant next = due.plus(limitRules.gap());
-            Duration restart = Beat.restartAfter(due, now, limitRules.gap(), limitRules.burst()).orElse(null);
             if (locked.get().parent() != null) {
                 if (parent == null) {
                     Optional<ParentSlot> p = ParentSlot.lock(c, locked.get().parent());
@@ -340,7 +331,12 @@ public final class Granter {
                     heldBy = locked.get().parent();
                     break;
                 }
+                if (parent.decidedAt.isAfter(now)) {
+                    now = parent.decidedAt; // the key's pass waited for its parent's slot: leases, deadlines then
+                }
             }
+            Instant next = due.plus(limitRules.gap());
+            Duration restart = Beat.restartAfter(due, now, limitRules.gap(), limitRules.burst()).orElse(null);
             LineOrder order = locked.get().order();
             Optional<Head> head = grantHead(c, limit, order, now, due, seq + 1, next, restart);
             if (head.isEmpty()) {
@@ -432,12 +428,27 @@ public final class Granter {
             this(now, lastSent, nthSent, System.nanoTime());
         }
 
+        /** The limit's decision as of {@code at}, on this probe's sends. */
+        SlotDecision decide(LimitRules rules, Instant at, Instant slot, Instant pausedUntil) {
+            return SlotRule.decide(rules, at, slot, nthSent, lastSent, pausedUntil);
+        }
+
+        /**
+         * When to decide: this probe's clock read, or, when the limit becomes due within {@code lead} of it, that
+         * moment, once it has surely come. Under the slot lock nothing the decision counts can change (sends and
+         * cool-downs are written under it), so the decision then is the one a probe then would make.
+         */
+        Instant decidingAt(LimitRules rules, Instant slot, Instant pausedUntil, Duration lead) {
+            SlotDecision atRead = decide(rules, now, slot, pausedUntil);
+            return !atRead.sendNow() && awaitWithin(lead, atRead.notBefore()) ? atRead.notBefore() : now;
+        }
+
         /**
          * If {@code t} is at most {@code lead} after this probe's clock read, waits until the database's clock has
          * surely reached it: as long after this probe's answer came as {@code t} was after its clock read (read
          * before the answer left, so never early). False if it is further, or the wait was interrupted.
          */
-        boolean awaitWithin(Duration lead, Instant t) {
+        private boolean awaitWithin(Duration lead, Instant t) {
             if (t.isAfter(now.plus(lead))) {
                 return false;
             }
@@ -513,6 +524,7 @@ public final class Granter {
         private long seq;
         private Probe probe;
         private Instant due;
+        private Instant decidedAt; // the time its last decision was made as of (after a wait for its slot: the slot)
 
         private ParentSlot(String name, Locked locked) {
             this.name = name;
@@ -544,10 +556,8 @@ public final class Granter {
         Optional<Instant> due(Connection c, Duration lead) throws SQLException {
             Probe p = probe != null ? probe : probe(c, name, rules, seq);
             probe = null;
-            SlotDecision decision = SlotRule.decide(rules, p.now(), slot, p.nthSent(), p.lastSent(), pausedUntil);
-            if (!decision.sendNow() && p.awaitWithin(lead, decision.notBefore())) {
-                decision = SlotRule.decide(rules, decision.notBefore(), slot, p.nthSent(), p.lastSent(), pausedUntil);
-            }
+            decidedAt = p.decidingAt(rules, slot, pausedUntil, lead);
+            SlotDecision decision = p.decide(rules, decidedAt, slot, pausedUntil);
             if (!decision.sendNow()) {
                 return Optional.of(decision.notBefore());
             }
