@@ -27,6 +27,8 @@ final class Demo implements AutoCloseable {
     static final String LIMIT = "demo-vendor";
     static final String LIMIT_DECLARATION = LIMIT + "=10/1s";
     static final int RECEIPT_MARGIN_MS = 40;
+    /** The vendor's window (1 s) and a half. */
+    static final long WARM_UP_LEAVES_MS = 1_500;
 
     private final String base;
     private final DemoWorker worker;
@@ -53,8 +55,10 @@ final class Demo implements AutoCloseable {
         demo.send("PUT", base + "/gate/api/v1/limits/" + LIMIT, "{\"calls\":10,\"windowSeconds\":1,"
                 + "\"receiptMarginMs\":" + RECEIPT_MARGIN_MS + "}");
         // each path once first, alone: a fresh deployment's first call is slow (class loading, first connections),
-        // and a grant that reaches the vendor late can make its own clock count one more in a window than the gate did
+        // and a grant that reaches the vendor late can make its own clock count one more in a window than the gate did.
+        // Two page hits: the second waits for the first one's slot, so the waiting path runs too
         say("demo: a first page hit (warm-up): " + demo.send("GET", base + "/demo-web/quote/WARM", null));
+        say("demo: a second page hit (warm-up): " + demo.send("GET", base + "/demo-web/quote/WARM", null));
         String warm = demo.send("POST", base + "/gate/api/v1/jobs/backfill-history", "{\"limit\":\"" + LIMIT
                 + "\",\"symbols\":\"WARM\",\"from\":\"" + LocalDate.now().minusDays(1) + "\",\"to\":\""
                 + LocalDate.now().minusDays(1) + "\",\"vendorUrl\":\"" + base + "/demo-vendor\"}");
@@ -64,6 +68,12 @@ final class Demo implements AutoCloseable {
             Thread.sleep(500);
         }
         say("demo: a one-item backfill (warm-up) is done");
+        demo.worker.round(); // its calls wait for each other's slots: the client's long-poll runs too
+        say("demo: the worker's first round alone (warm-up): " + demo.worker.snapshots() + " snapshots, "
+                + demo.worker.followUps() + " follow-ups");
+        // a cold call reaches the vendor later after its grant than a warm one: counted in one vendor window with the
+        // warm calls after it, it could make 11. The story starts once the warm-up's requests have left that window
+        Thread.sleep(WARM_UP_LEAVES_MS);
         LocalDate to = LocalDate.now().minusDays(1);
         String job = demo.send("POST", base + "/gate/api/v1/jobs/backfill-history", "{\"limit\":\"" + LIMIT
                 + "\",\"symbols\":\"AAPL,MSFT,IBM,SAP,ASML\",\"from\":\"" + to.minusDays(364) + "\",\"to\":\"" + to

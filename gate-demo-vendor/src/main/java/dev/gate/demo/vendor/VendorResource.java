@@ -26,6 +26,9 @@ public class VendorResource {
 
     private static final Logger LOG = Logger.getLogger(VendorResource.class.getName());
 
+    /** The last requests received, for the log line of a 429: which requests filled its window. */
+    private final RecentRequests recent = new RecentRequests(12);
+
     private volatile VendorCounters counters = new VendorCounters(
             Integer.getInteger("demo.vendor.calls", 10), Duration.ofSeconds(Long.getLong("demo.vendor.window", 1)));
 
@@ -73,8 +76,11 @@ public class VendorResource {
     }
 
     private Response answer(String path, JsonObject body) {
-        VendorWindow.Verdict v = counters.admit(path, System.nanoTime());
+        long now = System.nanoTime();
+        VendorWindow.Verdict v = counters.admit(path, now);
+        String before = recent.received(path, now);
         if (!v.accepted()) {
+            LOG.info("demo vendor: 429 for " + path + "; the requests before it (ms before it): " + before);
             return Response.status(429).header("Retry-After", v.retryAfterSeconds())
                     .entity(Json.createObjectBuilder().add("error", "rate limit exceeded").build()).build();
         }

@@ -47,26 +47,30 @@ public final class DemoWorker implements Runnable, AutoCloseable {
     public void run() {
         while (!stopped) {
             long next = System.nanoTime() + every.toNanos();
-            for (String store : stores) {
-                try {
-                    if (call(CallClass.SCHEDULED, "/snapshot/" + store) == 200) {
-                        snapshots.incrementAndGet();
-                        if (call(CallClass.FOLLOW_UP, "/quote/" + store) == 200) {
-                            followUps.incrementAndGet();
-                        }
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return;
-                } catch (Exception e) {
-                    LOG.info("worker: " + store + ": " + e.getMessage());
-                }
-            }
             try {
+                round();
                 Thread.sleep(Math.max(0, (next - System.nanoTime()) / 1_000_000));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
+            }
+        }
+    }
+
+    /** One round: a SCHEDULED snapshot of each store, and a FOLLOW_UP after each that worked. */
+    public void round() throws InterruptedException {
+        for (String store : stores) {
+            try {
+                if (call(CallClass.SCHEDULED, "/snapshot/" + store) == 200) {
+                    snapshots.incrementAndGet();
+                    if (call(CallClass.FOLLOW_UP, "/quote/" + store) == 200) {
+                        followUps.incrementAndGet();
+                    }
+                }
+            } catch (InterruptedException e) {
+                throw e;
+            } catch (Exception e) { // the gate's refusal, the vendor unreachable: the worker goes on
+                LOG.info("worker: " + store + ": " + e.getMessage());
             }
         }
     }
