@@ -36,4 +36,14 @@ class VendorWindowTest {
         assertEquals(1, c.answeredTwice("history/"));
         assertEquals(4, c.requests());
     }
+
+    @Test
+    void aRefusalsLogLineNamesTheRequestsBeforeItNewestFirst() {
+        RecentRequests recent = new RecentRequests(2);
+        assertEquals("", recent.received("quote/A", 0));
+        recent.received("snapshot/s1", S / 10);
+        recent.received("history/A/2024-01-01", 3 * S / 10);
+        assertEquals("history/A/2024-01-01 -100, snapshot/s1 -300", recent.received("quote/B", 4 * S / 10),
+                "the last two kept, each with how long before this one it came");
+    }
 }
