@@ -7,6 +7,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Instant;
 import java.util.Optional;
 
 /** Position and estimated grant time of a waiting call, from the line (index range) and the limit's pace. */
@@ -35,9 +36,10 @@ public final class Estimates {
                        AS rule_calls,
                    ARRAY(SELECT r.window_ms FROM gate_limit_rule r WHERE r.limit_name = l.name ORDER BY r.window_ms)
                        AS rule_windows,
-                   t.now AS now
+                   t.now AS now, ps.next_slot_at AS parent_next_slot_at, ps.paused_until AS parent_paused_until
             FROM me CROSS JOIN t JOIN gate_slot s ON s.limit_name = me.limit_name
-                 JOIN gate_limit l ON l.name = me.limit_name""";
+                 JOIN gate_limit l ON l.name = me.limit_name
+                 LEFT JOIN gate_slot ps ON ps.limit_name = l.parent_name""";
 
     private final Tx tx;
 
@@ -59,10 +61,18 @@ public final class Estimates {
                 }
                 LimitRules rules = Granter.rules(rs);
                 long ahead = rs.getLong("ahead");
-                java.time.Instant now = Times.get(rs, "now");
-                return Optional.of(new Estimate(ahead, WaitEstimate.grantAt(now, Times.get(rs, "next_slot_at"),
-                        Times.get(rs, "paused_until"), ahead, rules.gap()), now));
+                Instant now = Times.get(rs, "now");
+                // a key under a parent sends only on a slot of the parent's too: not before the parent's next one,
+                // nor before a pause of the parent's ends (the vendor's slow-down pauses the whole source)
+                Instant nextSlot = later(Times.get(rs, "next_slot_at"), Times.get(rs, "parent_next_slot_at"));
+                Instant pausedUntil = later(Times.get(rs, "paused_until"), Times.get(rs, "parent_paused_until"));
+                return Optional.of(new Estimate(ahead, WaitEstimate.grantAt(now, nextSlot, pausedUntil, ahead,
+                        rules.gap()), now));
             }
         }
+    }
+
+    private static Instant later(Instant a, Instant b) {
+        return a == null ? b : b == null || a.isAfter(b) ? a : b;
     }
 }

@@ -2,16 +2,20 @@ package dev.gate.engine;
 
 import dev.gate.client.CallClass;
 import dev.gate.client.CallOptions;
+import dev.gate.client.DeadlineException;
 import dev.gate.client.InvalidLimitException;
 import dev.gate.client.KeyedLimitException;
 import dev.gate.client.LimitSpec;
+import dev.gate.store.Estimate;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -134,6 +138,23 @@ class ParentLimitTest extends OnOneCopy {
         assertEquals("WAITING", copies.state(id), "the parent's pause holds the key");
         GateCopies.await("granted once the pause ends", Duration.ofSeconds(5),
                 () -> copies.state(id).equals("GRANTED"));
+    }
+
+    @Test
+    void aKeysCallCannotExpectItsGrantBeforeItsParentsPauseEnds() throws Exception {
+        gate.limits().put("vendor", LimitSpec.of(10, Duration.ofSeconds(1)));
+        gate.limits().put("store", LimitSpec.of(10, Duration.ofSeconds(1)).withKeyed(true).withParent("vendor"));
+        gate.operators().pause("vendor", Duration.ofSeconds(30), "ops");
+        DeadlineException refused = assertThrows(DeadlineException.class, () -> gate.programs().submit("p", "store",
+                CallClass.INTERACTIVE, STORE_A.withDeadline(Duration.ofSeconds(2)), null));
+        assertTrue(refused.estimatedWait().compareTo(Duration.ofSeconds(25)) > 0, refused.getMessage());
+        assertEquals(0, copies.count("SELECT count(*) FROM gate_call WHERE limit_name LIKE 'store~%'"),
+                "nothing joined");
+        long waiting = submit("store", STORE_B);
+        Instant pausedUntil = gate.limits().status("vendor").orElseThrow().getPausedUntil();
+        Estimate estimate = gate.programs().estimate(waiting).orElseThrow();
+        assertFalse(estimate.grantAt().isBefore(pausedUntil), "estimated " + estimate.grantAt() + ", the parent is "
+                + "paused until " + pausedUntil);
     }
 
     private long submit(String limit, CallOptions options) throws Exception {
