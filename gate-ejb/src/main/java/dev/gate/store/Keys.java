@@ -48,6 +48,8 @@ public final class Keys {
 
     private static final String TEMPLATE = "SELECT keyed, template_name FROM gate_limit WHERE name = ?";
 
+    private static final String OPENED = "SELECT parent_name FROM gate_limit WHERE name = ?";
+
     // An open first holds its template's row (FOR SHARE waits for a change of the template being committed), so the
     // upsert, a statement of its own with a snapshot taken after, copies the template's rules as they are now, and a
     // change that comes after sees the key (LimitTable's follow).
@@ -191,10 +193,21 @@ public final class Keys {
                 }
             }
             Optional<Boolean> keyed = keyed(c, key.template());
-            if (keyed.isPresent()) {
+            if (keyed.isEmpty()) {
+                return Optional.empty();
+            }
+            if (!keyed.get()) {
                 throw new NotKeyed("limit '" + key.template() + "' is not keyed: its calls name no key");
             }
-            return Optional.empty();
+            // a keyed template, and no row: another caller's first open of the same key inserted it after this
+            // statement's snapshot (the upsert waited for it, then left it alone); it is there now
+            try (PreparedStatement ps = c.prepareStatement(OPENED)) {
+                ps.setString(1, key.limitName());
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() ? Optional.of(new Opened(key.limitName(), false, rs.getString("parent_name")))
+                            : Optional.empty();
+                }
+            }
         });
     }
 

@@ -240,6 +240,35 @@ class KeyedLimitsTest extends OnOneCopy {
     }
 
     /** Each key's call joins (its key opened), is granted at once and done, from eight threads. */
+    @Test
+    void manyProgramsCallingANewKeyAtOnceAllJoinItsOneLine() throws Exception {
+        gate.limits().put("burst-store", LimitSpec.of(100, Duration.ofSeconds(1)).withKeyed(true));
+        int rounds = 10;
+        int callers = 8;
+        ExecutorService pool = Executors.newFixedThreadPool(callers);
+        try {
+            for (int round = 0; round < rounds; round++) {
+                CallOptions key = CallOptions.NONE.withLimitKey("new-" + round);
+                java.util.concurrent.CyclicBarrier together = new java.util.concurrent.CyclicBarrier(callers);
+                List<Future<Long>> calls = new ArrayList<>();
+                for (int i = 0; i < callers; i++) {
+                    calls.add(pool.submit(() -> {
+                        together.await();
+                        return gate.programs().submit("p", "burst-store", CallClass.SCHEDULED, key, null).call().id();
+                    }));
+                }
+                for (Future<Long> call : calls) {
+                    call.get(); // each first call of the key joins: none hears "not keyed"
+                }
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertEquals(rounds, copies.count("SELECT count(*) FROM gate_limit WHERE template_name = 'burst-store'"),
+                "one line per key");
+        assertEquals(rounds * callers, copies.count("SELECT count(*) FROM gate_call WHERE limit_name LIKE 'burst-store~%'"));
+    }
+
     private void callEachKeyOnce(String prefix, int keys) throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(8);
         try {
