@@ -23,6 +23,11 @@ final class KeyedLines {
         T run(String line) throws GateException;
     }
 
+    /** As {@link OnLine}, told the line's parent limit too (a key's under a parent; else null). */
+    interface OnLineUnder<T> {
+        T run(String line, String parent) throws GateException;
+    }
+
     private final Admission admission;
     private final Keys keys;
 
@@ -36,18 +41,15 @@ final class KeyedLines {
      * leaves a key alone for a grace time after its open, so only a join slower than that) is opened again, once.
      */
     <T> T onLine(String limit, CallOptions options, OnLine<T> work) throws GateException {
-        return onLine(limit, options, false, work);
+        return onLine(limit, options, (line, parent) -> work.run(line));
     }
 
-    /**
-     * As above; {@code tryNow}: a try, which takes one slot in one statement, so it is refused for a key under a
-     * parent limit (whose grant takes the parent's slot too).
-     */
-    <T> T onLine(String limit, CallOptions options, boolean tryNow, OnLine<T> work) throws GateException {
+    /** As above, with the line's parent. */
+    <T> T onLine(String limit, CallOptions options, OnLineUnder<T> work) throws GateException {
         for (int attempt = 0; ; attempt++) {
-            String line = lineOf(limit, options, tryNow);
+            Line line = lineOf(limit, options);
             try {
-                return work.run(line);
+                return work.run(line.name(), line.parent());
             } catch (UnknownLimitException e) {
                 if (options.limitKey() == null) {
                     throw refused(limit, e);
@@ -61,13 +63,17 @@ final class KeyedLines {
         }
     }
 
-    private String lineOf(String limit, CallOptions options, boolean tryNow) throws GateException {
+    /** A line: its limit's name, and its parent's (null when it has none). */
+    private record Line(String name, String parent) {
+    }
+
+    private Line lineOf(String limit, CallOptions options) throws GateException {
         String key = options.limitKey();
         if (key == null) {
             if (LimitKey.isKeyName(limit)) { // a key's own line is reached through its template, which opens it
                 throw new UnknownLimitException(limit);
             }
-            return limit;
+            return new Line(limit, null); // a limit without keys has no parent
         }
         if (!LimitName.isValid(limit)) {
             throw new UnknownLimitException(limit);
@@ -83,14 +89,10 @@ final class KeyedLines {
         } catch (Keys.NotKeyed e) {
             throw notKeyed(limit);
         }
-        if (tryNow && opened.parent() != null) {
-            throw new KeyedLimitException("limit '" + limit + "' sits under limit '" + opened.parent()
-                    + "': try now is not offered for its keys (join the line instead)");
-        }
         if (opened.created()) {
             LOG.fine(() -> "limit " + limit + ": key '" + key + "' opened, its line is limit " + opened.limitName());
         }
-        return opened.limitName();
+        return new Line(opened.limitName(), opened.parent());
     }
 
     /** A call without a key that found no line: its limit is keyed (it takes only calls with a key), or unknown. */

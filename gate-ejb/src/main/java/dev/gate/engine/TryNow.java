@@ -62,11 +62,15 @@ final class TryNow {
      */
     Answer attempt(String limit, CallClass callClass, String program, String owner, CallOptions options, String key)
             throws GateException {
-        return lines.onLine(limit, options, true, line -> attemptOn(line, callClass, program, owner, options, key));
+        return lines.onLine(limit, options,
+                (line, parent) -> attemptOn(line, parent, callClass, program, owner, options, key));
     }
 
-    /** {@link #attempt} on the line the try takes a slot of (its limit's, or its key's). */
-    private Answer attemptOn(String limit, CallClass callClass, String program, String owner, CallOptions options,
+    /**
+     * {@link #attempt} on the line the try takes a slot of (its limit's, or its key's); {@code parent}: the key's
+     * parent, whose slot it takes too.
+     */
+    private Answer attemptOn(String limit, String parent, CallClass callClass, String program, String owner, CallOptions options,
                              String key) throws GateException {
         if (options.deadline() != null || options.concurrencyKey() != null || options.dedupeKey() != null) {
             throw new IllegalArgumentException("a try takes no deadline, concurrency key or dedupe key: it is granted "
@@ -80,7 +84,8 @@ final class TryNow {
             try {
                 taken = admission.run(() -> {
                     try {
-                        return freeSlot.take(limit, callClass, program, owner, lease, tryKey);
+                        return parent == null ? freeSlot.take(limit, callClass, program, owner, lease, tryKey)
+                                : freeSlot.takeUnder(limit, parent, callClass, program, owner, lease, tryKey);
                     } catch (StoreUnavailable lost) { // it may have committed: the answer did not come back
                         if (key == null) {
                             waiters.unansweredTry(tryKey);

@@ -13,7 +13,8 @@ import java.util.Optional;
 /**
  * Try now: takes a limit's slot for a new call if one is free at this moment, else says when to try again, leaving
  * nothing in the line. One statement (one round trip): it locks the limit's slot row, decides as the grant pass
- * does, and if the slot is free writes the call as GRANTED, its send and the moved beat.
+ * does, and if the slot is free writes the call as GRANTED, its send and the moved beat. A key under a parent takes
+ * the parent's slot too, in one transaction around that statement ({@link #takeUnder}).
  *
  * <p>The decision is {@code SlotRule}'s, {@code Beat}'s and {@code ReceiptMargin}'s, written in SQL so that it needs no
  * second round trip; {@code FreeSlotTest} holds the two to the same answers on random send logs. A slot is free when
@@ -38,7 +39,8 @@ public final class FreeSlot {
                        l.min_interval_ms, l.receipt_margin_ms, l.burst, l.adaptive, s.adaptive_calls, s.adaptive_cut_at,
                        l.aging_after_ms, l.aging_up_to
                 FROM gate_slot s JOIN gate_limit l ON l.name = s.limit_name
-                WHERE s.limit_name = ? AND NOT l.keyed AND l.parent_name IS NULL AND NOT EXISTS (SELECT 1 FROM prior)
+                WHERE s.limit_name = ? AND NOT l.keyed AND l.parent_name IS NOT DISTINCT FROM ?::varchar
+                  AND NOT EXISTS (SELECT 1 FROM prior)
                 FOR UPDATE OF s),
             t AS (SELECT clock_timestamp() AS now, k.*,
                          (SELECT sent_at FROM gate_send g WHERE g.limit_name = k.limit_name AND g.seq = k.send_seq)
@@ -97,6 +99,15 @@ public final class FreeSlot {
                    prior.enqueued_at AS prior_enqueued_at, prior.granted_at AS prior_granted_at
             FROM (SELECT 1) one LEFT JOIN d ON true LEFT JOIN called ON true LEFT JOIN prior ON true""";
 
+    // A try on a key under a parent locks the key's slot first (and learns whether its key was sent before).
+    // Parameters: owner, submission key, limit.
+    private static final String LOCK_KEY = """
+            SELECT EXISTS (SELECT 1 FROM gate_call WHERE owner = ? AND submission_key = ?) AS prior
+            FROM gate_slot s WHERE s.limit_name = ? FOR UPDATE OF s""";
+
+    /** Come back after this when a grant pass holds the parent's slot: it is granting on it right now. */
+    static final Duration PARENT_BUSY = Duration.ofMillis(20);
+
     /**
      * What a try found: the grant, or when to try again; {@code stale}: ask again (see {@link #TRY}). With the
      * statement's clock and the moment a send was due by its reading. {@code repeated}: the try's key named a grant
@@ -122,23 +133,70 @@ public final class FreeSlot {
     }
 
     /**
+     * As above, on a key under {@code parent}: the key's slot and the parent's must both be free now, and no call of
+     * this class or a higher one may wait in the parent's own line. One transaction of four round trips (a try on a
+     * limit without a parent stays one statement): the key's slot is locked, then the parent's (lock order: key, then
+     * parent, as a grant pass takes them; SKIP LOCKED, so a try never queues behind a pass), and the parent is
+     * decided before the key's statement records the send, which is therefore never before the parent's slot.
+     */
+    public Optional<Result> takeUnder(String limit, String parent, CallClass callClass, String program, String owner,
+                                      Duration lease, String key) throws StoreUnavailable {
+        return tx.run(c -> takeUnder(c, limit, parent, callClass, program, owner, lease, key));
+    }
+
+    static Optional<Result> takeUnder(Connection c, String limit, String parent, CallClass callClass, String program,
+                                      String owner, Duration lease, String key) throws SQLException {
+        boolean prior;
+        try (PreparedStatement ps = c.prepareStatement(LOCK_KEY)) {
+            ps.setString(1, owner);
+            ps.setString(2, key);
+            ps.setString(3, limit);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    return Optional.empty(); // no such key (removed as idle): the caller opens it again
+                }
+                prior = rs.getBoolean("prior");
+            }
+        }
+        if (prior) { // sent again: answered as it is, nothing taken
+            return take(c, limit, parent, callClass, program, owner, lease, key);
+        }
+        Granter.ParentSlot.Claim claim = Granter.ParentSlot.claim(c, parent, callClass, PARENT_BUSY);
+        if (claim.slot() == null) {
+            return Optional.of(new Result(Optional.empty(), claim.notNow(), false, null, null, false));
+        }
+        Optional<Result> result = take(c, limit, parent, callClass, program, owner, lease, key);
+        if (result.isPresent() && result.get().grant().isPresent() && !result.get().repeated()) {
+            claim.slot().took(c, result.get().grant().get());
+        }
+        return result;
+    }
+
+    /**
      * @param key the try's own key (gate_call.submission_key, unique per owner): sent again after a lost answer, the
      *            same key finds the grant the first one made instead of taking a second slot
      */
     static Optional<Result> take(Connection c, String limit, CallClass callClass, String program, String owner,
                                  Duration lease, String key) throws SQLException {
+        return take(c, limit, null, callClass, program, owner, lease, key);
+    }
+
+    /** As above, on a key under {@code parent} (null: a limit with no parent); a limit with another parent is none. */
+    static Optional<Result> take(Connection c, String limit, String parent, CallClass callClass, String program,
+                                 String owner, Duration lease, String key) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(TRY)) {
             ps.setString(1, owner);
             ps.setString(2, key);
             ps.setString(3, limit);
-            ps.setInt(4, callClass.rank());
+            ps.setString(4, parent);
             ps.setInt(5, callClass.rank());
             ps.setInt(6, callClass.rank());
-            ps.setString(7, program);
-            ps.setString(8, owner);
-            ps.setLong(9, lease.toMillis());
+            ps.setInt(7, callClass.rank());
+            ps.setString(8, program);
+            ps.setString(9, owner);
             ps.setLong(10, lease.toMillis());
-            ps.setString(11, key);
+            ps.setLong(11, lease.toMillis());
+            ps.setString(12, key);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next(); // always one row
                 long priorId = rs.getLong("prior_id");

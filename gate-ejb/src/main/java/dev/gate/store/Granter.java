@@ -505,6 +505,18 @@ public final class Granter {
         }
     }
 
+    // The parent's own live waiting calls of a try's class or higher (a few are enough to say "not now"), a call the
+    // starvation guard lifted counting as its guard's class. Parameters: parent, class rank, class rank, the guard's
+    // class rank (none: above every class), the guard's wait in ms.
+    private static final String PARENT_AHEAD = """
+            SELECT count(*) FROM (
+                SELECT 1 FROM gate_call w
+                WHERE w.limit_name = ? AND w.state = 'WAITING'
+                  AND (w.call_class <= ? OR (? >= ?  -- lifted by the starvation guard to the try's class or higher
+                       AND w.enqueued_at < clock_timestamp() - ? * interval '1 millisecond'))
+                  AND w.lease_expires_at > clock_timestamp()
+                LIMIT 1000) a""";
+
     // A key's grant logged in its parent's send log too, at the grant's own time, on the parent's beat; the parent's
     // beat and send number move. Parameters: limit, call id, sent at, slot, seq, next slot, seq, limit.
     private static final String PARENT_SEND = """
@@ -516,10 +528,11 @@ public final class Granter {
      * parent's own pass locks only its own), so that a key's call is granted only when it fits the parent's beat and
      * window as well as its key's; each grant takes one of the parent's sends.
      */
-    private static final class ParentSlot {
+    static final class ParentSlot {
         private final String name;
         private final LimitRules rules;
         private final Instant pausedUntil;
+        private final Aging aging; // the parent's starvation guard, or null
         private Instant slot;
         private long seq;
         private Probe probe;
@@ -530,6 +543,7 @@ public final class Granter {
             this.name = name;
             this.rules = locked.rules();
             this.pausedUntil = locked.pausedUntil();
+            this.aging = locked.order().aging();
             this.slot = locked.slot();
             this.seq = locked.seq();
             this.probe = locked.probe();
@@ -563,6 +577,42 @@ public final class Granter {
             }
             due = decision.notBefore();
             return Optional.empty();
+        }
+
+        /** A try's claim on a key's parent: its slot, free now and locked; or, without one, how long until it may be. */
+        record Claim(ParentSlot slot, Duration notNow) {
+        }
+
+        /**
+         * For a try on one of the parent's keys (the key's slot locked already): the parent's slot if it may send now
+         * and no live call of {@code callClass} or a higher one waits in the parent's own line (a try never jumps a
+         * queue it would be behind). {@code busy}: come back after this when a grant pass holds the parent's slot.
+         */
+        static Claim claim(Connection c, String parent, CallClass callClass, Duration busy) throws SQLException {
+            Optional<ParentSlot> locked = lock(c, parent);
+            if (locked.isEmpty()) {
+                return new Claim(null, busy);
+            }
+            ParentSlot slot = locked.get();
+            Optional<Instant> notBefore = slot.due(c, Duration.ZERO);
+            Duration untilDue = notBefore.map(t -> Duration.between(slot.decidedAt, t)).filter(d -> !d.isNegative())
+                    .orElse(Duration.ZERO);
+            long ahead;
+            try (PreparedStatement ps = c.prepareStatement(PARENT_AHEAD)) {
+                ps.setString(1, parent);
+                ps.setInt(2, callClass.rank());
+                ps.setInt(3, callClass.rank());
+                ps.setInt(4, slot.aging == null ? Integer.MAX_VALUE : slot.aging.upTo().rank());
+                ps.setLong(5, slot.aging == null ? 0 : slot.aging.after().toMillis());
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    ahead = rs.getLong(1);
+                }
+            }
+            if (notBefore.isEmpty() && ahead == 0) {
+                return new Claim(slot, Duration.ZERO);
+            }
+            return new Claim(null, untilDue.plus(slot.rules.gap().multipliedBy(ahead)));
         }
 
         /**

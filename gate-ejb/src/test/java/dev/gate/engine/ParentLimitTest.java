@@ -1,10 +1,10 @@
 package dev.gate.engine;
 
+import dev.gate.client.Attempt;
 import dev.gate.client.CallClass;
 import dev.gate.client.CallOptions;
 import dev.gate.client.DeadlineException;
 import dev.gate.client.InvalidLimitException;
-import dev.gate.client.KeyedLimitException;
 import dev.gate.client.LimitSpec;
 import dev.gate.store.Estimate;
 import org.junit.jupiter.api.Test;
@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -111,7 +112,7 @@ class ParentLimitTest extends OnOneCopy {
     }
 
     @Test
-    void aParentIsAPlainLimitAndItsKeysAreNotTriedNow() throws Exception {
+    void aParentIsAPlainLimitAndItsPauseHoldsItsKeys() throws Exception {
         gate.limits().put("vendor", LimitSpec.of(10, Duration.ofSeconds(1)));
         gate.limits().put("users", LimitSpec.of(10, Duration.ofSeconds(1)).withKeyed(true));
         assertThrows(InvalidLimitException.class, () -> gate.limits().put("store",
@@ -127,9 +128,6 @@ class ParentLimitTest extends OnOneCopy {
         InvalidLimitException kept = assertThrows(InvalidLimitException.class,
                 () -> gate.limits().remove("vendor", "ops"));
         assertTrue(kept.getMessage().contains("parent of [store]"), kept.getMessage());
-        KeyedLimitException noTry = assertThrows(KeyedLimitException.class, () -> gate.programs().tryNow("p",
-                "store", CallClass.INTERACTIVE, STORE_A, null));
-        assertTrue(noTry.getMessage().contains("try now"), noTry.getMessage());
         assertEquals(0, copies.count("SELECT count(*) FROM gate_call"));
         // a paused parent holds its keys' calls too
         gate.operators().pause("vendor", Duration.ofSeconds(2), "ops");
@@ -155,6 +153,91 @@ class ParentLimitTest extends OnOneCopy {
         Estimate estimate = gate.programs().estimate(waiting).orElseThrow();
         assertFalse(estimate.grantAt().isBefore(pausedUntil), "estimated " + estimate.grantAt() + ", the parent is "
                 + "paused until " + pausedUntil);
+    }
+
+    @Test
+    void triesOnKeysUnderAParentHoldEachKeysWindowAndTheParentsAndNoSendComesBeforeItsSlot() throws Exception {
+        gate.limits().put("vendor", LimitSpec.of(10, Duration.ofSeconds(1)));
+        gate.limits().put("store", LimitSpec.of(6, Duration.ofSeconds(1)).withKeyed(true).withParent("vendor"));
+        List<Instant> grants = new CopyOnWriteArrayList<>();
+        List<Throwable> failures = new CopyOnWriteArrayList<>();
+        long until = System.nanoTime() + Duration.ofMillis(2_500).toNanos();
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < 8; t++) {
+            CallOptions key = CallOptions.NONE.withLimitKey("store-" + t % 4);
+            Thread thread = new Thread(() -> {
+                try {
+                    while (System.nanoTime() < until) {
+                        Attempt a = gate.callers().tryNow("store", CallClass.INTERACTIVE, "inbound", key);
+                        if (a.isGranted()) {
+                            grants.add(a.permit().grantedAt());
+                            gate.callers().complete(a.permit().callId(), 200);
+                        } else {
+                            assertTrue(a.retryAfter().compareTo(Duration.ofMillis(500)) < 0, a.toString());
+                        }
+                    }
+                } catch (Throwable e) {
+                    failures.add(e);
+                }
+            }, "try-" + t);
+            thread.start();
+            threads.add(thread);
+        }
+        for (Thread t : threads) {
+            t.join();
+        }
+        assertEquals(List.of(), failures);
+        List<Instant> parentSends = copies.sends("vendor");
+        int parent = GateCopies.fullestWindow(parentSends, Duration.ofSeconds(1));
+        int fullestKey = 0;
+        for (int k = 0; k < 4; k++) {
+            fullestKey = Math.max(fullestKey, GateCopies.fullestWindow(copies.sends("store~store-" + k),
+                    Duration.ofSeconds(1)));
+        }
+        System.out.printf("tries on 4 keys (6/s each) under a parent of 10/s, 8 threads, 2.5 s: %d granted; fullest "
+                + "second: parent %d, a key %d%n", grants.size(), parent, fullestKey);
+        assertEquals(grants.size(), parentSends.size(), "each grant took one of the parent's sends");
+        assertTrue(parent <= 10 && parent >= 9, "the parent's window holds, and is used: " + parent);
+        assertTrue(fullestKey <= 6, "each key's window holds: " + fullestKey);
+        assertEquals(0, copies.count("SELECT count(*) FROM gate_send WHERE sent_at < slot_at"),
+                "no send, the parent's or a key's, before its slot");
+    }
+
+    @Test
+    void aTryOnAKeyWaitsOutItsParentsPauseAndNeverJumpsTheParentsOwnLine() throws Exception {
+        gate.limits().put("vendor", LimitSpec.of(10, Duration.ofSeconds(1)));
+        gate.limits().put("store", LimitSpec.of(10, Duration.ofSeconds(1)).withKeyed(true).withParent("vendor"));
+        gate.operators().pause("vendor", Duration.ofSeconds(30), "ops");
+        Attempt paused = gate.callers().tryNow("store", CallClass.INTERACTIVE, "inbound", STORE_A);
+        assertFalse(paused.isGranted());
+        assertTrue(paused.retryAfter().compareTo(Duration.ofSeconds(25)) > 0, "the parent's pause: " + paused);
+        gate.operators().resume("vendor", "ops");
+        // a call in the parent's own line that waits while the parent's slot is free (its concurrency key is held)
+        long holder = gate.programs().submit("p", "vendor", CallClass.SCHEDULED,
+                CallOptions.NONE.withConcurrencyKey("k"), null).call().id();
+        GateCopies.await("the holder granted", Duration.ofSeconds(5), () -> copies.state(holder).equals("GRANTED"));
+        long ahead = gate.programs().submit("p", "vendor", CallClass.INTERACTIVE,
+                CallOptions.NONE.withConcurrencyKey("k"), null).call().id();
+        long end = System.nanoTime() + Duration.ofMillis(600).toNanos();
+        while (System.nanoTime() < end) { // six parent gaps: each free slot is the waiting call's, not a try's
+            assertFalse(tried(STORE_B).isGranted(),
+                    "a try on a key jumped the parent's own INTERACTIVE call");
+            Thread.sleep(20);
+        }
+        assertEquals("WAITING", copies.state(ahead));
+        gate.callers().complete(holder, 200);
+        GateCopies.await("the parent's own call granted", Duration.ofSeconds(5),
+                () -> copies.state(ahead).equals("GRANTED"));
+        GateCopies.await("then a try is granted", Duration.ofSeconds(5),
+                () -> tried(STORE_B).isGranted());
+    }
+
+    private Attempt tried(CallOptions key) {
+        try {
+            return gate.callers().tryNow("store", CallClass.INTERACTIVE, "inbound", key);
+        } catch (dev.gate.client.GateException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private long submit(String limit, CallOptions options) throws Exception {
