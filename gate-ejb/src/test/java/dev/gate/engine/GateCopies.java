@@ -159,6 +159,48 @@ final class GateCopies extends GateDatabase implements BeforeEachCallback, After
         }
     }
 
+    /**
+     * {@code threads} threads trying {@code limit} now (INTERACTIVE, program "inbound") for {@code span}, each
+     * completing its grants at once; {@code options}: a thread's by its number; {@code refused}: each refusal, on the
+     * trying thread. The grants' times; fails if a try failed.
+     */
+    static List<Instant> tryAtOnce(Engine gate, String limit, int threads, Duration span,
+                                   java.util.function.IntFunction<dev.gate.client.CallOptions> options,
+                                   java.util.function.Consumer<dev.gate.client.Attempt> refused) throws Exception {
+        List<Instant> grants = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<Throwable> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
+        long until = System.nanoTime() + span.toNanos();
+        List<Thread> running = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            dev.gate.client.CallOptions mine = options.apply(t);
+            Thread thread = new Thread(() -> {
+                try {
+                    while (System.nanoTime() < until) {
+                        dev.gate.client.Attempt a = gate.callers().tryNow(limit,
+                                dev.gate.client.CallClass.INTERACTIVE, "inbound", mine);
+                        if (a.isGranted()) {
+                            grants.add(a.permit().grantedAt());
+                            gate.callers().complete(a.permit().callId(), 200);
+                        } else {
+                            refused.accept(a);
+                        }
+                    }
+                } catch (Throwable e) {
+                    failures.add(e);
+                }
+            }, "try-" + t);
+            thread.start();
+            running.add(thread);
+        }
+        for (Thread t : running) {
+            t.join();
+        }
+        if (!failures.isEmpty()) {
+            fail("tries failed: " + failures);
+        }
+        return grants;
+    }
+
     /** Waits for a condition on the real clock, failing after {@code timeout}. */
     static void await(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {
         long until = System.nanoTime() + timeout.toNanos();

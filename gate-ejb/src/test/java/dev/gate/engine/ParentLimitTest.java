@@ -13,7 +13,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -159,34 +158,9 @@ class ParentLimitTest extends OnOneCopy {
     void triesOnKeysUnderAParentHoldEachKeysWindowAndTheParentsAndNoSendComesBeforeItsSlot() throws Exception {
         gate.limits().put("vendor", LimitSpec.of(10, Duration.ofSeconds(1)));
         gate.limits().put("store", LimitSpec.of(6, Duration.ofSeconds(1)).withKeyed(true).withParent("vendor"));
-        List<Instant> grants = new CopyOnWriteArrayList<>();
-        List<Throwable> failures = new CopyOnWriteArrayList<>();
-        long until = System.nanoTime() + Duration.ofMillis(2_500).toNanos();
-        List<Thread> threads = new ArrayList<>();
-        for (int t = 0; t < 8; t++) {
-            CallOptions key = CallOptions.NONE.withLimitKey("store-" + t % 4);
-            Thread thread = new Thread(() -> {
-                try {
-                    while (System.nanoTime() < until) {
-                        Attempt a = gate.callers().tryNow("store", CallClass.INTERACTIVE, "inbound", key);
-                        if (a.isGranted()) {
-                            grants.add(a.permit().grantedAt());
-                            gate.callers().complete(a.permit().callId(), 200);
-                        } else {
-                            assertTrue(a.retryAfter().compareTo(Duration.ofMillis(500)) < 0, a.toString());
-                        }
-                    }
-                } catch (Throwable e) {
-                    failures.add(e);
-                }
-            }, "try-" + t);
-            thread.start();
-            threads.add(thread);
-        }
-        for (Thread t : threads) {
-            t.join();
-        }
-        assertEquals(List.of(), failures);
+        List<Instant> grants = GateCopies.tryAtOnce(gate, "store", 8, Duration.ofMillis(2_500),
+                t -> CallOptions.NONE.withLimitKey("store-" + t % 4),
+                a -> assertTrue(a.retryAfter().compareTo(Duration.ofMillis(500)) < 0, a.toString()));
         List<Instant> parentSends = copies.sends("vendor");
         int parent = GateCopies.fullestWindow(parentSends, Duration.ofSeconds(1));
         int fullestKey = 0;

@@ -31,34 +31,9 @@ class TryNowTest extends OnOneCopy {
         String limit = "inbound";
         gate.limits().put(limit, LimitSpec.of(100, Duration.ofSeconds(1)));
         Duration gap = Duration.ofNanos(10_050_000); // (1 s + the default 5 ms margin) / 100
-        List<Instant> grants = new CopyOnWriteArrayList<>();
         List<Duration> retryAfters = new CopyOnWriteArrayList<>();
-        List<Throwable> failures = new CopyOnWriteArrayList<>();
-        long until = System.nanoTime() + Duration.ofSeconds(2).toNanos();
-        List<Thread> threads = new ArrayList<>();
-        for (int t = 0; t < 16; t++) {
-            Thread thread = new Thread(() -> {
-                try {
-                    while (System.nanoTime() < until) {
-                        Attempt a = gate.callers().tryNow(limit, CallClass.INTERACTIVE, "inbound", CallOptions.NONE);
-                        if (a.isGranted()) {
-                            grants.add(a.permit().grantedAt());
-                            gate.callers().complete(a.permit().callId(), 200);
-                        } else {
-                            retryAfters.add(a.retryAfter());
-                        }
-                    }
-                } catch (Throwable e) {
-                    failures.add(e);
-                }
-            }, "try-" + t);
-            thread.start();
-            threads.add(thread);
-        }
-        for (Thread t : threads) {
-            t.join();
-        }
-        assertEquals(List.of(), failures);
+        List<Instant> grants = GateCopies.tryAtOnce(gate, limit, 16, Duration.ofSeconds(2), t -> CallOptions.NONE,
+                a -> retryAfters.add(a.retryAfter()));
         List<Instant> sorted = new ArrayList<>(grants);
         Collections.sort(sorted);
         int fullest = GateCopies.fullestWindow(sorted, Duration.ofSeconds(1));
