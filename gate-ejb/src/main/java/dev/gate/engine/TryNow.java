@@ -70,8 +70,8 @@ final class TryNow {
      * {@link #attempt} on the line the try takes a slot of (its limit's, or its key's); {@code parent}: the key's
      * parent, whose slot it takes too.
      */
-    private Answer attemptOn(String limit, String parent, CallClass callClass, String program, String owner, CallOptions options,
-                             String key) throws GateException {
+    private Answer attemptOn(String limit, String parent, CallClass callClass, String program, String owner,
+                             CallOptions options, String key) throws GateException {
         if (options.deadline() != null || options.concurrencyKey() != null || options.dedupeKey() != null) {
             throw new IllegalArgumentException("a try takes no deadline, concurrency key or dedupe key: it is granted "
                     + "now or not at all");

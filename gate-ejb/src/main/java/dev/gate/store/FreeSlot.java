@@ -110,7 +110,8 @@ public final class FreeSlot {
 
     /**
      * What a try found: the grant, or when to try again; {@code stale}: ask again (see {@link #TRY}). With the
-     * statement's clock and the moment a send was due by its reading. {@code repeated}: the try's key named a grant
+     * statement's clock and the moment a send was due by its reading (both null when a key's parent said not now:
+     * its statement did not run). {@code repeated}: the try's key named a grant
      * made before (a try sent again after its answer was lost), answered as it is, nothing taken.
      */
     public record Result(Optional<Grant> grant, Duration retryAfter, boolean stale, Instant now, Instant due,
