@@ -15,7 +15,7 @@ import java.util.Optional;
 
 /**
  * Limits: declared at deployment (explicit SQL: a declaration only adds, and two servers may race), put by an operator
- * (the {@link Limit} entity), removed with their history (explicit SQL: batches, then the slot lock).
+ * (the {@link Limit} entity), removed with their history (explicit SQL: one transaction, checks before deletes).
  */
 public final class LimitTable {
 
@@ -31,14 +31,28 @@ public final class LimitTable {
     private static final String RESTART_ADAPTIVE =
             "UPDATE gate_slot SET adaptive_calls = NULL, adaptive_cut_at = NULL WHERE limit_name = ?";
 
-    // Removal, in small batches first (history that nothing reads), then the limit itself under its slot lock.
+    // Removal is one transaction: the checks first, under the limit's locks, then the history in batches (each
+    // statement short), then the limit. A refusal, a failure or a crash part-way changes nothing.
+    // The limit and its keys: the calls and sends of both go with it.
+    private static final String LIMIT_AND_KEYS =
+            "(SELECT CAST(? AS varchar) UNION ALL SELECT name FROM gate_limit WHERE template_name = ?)";
+
     private static final String DROP_FINISHED_CALLS = """
             DELETE FROM gate_call WHERE id IN (
-                SELECT id FROM gate_call WHERE limit_name = ? AND state NOT IN ('WAITING', 'GRANTED') LIMIT ?)""";
+                SELECT id FROM gate_call WHERE limit_name IN %s AND state NOT IN ('WAITING', 'GRANTED') LIMIT ?)"""
+            .formatted(LIMIT_AND_KEYS);
 
-    // The send log of a limit being removed, a batch at a time, outside the slot lock.
     private static final String DROP_SENDS = """
-            DELETE FROM gate_send WHERE id IN (SELECT id FROM gate_send WHERE limit_name = ? LIMIT ?)""";
+            DELETE FROM gate_send WHERE id IN (SELECT id FROM gate_send WHERE limit_name IN %s LIMIT ?)"""
+            .formatted(LIMIT_AND_KEYS);
+
+    // A template's keys, a batch at a time (each takes its slot, rules and turns by cascade).
+    private static final String DROP_KEYS = """
+            DELETE FROM gate_limit WHERE name IN (SELECT name FROM gate_limit WHERE template_name = ? LIMIT ?)""";
+
+    // The limit's row, FOR UPDATE: a join's insert (its foreign key's KEY SHARE) and a key's open (FOR SHARE) wait
+    // for the removal's end, and a join that inserted before it is committed (and counted) first.
+    private static final String LOCK_LIMIT = "SELECT 1 FROM gate_limit WHERE name = ? FOR UPDATE";
 
     // An operator's pause: no grant before it ends. A cool-down already running longer is kept (the later end wins),
     // as the vendor's next "slow down" keeps an operator's longer pause.
@@ -67,20 +81,14 @@ public final class LimitTable {
 
     // A limit with waiting or granted calls is kept (a template: with its keys'); the operator hears how many.
     private static final String LIVE_CALLS = """
-            SELECT count(*) FROM gate_call
-            WHERE limit_name IN (SELECT CAST(? AS varchar) UNION ALL SELECT name FROM gate_limit WHERE template_name = ?)
-              AND state IN ('WAITING', 'GRANTED')""";
+            SELECT count(*) FROM gate_call WHERE limit_name IN %s AND state IN ('WAITING', 'GRANTED')"""
+            .formatted(LIMIT_AND_KEYS);
 
-    // The finished calls of a removed limit (a template: and of its keys, which go with it by cascade).
-    private static final String DROP_LAST_CALLS = """
-            DELETE FROM gate_call
-            WHERE limit_name IN (SELECT CAST(? AS varchar) UNION ALL SELECT name FROM gate_limit WHERE template_name = ?)
-              AND state NOT IN ('WAITING', 'GRANTED')""";
-
-    // The slot row, the send log, the extra rules and the saved-sends count go with it (ON DELETE CASCADE).
+    // The slot row, the extra rules and the saved-sends count go with it (ON DELETE CASCADE).
     private static final String DROP_LIMIT = "DELETE FROM gate_limit WHERE name = ?";
 
-    private static final int BATCH = 5_000;
+    /** Rows per statement of a removal: each well inside the statement timeout. */
+    private static final int BATCH = 2_000;
 
     /** A parent that cannot be one: missing, keyed, a key, or under a parent itself; or a parent made keyed. */
     public static final class BadParent extends RuntimeException {
@@ -253,22 +261,17 @@ public final class LimitTable {
     }
 
     /**
-     * Removes a limit that has no live (waiting or granted) calls, with its history. A call that joins meanwhile
-     * keeps it (the foreign key refuses the removal, and the answer counts the live calls again).
+     * Removes a limit that has no live (waiting or granted) calls and names no child, with its history (a template:
+     * with its keys). One transaction: the slot and the limit's row are locked (no grant, join or key open runs on
+     * it meanwhile), checked, and only then is anything deleted, a batch per statement; a refusal changes nothing.
+     * A call that joins one of a template's keys meanwhile keeps it (the foreign key refuses the removal, which rolls
+     * back whole, and the answer counts the live calls again).
      */
     public Removal remove(String name, String actor) throws StoreUnavailable {
-        while (batch(DROP_FINISHED_CALLS, name) == BATCH || batch(DROP_SENDS, name) == BATCH) {
-            // history goes in batches of their own transactions, so none of them holds locks for long
-        }
         try {
             return tx.run(c -> {
-                try (PreparedStatement ps = c.prepareStatement(LOCK_SLOT)) {
-                    ps.setString(1, name);
-                    try (java.sql.ResultSet rs = ps.executeQuery()) {
-                        if (!rs.next()) {
-                            return new Removal(false, false, 0);
-                        }
-                    }
+                if (!exists(c, LOCK_SLOT, name) || !exists(c, LOCK_LIMIT, name)) {
+                    return new Removal(false, false, 0);
                 }
                 long live = liveCalls(c, name);
                 if (live > 0) {
@@ -279,10 +282,14 @@ public final class LimitTable {
                     throw new BadParent("limit '" + name + "' is the parent of " + children
                             + ": change or remove those first");
                 }
-                try (PreparedStatement ps = c.prepareStatement(DROP_LAST_CALLS)) {
-                    ps.setString(1, name);
-                    ps.setString(2, name);
-                    ps.executeUpdate();
+                while (batch(c, DROP_FINISHED_CALLS, name, name) == BATCH) {
+                    // the calls first: nothing cascades to them
+                }
+                while (batch(c, DROP_SENDS, name, name) == BATCH) {
+                    // the send log before the limits whose cascade would take it in one statement
+                }
+                while (batch(c, DROP_KEYS, name) == BATCH) {
+                    // a template's keys
                 }
                 try (PreparedStatement ps = c.prepareStatement(DROP_LIMIT)) {
                     ps.setString(1, name);
@@ -299,6 +306,15 @@ public final class LimitTable {
         }
     }
 
+    private static boolean exists(java.sql.Connection c, String lock, String name) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(lock)) {
+            ps.setString(1, name);
+            try (java.sql.ResultSet rs = ps.executeQuery()) {
+                return rs.next();
+            }
+        }
+    }
+
     private static List<String> children(java.sql.Connection c, String name) throws java.sql.SQLException {
         try (PreparedStatement ps = c.prepareStatement(CHILDREN.replace("?1", "?"))) {
             ps.setString(1, name);
@@ -312,14 +328,16 @@ public final class LimitTable {
         }
     }
 
-    private int batch(String sql, String name) throws StoreUnavailable {
-        return tx.run(c -> {
-            try (PreparedStatement ps = c.prepareStatement(sql)) {
-                ps.setString(1, name);
-                ps.setInt(2, BATCH);
-                return ps.executeUpdate();
+    /** One batch of a removal: the statement's names, then the batch size; how many rows went. */
+    private static int batch(java.sql.Connection c, String sql, String... names) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            int i = 1;
+            for (String n : names) {
+                ps.setString(i++, n);
             }
-        });
+            ps.setInt(i, BATCH);
+            return ps.executeUpdate();
+        }
     }
 
     private static long liveCalls(java.sql.Connection c, String name) throws java.sql.SQLException {

@@ -1,0 +1,108 @@
+package dev.gate.engine;
+
+import dev.gate.client.CallClass;
+import dev.gate.client.CallOptions;
+import dev.gate.client.InvalidLimitException;
+import dev.gate.client.LimitSpec;
+import dev.gate.store.LimitTable;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * An operator's removal of a limit is all or nothing: refused (a call waits, or it is a parent), it changes nothing:
+ * the finished calls still answer, the send log still counts, a program's submission key still finds its call.
+ * Accepted, it takes every row of the limit with it.
+ */
+class LimitRemovalTest extends OnOneCopy {
+
+    @Test
+    void aRefusedRemovalKeepsTheHistoryTheSendLogAndTheSubmissionKeys() throws Exception {
+        String limit = "kept";
+        // a burst of two: both go at once, then the window holds the third for a minute
+        copies.sql("INSERT INTO gate_limit (name, calls, window_ms, burst) VALUES (?, 2, 60000, 2)", limit);
+        copies.slotLongDue(limit);
+        // two finished calls (with the program's submission keys) and their sends, then one that waits
+        ProgramCalls.Submitted first = gate.programs().submit("worker", limit, CallClass.SCHEDULED,
+                CallOptions.NONE, null, "key-1");
+        ProgramCalls.Submitted second = gate.programs().submit("worker", limit, CallClass.SCHEDULED,
+                CallOptions.NONE, null, "key-2");
+        GateCopies.await("both granted", Duration.ofSeconds(5), () -> count(
+                "SELECT count(*) FROM gate_call WHERE state = 'GRANTED'") == 2);
+        assertTrue(gate.programs().outcome("worker", first.call().id(), 200, null));
+        assertTrue(gate.programs().outcome("worker", second.call().id(), 200, null));
+        ProgramCalls.Submitted waiting = gate.programs().submit("worker", limit, CallClass.SCHEDULED,
+                CallOptions.NONE, null, "key-3");
+        assertEquals("WAITING", waiting.call().state().name(), "the window holds the third call");
+
+        LimitTable.Removal refused = gate.limits().remove(limit, "ops");
+        assertFalse(refused.removed());
+        assertEquals(1, refused.liveCalls());
+
+        // nothing changed: the history answers, the window still counts both sends, a key still finds its call
+        assertEquals(3, copies.count("SELECT count(*) FROM gate_call WHERE limit_name = ?", limit));
+        assertEquals(2, copies.count("SELECT count(*) FROM gate_send WHERE limit_name = ?", limit));
+        assertTrue(gate.programs().own("worker", first.call().id()).isPresent(), "a finished call still answers");
+        ProgramCalls.Submitted again = gate.programs().submit("worker", limit, CallClass.SCHEDULED,
+                CallOptions.NONE, null, "key-1");
+        assertTrue(again.repeated(), "the submission sent again finds its call");
+        assertEquals(first.call().id(), again.call().id());
+        assertEquals(3, copies.count("SELECT count(*) FROM gate_call WHERE limit_name = ?", limit));
+        assertEquals(0, copies.count("SELECT count(*) FROM gate_action WHERE action = 'remove-limit'"));
+
+        // once the line is empty, the removal takes everything
+        assertTrue(gate.programs().cancel("worker", waiting.call().id()));
+        LimitTable.Removal removed = gate.limits().remove(limit, "ops");
+        assertTrue(removed.removed());
+        assertEquals(0, copies.count("SELECT count(*) FROM gate_call WHERE limit_name = ?", limit));
+        assertEquals(0, copies.count("SELECT count(*) FROM gate_send WHERE limit_name = ?", limit));
+        assertEquals(0, copies.count("SELECT count(*) FROM gate_slot WHERE limit_name = ?", limit));
+        assertEquals(1, copies.count("SELECT count(*) FROM gate_action WHERE action = 'remove-limit'"));
+    }
+
+    @Test
+    void aParentsRefusedRemovalKeepsItsHistory() throws Exception {
+        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('source', 100, 1000)");
+        gate.limits().put("per-account", LimitSpec.of(10, Duration.ofSeconds(1)).withKeyed(true).withParent("source"));
+        gate.callers().complete(gate.callers().acquire("source", CallClass.MANUAL, Duration.ofSeconds(5), "ops-tool",
+                CallOptions.NONE).callId(), 200);
+
+        assertThrows(InvalidLimitException.class, () -> gate.limits().remove("source", "ops"));
+        assertEquals(1, copies.count("SELECT count(*) FROM gate_call WHERE limit_name = 'source'"));
+        assertEquals(1, copies.count("SELECT count(*) FROM gate_send WHERE limit_name = 'source'"));
+    }
+
+    @Test
+    void aLongHistoryGoesWholeInOneRemoval() throws Exception {
+        String limit = "long-history";
+        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 600, 60000)", limit);
+        int rows = 30_000; // several batches of each
+        copies.sql("""
+                INSERT INTO gate_send (limit_name, call_id, sent_at, slot_at, seq)
+                SELECT ?, i, now() - interval '1 hour' + i * interval '100 ms', now(), i
+                FROM generate_series(1, ?) i""", limit, rows);
+        copies.sql("""
+                INSERT INTO gate_call (limit_name, call_class, program, owner, state, enqueued_at, lease_ms,
+                                       lease_expires_at, granted_at, done_at, outcome_status)
+                SELECT ?, 3, 'worker', 'program:worker', 'DONE', t, 30000, t, t, t, 200
+                FROM (SELECT now() - interval '1 hour' + i * interval '100 ms' AS t
+                      FROM generate_series(1, ?) i) d""", limit, rows);
+        assertTrue(gate.limits().remove(limit, "ops").removed());
+        assertEquals(0, copies.count("SELECT count(*) FROM gate_call"));
+        assertEquals(0, copies.count("SELECT count(*) FROM gate_send"));
+        assertEquals(0, copies.count("SELECT count(*) FROM gate_limit"));
+    }
+
+    private long count(String sql) {
+        try {
+            return copies.count(sql);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
