@@ -7,7 +7,7 @@ import java.time.Duration;
 /**
  * Keeps the tables small: sends older than every window of their limit (plus a margin) and finished calls older
  * than the retention period are deleted, in small batches of their own transactions. Nothing here takes a limit's
- * slot lock, and no send that a window count or the minimum spacing still reads is ever deleted.
+ * slot lock, and no send that a window count or the minimum spacing still reads is ever deleted, nor a limit's newest.
  */
 public final class Retention {
 
@@ -17,7 +17,9 @@ public final class Retention {
      */
     public static final Duration SEND_MARGIN = Duration.ofMinutes(10);
 
-    // Per limit: its sends older than its longest rule window (or minimum spacing) plus the margin, oldest first.
+    // Per limit: its sends older than its longest rule window (or minimum spacing) plus the margin, oldest first, but
+    // never its newest send (seq = the slot's send_seq; by its time, so the range stays on the window index): a statement that finds the newest send missing reads it as a
+    // grant committed after its snapshot (the try statement's "stale"), so a limit idle past its windows keeps one.
     // Index ranges on (limit_name, sent_at), and the delete by row address (a TID scan; "id IN" let the planner
     // scan the whole table), so the cost follows the rows deleted, not the table. now() (the transaction's start, a
     // stable value) rather than clock_timestamp(), so the bound is part of the index range.
@@ -25,12 +27,14 @@ public final class Retention {
             DELETE FROM gate_send WHERE ctid = ANY (ARRAY(
                 SELECT old.ctid
                 FROM gate_limit l
+                JOIN gate_slot k ON k.limit_name = l.name
                 CROSS JOIN LATERAL (
                     SELECT s.ctid FROM gate_send s
                     WHERE s.limit_name = l.name
-                      AND s.sent_at < now() - (GREATEST(l.window_ms, l.min_interval_ms,
+                      AND s.sent_at < least(now() - (GREATEST(l.window_ms, l.min_interval_ms,
                               (SELECT coalesce(max(r.window_ms), 0) FROM gate_limit_rule r WHERE r.limit_name = l.name))
-                          + ?) * interval '1 millisecond'
+                          + ?) * interval '1 millisecond',
+                          (SELECT n.sent_at FROM gate_send n WHERE n.limit_name = l.name AND n.seq = k.send_seq))
                     ORDER BY s.sent_at
                     LIMIT ?) old
                 LIMIT ?))""";

@@ -110,4 +110,59 @@ class TryNowTest extends OnOneCopy {
         assertThrows(dev.gate.client.SubmissionKeyReusedException.class, () -> gate.programs().tryNow("inbound",
                 "inbound", CallClass.INTERACTIVE, lease, "k-1"));
     }
+
+    @Test
+    void aLimitUsedOnlyByTriesStillGrantsAfterRetentionPrunedItsOldSends() throws Exception {
+        String limit = "idle-inbound";
+        gate.limits().put(limit, LimitSpec.of(10, Duration.ofSeconds(1)));
+        for (int granted = 0; granted < 3; ) {
+            Attempt a = gate.callers().tryNow(limit, CallClass.INTERACTIVE, "inbound", CallOptions.NONE);
+            if (a.isGranted()) {
+                gate.callers().complete(a.permit().callId(), 200);
+                granted++;
+            } else {
+                Thread.sleep(a.retryAfter().toMillis() + 1);
+            }
+        }
+        // an hour idle: every send is older than the window and the margin, so retention may take them
+        copies.sql("UPDATE gate_send SET sent_at = sent_at - interval '1 hour', slot_at = slot_at - interval '1 hour'");
+        copies.sql("UPDATE gate_slot SET next_slot_at = next_slot_at - interval '1 hour'");
+        copies.start("pruner", GateCopies.FAST.withRetention(Duration.ofHours(1), Duration.ofMillis(100)),
+                new java.util.concurrent.ScheduledThreadPoolExecutor(2));
+        GateCopies.await("retention to prune the old sends", Duration.ofSeconds(10),
+                () -> count("SELECT count(*) FROM gate_send") <= 1);
+        // the limit is free, and says so: a try goes at once (it read a pruned log as a grant it had not seen yet,
+        // and answered "next slot in 1 ms" for ever)
+        Attempt after = gate.callers().tryNow(limit, CallClass.INTERACTIVE, "inbound", CallOptions.NONE);
+        assertTrue(after.isGranted(), "a try on an idle limit goes at once: " + after.retryAfter());
+        assertEquals(2, count("SELECT count(*) FROM gate_send"), "the newest old send stays, with the new one");
+    }
+
+    @Test
+    void aLimitWhoseNewestSendWasPrunedBeforeIsHealedByItsMigration() throws Exception {
+        String limit = "pruned-before";
+        gate.limits().put(limit, LimitSpec.of(10, Duration.ofSeconds(1)));
+        Attempt first = gate.callers().tryNow(limit, CallClass.INTERACTIVE, "inbound", CallOptions.NONE);
+        gate.callers().complete(first.permit().callId(), 200);
+        // as retention left it before it kept the newest send: idle for an hour, its log empty
+        copies.sql("DELETE FROM gate_send");
+        copies.sql("UPDATE gate_slot SET next_slot_at = next_slot_at - interval '1 hour'");
+        assertFalse(gate.callers().tryNow(limit, CallClass.INTERACTIVE, "inbound", CallOptions.NONE).isGranted(),
+                "locked out before the heal");
+        String migration;
+        try (java.io.InputStream in = getClass().getResourceAsStream("/dev/gate/db/024-newest-send.sql")) {
+            migration = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        }
+        copies.sql(migration.substring(migration.indexOf("UPDATE"), migration.indexOf(";\n--rollback")));
+        assertTrue(gate.callers().tryNow(limit, CallClass.INTERACTIVE, "inbound", CallOptions.NONE).isGranted(),
+                "free again after the heal");
+    }
+
+    private long count(String sql) {
+        try {
+            return copies.count(sql);
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
 }
