@@ -2,10 +2,12 @@ package dev.gate.app;
 
 import dev.gate.client.GateException;
 import dev.gate.client.InvalidLimitException;
+import dev.gate.client.InvalidRequestException;
 import dev.gate.client.OperatorAction;
 import dev.gate.client.UnknownLimitException;
 import dev.gate.ejb.SlotLoop;
 import dev.gate.line.LimitName;
+import dev.gate.line.ProgramName;
 import dev.gate.engine.OperatorActions;
 import jakarta.ejb.ConcurrencyManagement;
 import jakarta.ejb.ConcurrencyManagementType;
@@ -62,6 +64,13 @@ public class Operations {
 
     /** Cancels every waiting call of the program (of one limit, when given); answers how many. */
     public int drain(String program, String limit, String actor) throws GateException {
+        if (!ProgramName.isValid(program)) {
+            throw new InvalidRequestException("program: must be 1-" + ProgramName.MAX + " characters, was "
+                    + (program == null ? "none" : program.length() + " characters"));
+        }
+        if (limit != null) {
+            requireName(limit);
+        }
         return operators().drain(program, limit, actor);
     }
 

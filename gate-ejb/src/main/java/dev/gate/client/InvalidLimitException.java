@@ -1,7 +1,7 @@
 package dev.gate.client;
 
 /** A limit declaration the gate cannot take (a rule out of range, a bad name); nothing was changed. */
-public class InvalidLimitException extends GateException {
+public class InvalidLimitException extends InvalidRequestException {
 
     private static final long serialVersionUID = 1L;
 

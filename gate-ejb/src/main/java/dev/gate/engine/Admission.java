@@ -13,7 +13,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * Lets a caller's database work in: turned away at once while calls are paused, never more of it at once than the
  * pool rule budgets ({@link PoolNeeds}), tried again while the database is busy, and the store's own errors told as
- * the public ones (unavailable: {@link GatePausedException}, busy: {@link GateBusyException}).
+ * the public ones (unavailable: {@link GatePausedException}, busy: {@link GateBusyException}). No turn free within
+ * the wait is "busy" too: a burst of callers is not an outage.
  */
 final class Admission {
 
@@ -48,10 +49,11 @@ final class Admission {
             turn = turns.tryAcquire(turnWait.toNanos(), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new GatePausedException("interrupted while waiting for a database connection");
+            throw new GateBusyException("interrupted while waiting for a turn at the database");
         }
         if (!turn) {
-            throw new GatePausedException("no database connection free for callers within "
+            // a burst of callers or status reads, not an outage: the database may be answering every one of them
+            throw new GateBusyException("too many steps at once: no turn at the database within "
                     + turnWait.toMillis() + " ms");
         }
         try {

@@ -19,6 +19,7 @@ import dev.gate.wait.Waiters;
 import dev.gate.wait.StateWatches;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -234,9 +235,14 @@ public final class Callers {
         }
     }
 
+    /** The call as it is now; a call the table does not have ends its watch at once (it will never change). */
     private CallRow find(long callId) throws GateException {
-        return admission.run(() -> calls.find(callId))
-                .orElseThrow(() -> new CallEndedException("call " + callId + " is gone"));
+        Optional<CallRow> row = admission.run(() -> calls.find(callId));
+        if (row.isEmpty()) {
+            watches.leftWaiting(List.of(callId));
+            throw new CallEndedException("call " + callId + " is gone");
+        }
+        return row.get();
     }
 
     /** Until the call changes (a notification, or the poll), at most until {@code untilNanos}. */

@@ -83,7 +83,9 @@ final class Delivery {
         fromTable(waiters.callIds());
         Set<Long> watched = watches.callIds();
         if (!watched.isEmpty()) {
-            watches.leftWaiting(calls.notWaiting(watched).stream().map(CallRow::id).toList());
+            // a call the table does not have (never was, or gone) has left WAITING too: its watch must not stay
+            Set<Long> waiting = calls.waiting(watched);
+            watches.leftWaiting(watched.stream().filter(id -> !waiting.contains(id)).toList());
         }
     }
 

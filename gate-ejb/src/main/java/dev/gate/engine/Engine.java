@@ -53,6 +53,7 @@ public final class Engine {
     private final ProgramCalls programs;
     private final LimitControl limits;
     private final OperatorActions operators;
+    private final StateWatches watches;
     private ScheduledFuture<?> ticks;
 
     /**
@@ -78,7 +79,7 @@ public final class Engine {
         Calls calls = new Calls(tx, jpa);
         Outcomes outcomes = new Outcomes(tx);
         this.leases = new Leases(tx);
-        StateWatches watches = new StateWatches(scheduler);
+        this.watches = new StateWatches(scheduler);
         this.health = new Health(waiters::endAll);
         Admission admission = new Admission(health, settings.callerConcurrency(), settings.callerWait());
         Delivery delivery = new Delivery(owner, calls, waiters, watches, health, tally);
@@ -163,5 +164,10 @@ public final class Engine {
 
     public boolean paused() {
         return health.isPaused();
+    }
+
+    /** The calls watched here now (long-polls, joiners): each watch goes when its call leaves WAITING. */
+    java.util.Set<Long> watchedCalls() {
+        return watches.callIds();
     }
 }

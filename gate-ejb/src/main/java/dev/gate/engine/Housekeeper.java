@@ -16,8 +16,10 @@ import java.util.logging.Logger;
 /**
  * The periodic jobs of one instance, on one tick (every {@code retry}), each when it is due: the health probe while
  * paused; the lease heartbeat every {@code heartbeat}, always before leases are cleared, so a live waiter's lease
- * never runs out in the same tick; lease clearing and the waiter poll every {@code waiterPoll}; keys that missed their
- * template's change, idle keys and retention every {@code pruneEvery} (and at every tick while a backlog is left).
+ * never runs out in the same tick (nor while the heartbeat fails); lease clearing and the waiter poll every
+ * {@code waiterPoll}; keys that missed their template's change, idle keys and retention every {@code pruneEvery} (the
+ * sweeps and retention at every tick while a backlog is left). Each step fails alone: a busy one does not stop the
+ * others.
  */
 final class Housekeeper {
 
@@ -36,6 +38,13 @@ final class Housekeeper {
     static final int PRUNE_BATCH = 2_000;
     static final Duration PRUNE_BUDGET = Duration.ofMillis(100);
 
+    /** The lease sweeps' batch size (calls per statement) and their share of one tick. */
+    static final int SWEEP_BATCH = 1_000;
+    static final Duration SWEEP_BUDGET = Duration.ofMillis(100);
+
+    /** Calls logged one line each per sweep batch; the rest of a batch, one line per limit. */
+    static final int LOGGED_PER_BATCH = 20;
+
     private final String owner;
     private final EngineSettings settings;
     private final Leases leases;
@@ -50,6 +59,8 @@ final class Housekeeper {
     private long lastPollNanos;
     private long lastPruneNanos;
     private boolean pruneBacklog;
+    private boolean sweepBacklog;
+    private boolean heartbeatMissed;
 
     private final Tally tally;
 
@@ -70,62 +81,119 @@ final class Housekeeper {
         lastHeartbeatNanos = lastPollNanos = lastPruneNanos = System.nanoTime();
     }
 
+    /** One housekeeping step: it may find the database unavailable or busy. */
+    @FunctionalInterface
+    private interface Step {
+        void run() throws StoreUnavailable;
+    }
+
+    /**
+     * Each step in its own failure scope: a busy step (a lock or statement timeout) or a bug in one is logged and the
+     * next step runs; an unavailable database ends the tick (every other step would find it so too) and pauses calls.
+     */
     void tick() {
         long now = System.nanoTime();
-        try {
-            if (health.isPaused()) {
-                recovery.resumeIfPaused(); // probes the database first
-            }
-            if (now - lastHeartbeatNanos >= settings.heartbeat().toNanos()) {
-                lastHeartbeatNanos = now;
+        if (health.isPaused() && !step("recovery", recovery::resumeIfPaused)) { // probes the database first
+            return;
+        }
+        if (now - lastHeartbeatNanos >= settings.heartbeat().toNanos()) {
+            lastHeartbeatNanos = now;
+            heartbeatMissed = true;
+            if (!step("heartbeat", () -> {
                 leases.renewOwned(owner, waiters.callIds());
-                recovery.sweepOrphans();
+                heartbeatMissed = false;
+            }) || !step("orphans", recovery::sweepOrphans)) {
+                return;
             }
-            if (now - lastPollNanos >= settings.waiterPoll().toNanos()) {
-                lastPollNanos = now;
-                expire();
-                delivery.poll();
+        }
+        if (sweepBacklog || now - lastPollNanos >= settings.waiterPoll().toNanos()) {
+            lastPollNanos = now;
+            // a lease is cleared only after this instance's heartbeat renewed its live waiters' leases
+            if (!heartbeatMissed && !step("lease sweep", this::expire)) {
+                return;
             }
-            if (pruneBacklog || now - lastPruneNanos >= settings.pruneEvery().toNanos()) {
-                lastPruneNanos = now;
-                prune();
+            if (!step("delivery", delivery::poll)) {
+                return;
             }
+        }
+        if (pruneBacklog || now - lastPruneNanos >= settings.pruneEvery().toNanos()) {
+            lastPruneNanos = now;
+            step("retention", this::prune);
+        }
+    }
+
+    /** Runs one step; false when the database was found unavailable (the tick ends). */
+    private boolean step(String name, Step step) {
+        try {
+            step.run();
+            return true;
         } catch (StoreUnavailable e) {
             health.failed(e);
+            return false;
         } catch (StoreBusy e) {
-            LOG.fine(() -> "gate housekeeping busy (" + e.getMessage() + "); again at the next tick");
+            LOG.fine(() -> "gate housekeeping: " + name + " busy (" + e.getMessage() + "); again at the next tick");
+            return true;
         } catch (RuntimeException e) {
-            LOG.log(Level.SEVERE, "gate housekeeping failed", e);
+            LOG.log(Level.SEVERE, "gate housekeeping: " + name + " failed; the other steps go on", e);
+            return true;
         }
     }
 
     /**
      * Lapsed leases and passed deadlines: waiting calls end as EXPIRED (never granted) and their waiters are told;
-     * grants whose lease ran out without an outcome end as ABANDONED (their keys are free again).
+     * grants whose lease ran out without an outcome end as ABANDONED (their keys are free again). A batch of each
+     * per statement, for at most {@link #SWEEP_BUDGET} per tick; a backlog goes on at the next tick.
      */
     private void expire() throws StoreUnavailable {
-        expired(leases.expireLapsed(), "its lease ran out", "lease");
-        expired(leases.expirePastDeadline(), "its deadline passed", "deadline");
-        List<Leases.Cleared> abandoned = leases.abandonLapsed();
-        for (Leases.Cleared c : abandoned) {
-            tally.abandoned(c.limit(), c.callClass());
-            LOG.info(() -> "call " + c.callId() + " limit=" + c.limit() + " class=" + c.callClass()
-                    + " abandoned: granted, but no outcome came within its lease (owner " + c.owner() + ")");
+        long until = System.nanoTime() + SWEEP_BUDGET.toNanos();
+        boolean more = true;
+        while (more && System.nanoTime() < until) {
+            List<Leases.Cleared> lapsed = leases.expireLapsed(SWEEP_BATCH);
+            expired(lapsed, "its lease ran out", "lease");
+            List<Leases.Cleared> late = leases.expirePastDeadline(SWEEP_BATCH);
+            expired(late, "its deadline passed", "deadline");
+            List<Leases.Cleared> abandoned = leases.abandonLapsed(SWEEP_BATCH);
+            logEach(abandoned, c -> {
+                tally.abandoned(c.limit(), c.callClass());
+                return "call " + c.callId() + " limit=" + c.limit() + " class=" + c.callClass()
+                        + " abandoned: granted, but no outcome came within its lease (owner " + c.owner() + ")";
+            }, "abandoned: no outcome within their leases");
+            if (!abandoned.isEmpty()) {
+                keysFreed.run(); // a call waiting on an abandoned grant's concurrency key may go now
+            }
+            more = lapsed.size() == SWEEP_BATCH || late.size() == SWEEP_BATCH || abandoned.size() == SWEEP_BATCH;
         }
-        if (!abandoned.isEmpty()) {
-            keysFreed.run(); // a call waiting on an abandoned grant's concurrency key may go now
+        sweepBacklog = more;
+    }
+
+    /**
+     * One log line per ended call (the operator's record), up to {@link #LOGGED_PER_BATCH} a batch; a larger batch
+     * (a dead program's backlog) ends with one line per limit for the rest.
+     */
+    private static void logEach(List<Leases.Cleared> cleared, java.util.function.Function<Leases.Cleared, String> line,
+                                String rest) {
+        java.util.Map<String, Integer> unlogged = new java.util.TreeMap<>();
+        for (int i = 0; i < cleared.size(); i++) {
+            Leases.Cleared c = cleared.get(i);
+            String text = line.apply(c);
+            if (i < LOGGED_PER_BATCH) {
+                LOG.info(text);
+            } else {
+                unlogged.merge(c.limit(), 1, Integer::sum);
+            }
         }
+        unlogged.forEach((limit, n) -> LOG.info(() -> "limit=" + limit + ": " + n + " more calls " + rest));
     }
 
     private void expired(List<Leases.Cleared> cleared, String why, String counted) {
-        for (Leases.Cleared c : cleared) {
+        logEach(cleared, c -> {
             tally.expired(c.limit(), c.callClass(), counted);
-            LOG.info(() -> "call " + c.callId() + " limit=" + c.limit() + " class=" + c.callClass() + " expired: "
-                    + why + " (owner " + c.owner() + ")");
             if (c.owner().equals(owner)) {
                 waiters.ended(c.callId(), new CallEndedException("call " + c.callId() + " expired: " + why));
             }
-        }
+            return "call " + c.callId() + " limit=" + c.limit() + " class=" + c.callClass() + " expired: " + why
+                    + " (owner " + c.owner() + ")";
+        }, "expired: " + why);
     }
 
     /** One batch of idle keys; a busy database skips it for this tick, and retention still runs. */

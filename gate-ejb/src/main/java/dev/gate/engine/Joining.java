@@ -4,11 +4,13 @@ import dev.gate.client.CallClass;
 import dev.gate.client.CallOptions;
 import dev.gate.client.DeadlineException;
 import dev.gate.client.GateException;
+import dev.gate.client.GateFailedException;
 import dev.gate.client.GatePausedException;
 import dev.gate.client.SubmissionKeyReusedException;
 import dev.gate.client.UnknownLimitException;
 import dev.gate.line.LimitKey;
 import dev.gate.line.LimitName;
+import dev.gate.line.ProgramName;
 import dev.gate.store.CallKeys;
 import dev.gate.store.CallRow;
 import dev.gate.store.Calls;
@@ -73,7 +75,7 @@ final class Joining {
     /** {@link #enter} on the line the call joins (its limit's, or its key's). */
     private Entry enterLine(String limit, CallClass callClass, String program, String owner, CallOptions options,
                             CallKeys keys, boolean waiter) throws GateException {
-        Duration lease = checkedLease(settings, limit, callClass, options.lease());
+        Duration lease = checkedLease(settings, limit, program, callClass, options.lease());
         AtomicReference<Long> inserted = new AtomicReference<>();
         AtomicReference<CompletableFuture<Grant>> granted = new AtomicReference<>();
         Calls.Entered entered;
@@ -102,8 +104,9 @@ final class Joining {
             throw failed(inserted.get(), e);
         } catch (RuntimeException e) {
             LOG.log(Level.SEVERE, "a call on limit " + limit + " failed to join", e);
-            throw failed(inserted.get(), new GateException("the gate failed to take a call on limit " + limit
-                    + ": " + e.getMessage(), e));
+            // the operators' log has the cause; the caller hears the step, not the database's text
+            throw failed(inserted.get(), new GateFailedException("the gate failed to take a call on limit " + limit
+                    + "; nothing joined (see the gate's log)", e));
         }
         Calls.Joined joined = entered.joined();
         if (joined.repeated()) {
@@ -148,10 +151,14 @@ final class Joining {
         }
     }
 
-    /** The call's lease, checked against the settings' range (the default when null); the limit's name checked. */
-    static Duration checkedLease(EngineSettings settings, String limit, CallClass callClass, Duration lease)
-            throws UnknownLimitException {
+    /**
+     * The call's lease, checked against the settings' range (the default when null); the limit's name checked, and
+     * the program's ({@link ProgramName}).
+     */
+    static Duration checkedLease(EngineSettings settings, String limit, String program, CallClass callClass,
+                                 Duration lease) throws UnknownLimitException {
         Objects.requireNonNull(callClass, "callClass");
+        ProgramName.require(program);
         if (!LimitName.isValid(limit) && !LimitKey.isKeyName(limit)) {
             throw new UnknownLimitException(limit);
         }

@@ -76,7 +76,7 @@ final class TryNow {
             throw new IllegalArgumentException("a try takes no deadline, concurrency key or dedupe key: it is granted "
                     + "now or not at all");
         }
-        Duration lease = Joining.checkedLease(settings, limit, callClass, options.lease());
+        Duration lease = Joining.checkedLease(settings, limit, program, callClass, options.lease());
         String tryKey = key != null ? key : "try:" + UUID.randomUUID();
         FreeSlot.Result result = null;
         for (int i = 0; i < TRIES && (result == null || result.stale()); i++) {

@@ -434,6 +434,26 @@ public final class Calls {
         });
     }
 
+    /** Which of these calls are still WAITING (an id the table does not have is not). One array parameter. */
+    public java.util.Set<Long> waiting(Collection<Long> ids) throws StoreUnavailable {
+        if (ids.isEmpty()) {
+            return java.util.Set.of();
+        }
+        return tx.runAlone(c -> {
+            try (java.sql.PreparedStatement ps = c.prepareStatement(
+                    "SELECT id FROM gate_call WHERE id = ANY (?) AND state = 'WAITING'")) {
+                ps.setArray(1, c.createArrayOf("bigint", ids.toArray()));
+                java.util.Set<Long> out = new java.util.HashSet<>();
+                try (java.sql.ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        out.add(rs.getLong(1));
+                    }
+                }
+                return out;
+            }
+        });
+    }
+
     /** Of the given calls, those that have left WAITING (granted, or ended without a grant): the poll. */
     public List<CallRow> notWaiting(Collection<Long> ids) throws StoreUnavailable {
         if (ids.isEmpty()) {

@@ -20,24 +20,40 @@ public final class Leases {
             UPDATE gate_call SET lease_expires_at = clock_timestamp() + lease_ms * interval '1 millisecond'
             WHERE owner = ? AND state = 'WAITING' AND id = ANY (?)""";
 
+    // The sweeps below take a batch at a time, oldest first, by their partial index; SKIP LOCKED passes a row that a
+    // grant or another sweep holds (or a stuck session: the next batch goes on without it). now(), the transaction's
+    // start (one statement each), not clock_timestamp(): a stable value bounds the index range.
+
     // A dead program's or instance's waiting call: its lease ran out, so it ends, never granted.
     static final String EXPIRE_LAPSED = """
-            UPDATE gate_call SET state = 'EXPIRED', done_at = clock_timestamp()
-            WHERE state = 'WAITING' AND lease_expires_at <= clock_timestamp()
-            RETURNING id, limit_name, call_class, owner, state""";
+            WITH lapsed AS (
+                SELECT id FROM gate_call
+                WHERE state = 'WAITING' AND lease_expires_at <= now()
+                ORDER BY lease_expires_at LIMIT ? FOR UPDATE SKIP LOCKED)
+            UPDATE gate_call c SET state = 'EXPIRED', done_at = clock_timestamp()
+            FROM lapsed WHERE c.id = lapsed.id
+            RETURNING c.id, c.limit_name, c.call_class, c.owner, c.state""";
 
     // A person will not wait forever: past its deadline a waiting call ends, never granted.
-    private static final String EXPIRE_PAST_DEADLINE = """
-            UPDATE gate_call SET state = 'EXPIRED', done_at = clock_timestamp()
-            WHERE state = 'WAITING' AND deadline_at IS NOT NULL AND deadline_at <= clock_timestamp()
-            RETURNING id, limit_name, call_class, owner, state""";
+    static final String EXPIRE_PAST_DEADLINE = """
+            WITH late AS (
+                SELECT id FROM gate_call
+                WHERE state = 'WAITING' AND deadline_at IS NOT NULL AND deadline_at <= now()
+                ORDER BY deadline_at LIMIT ? FOR UPDATE SKIP LOCKED)
+            UPDATE gate_call c SET state = 'EXPIRED', done_at = clock_timestamp()
+            FROM late WHERE c.id = late.id
+            RETURNING c.id, c.limit_name, c.call_class, c.owner, c.state""";
 
     // A grant whose lease ran out without an outcome (its program crashed, or was cut off): it ends, so that its
     // dedupe and concurrency keys are free again. A late outcome still makes it DONE.
     static final String ABANDON_LAPSED = """
-            UPDATE gate_call SET state = 'ABANDONED', done_at = clock_timestamp()
-            WHERE state = 'GRANTED' AND lease_expires_at <= clock_timestamp()
-            RETURNING id, limit_name, call_class, owner, state""";
+            WITH lapsed AS (
+                SELECT id FROM gate_call
+                WHERE state = 'GRANTED' AND lease_expires_at <= now()
+                ORDER BY lease_expires_at LIMIT ? FOR UPDATE SKIP LOCKED)
+            UPDATE gate_call c SET state = 'ABANDONED', done_at = clock_timestamp()
+            FROM lapsed WHERE c.id = lapsed.id
+            RETURNING c.id, c.limit_name, c.call_class, c.owner, c.state""";
 
     // Calls whose caller was told "not granted" (woken by an outage, a failed fast path, a program's failed join): a
     // waiting one leaves the line, and one granted meanwhile (the grant committed, but nobody takes it) ends.
@@ -86,18 +102,28 @@ public final class Leases {
         });
     }
 
-    public List<Cleared> expireLapsed() throws StoreUnavailable {
-        return clear(EXPIRE_LAPSED, null);
+    /** At most {@code batch} waiting calls whose lease ran out: EXPIRED, never granted. */
+    public List<Cleared> expireLapsed(int batch) throws StoreUnavailable {
+        return sweep(EXPIRE_LAPSED, batch);
     }
 
-    /** Granted calls whose lease ran out without an outcome: ABANDONED. */
-    public List<Cleared> abandonLapsed() throws StoreUnavailable {
-        return clear(ABANDON_LAPSED, null);
+    /** At most {@code batch} granted calls whose lease ran out without an outcome: ABANDONED. */
+    public List<Cleared> abandonLapsed(int batch) throws StoreUnavailable {
+        return sweep(ABANDON_LAPSED, batch);
     }
 
-    /** Waiting calls whose deadline passed: EXPIRED, never granted. */
-    public List<Cleared> expirePastDeadline() throws StoreUnavailable {
-        return clear(EXPIRE_PAST_DEADLINE, null);
+    /** At most {@code batch} waiting calls whose deadline passed: EXPIRED, never granted. */
+    public List<Cleared> expirePastDeadline(int batch) throws StoreUnavailable {
+        return sweep(EXPIRE_PAST_DEADLINE, batch);
+    }
+
+    private List<Cleared> sweep(String sql, int batch) throws StoreUnavailable {
+        return tx.run(c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
+                ps.setInt(1, batch);
+                return cleared(ps);
+            }
+        });
     }
 
     /**

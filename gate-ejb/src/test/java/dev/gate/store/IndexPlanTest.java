@@ -152,10 +152,16 @@ class IndexPlanTest {
         Array ids = c.createArrayOf("bigint", new Long[] {50L, 100L, 150L});
         String renew = explain(Leases.RENEW_OWNED, "instance-1", ids);
         assertFalse(renew.contains("Seq Scan"), renew);
-        String expire = explain(Leases.EXPIRE_LAPSED);
+        // the sweeps: a batch from their partial indexes, bounded by the clock, never the table
+        String expire = explain(Leases.EXPIRE_LAPSED, 1000);
+        assertTrue(expire.contains("gate_call_lease"), expire);
         assertFalse(expire.contains("Seq Scan on gate_call"), expire);
-        String abandon = explain(Leases.ABANDON_LAPSED);
+        String late = explain(Leases.EXPIRE_PAST_DEADLINE, 1000);
+        assertTrue(late.contains("gate_call_deadline"), late);
+        assertFalse(late.contains("Seq Scan on gate_call"), late);
+        String abandon = explain(Leases.ABANDON_LAPSED, 1000);
         assertTrue(abandon.contains("gate_call_granted_lease"), abandon);
+        assertFalse(abandon.contains("Seq Scan on gate_call"), abandon);
     }
 
     private static String explain(String sql, Object... params) throws SQLException {

@@ -5,7 +5,8 @@ import dev.gate.client.DeadlineException;
 import dev.gate.client.GateBusyException;
 import dev.gate.client.GateException;
 import dev.gate.client.GatePausedException;
-import dev.gate.client.InvalidLimitException;
+import dev.gate.client.GateFailedException;
+import dev.gate.client.InvalidRequestException;
 import dev.gate.client.KeyedLimitException;
 import dev.gate.client.SubmissionKeyReusedException;
 import dev.gate.client.UnknownLimitException;
@@ -52,12 +53,21 @@ public final class ProblemMappers {
         }
     }
 
-    /** A limit declaration the gate cannot take: 400, the detail naming the field. */
+    /** A request (a limit declaration, a drain) the gate cannot take: 400, the detail naming the field. */
     @Provider
-    public static class InvalidLimit implements ExceptionMapper<InvalidLimitException> {
+    public static class InvalidRequest implements ExceptionMapper<InvalidRequestException> {
         @Override
-        public Response toResponse(InvalidLimitException e) {
+        public Response toResponse(InvalidRequestException e) {
             return Problem.of(400, "invalid-request", "Invalid request", e.getMessage()).response();
+        }
+    }
+
+    /** A fault of the gate's own (logged there with its cause): 500, the step named, no database text. */
+    @Provider
+    public static class Failed implements ExceptionMapper<GateFailedException> {
+        @Override
+        public Response toResponse(GateFailedException e) {
+            return Problem.of(500, "internal", "Internal error", e.getMessage()).response();
         }
     }
 
