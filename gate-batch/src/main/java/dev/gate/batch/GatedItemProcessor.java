@@ -1,6 +1,7 @@
 package dev.gate.batch;
 
 import dev.gate.app.Line;
+import dev.gate.client.CallEndedException;
 import dev.gate.client.GateException;
 import dev.gate.client.GateTimeoutException;
 import dev.gate.client.Outcome;
@@ -23,7 +24,9 @@ import java.util.logging.Logger;
  * Any chunk step's vendor call through the gate: for each item (unless its {@link GatedCall} kept its answer from a
  * cut execution), a permit from the line, then the step's {@link GatedCall}, then its answer reported to the gate. A "slow down" answer (429, or 503 with Retry-After) pauses
  * the whole limit for every program, and the item joins the line again: it waits out the pause like everyone else,
- * never around it. A wait that outlasts {@code gate.maxWait} is asked again (a backfill gets what is left).
+ * never around it. A wait that outlasts {@code gate.maxWait} is asked again (a backfill gets what is left); a paused
+ * or busy gate is waited out, never a reason to fail the job ({@link Patience}). The step runs with
+ * {@code jberet.local-tx} (no chunk transaction spans the items' waits): its writer commits its own.
  *
  * <p>The program the line shows for these calls is {@code batch:<job name>}.
  */
@@ -73,36 +76,54 @@ public class GatedItemProcessor implements ItemProcessor {
 
     private GateProperties settings;
     private GatedCall<Object, Object> target;
+    private Patience patience;
 
     @Override
     public Object processItem(Object item) throws Exception {
         GateProperties p = settings();
-        java.util.Optional<Object> kept = target.kept(item, job);
+        java.util.Optional<Object> kept = patience.outlast("item " + item + " (its kept answer)",
+                () -> target.kept(item, job));
         if (kept.isPresent()) {
             LOG.info("item " + item + " of job " + job.getJobName() + " execution " + job.getExecutionId()
                     + ": fetched before the last cut, kept; not fetched again");
             return kept.get();
         }
         String program = program();
-        for (int slowDowns = 0; ; slowDowns++) {
+        int slowDowns = 0;
+        while (true) {
             Permit permit = acquire(p, program, item);
             if (permit.joined()) { // another caller's live call of the same dedupe key: it calls, this item shares
-                Outcome shared = line.awaitOutcome(permit.callId(), p.maxWait());
+                Outcome shared;
+                try {
+                    shared = patience.outlast("item " + item + " (the outcome of call " + permit.callId() + ")",
+                            () -> line.awaitOutcome(permit.callId(), p.maxWait()));
+                } catch (GateTimeoutException | CallEndedException e) {
+                    LOG.info("limit=" + p.limit() + " class=" + p.callClass() + ": item " + item + " of job "
+                            + job.getJobName() + " had no outcome from call " + permit.callId() + " ("
+                            + e.getMessage() + "); it joins the line again");
+                    continue;
+                }
                 if (!new VendorAnswer<>(shared.status(), shared.retryAfter(), null).slowDown()) {
                     LOG.info("item " + item + " of job " + job.getJobName() + " shared call " + permit.callId()
                             + " (dedupe key): " + shared.status());
                     return target.shared(item, shared, job);
                 }
+                if (slowDowns++ >= p.retries()) {
+                    throw exhausted(item, slowDowns, p);
+                }
                 continue;
             }
             VendorAnswer<Object> answer = call(permit, item);
-            line.complete(permit.callId(), answer.status(), answer.retryAfter());
+            // the vendor answered: its answer (a 429 above all) reaches the gate, however long the gate is paused
+            patience.outlast("call " + permit.callId() + " (its outcome, " + answer.status() + ")", () -> {
+                line.complete(permit.callId(), answer.status(), answer.retryAfter());
+                return null;
+            });
             if (!answer.slowDown()) {
                 return answer.result();
             }
-            if (slowDowns >= p.retries()) {
-                throw new SlowDownsExhausted("item " + item + " of job " + job.getJobName() + ": the vendor said "
-                        + "slow down " + (slowDowns + 1) + " times (gate.retries " + p.retries() + ")");
+            if (slowDowns++ >= p.retries()) {
+                throw exhausted(item, slowDowns, p);
             }
             LOG.info("call " + permit.callId() + " limit=" + p.limit() + " class=" + p.callClass() + ": vendor said "
                     + answer.status() + " for item " + item + " of job " + job.getJobName() + " execution "
@@ -128,20 +149,30 @@ public class GatedItemProcessor implements ItemProcessor {
     }
 
     /**
-     * A permit for the item; a wait that outlasts gate.maxWait joins again. Once the job is asked to stop (an
+     * A permit for the item; a wait that outlasts gate.maxWait joins again, and a paused or busy gate is waited out
+     * ({@link Patience}). Once the job is asked to stop (an
      * operator, or a server suspending for a restart) the wait ends: the chunk is cut, and what it fetched is kept by
      * its {@link GatedCall} for the restart.
      */
     private Permit acquire(GateProperties p, String program, Object item) throws Exception {
         while (true) {
             try {
-                return line.acquire(p.limit(), p.callClass(), p.maxWait(), program, p.options(item),
-                        () -> job.getBatchStatus() != BatchStatus.STOPPING);
+                return patience.outlast("item " + item + " (its permit)", () -> line.acquire(p.limit(),
+                        p.callClass(), p.maxWait(), program, p.options(item), () -> !stopping()));
             } catch (GateTimeoutException e) {
                 LOG.info("limit=" + p.limit() + " class=" + p.callClass() + ": item " + item + " of job "
                         + job.getJobName() + " not granted within " + p.maxWait() + "; it joins the line again");
             }
         }
+    }
+
+    private SlowDownsExhausted exhausted(Object item, int slowDowns, GateProperties p) {
+        return new SlowDownsExhausted("item " + item + " of job " + job.getJobName() + ": the vendor said slow down "
+                + slowDowns + " times (gate.retries " + p.retries() + ")");
+    }
+
+    private boolean stopping() {
+        return job.getBatchStatus() == BatchStatus.STOPPING;
     }
 
     private String program() {
@@ -158,6 +189,7 @@ public class GatedItemProcessor implements ItemProcessor {
                 throw new IllegalArgumentException("gate.call: no @Named GatedCall '" + settings.call() + "'");
             }
             target = (GatedCall<Object, Object>) found;
+            patience = new Patience(this::stopping, "job " + job.getJobName() + " execution " + job.getExecutionId());
         }
         return settings;
     }

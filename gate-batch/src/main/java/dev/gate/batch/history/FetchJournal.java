@@ -12,13 +12,15 @@ import java.sql.Date;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Optional;
 
 /**
- * The vendor's answers fetched and not yet written with a checkpoint ({@code gate_backfill_fetch}). Each is kept the
- * moment it arrives, in its own transaction, outside the chunk's: a chunk cut after its fetches (a stop, a failed
- * item, a server restart) rolls back its results and checkpoint, but not these, so the items read again are not
- * fetched again. The writer moves them to the results in the chunk's transaction.
+ * The vendor's answers fetched and not yet written with a checkpoint ({@code gate_backfill_fetch}), and the chunks'
+ * results. Each answer is kept the moment it arrives, in its own transaction: a chunk cut after its fetches (a stop, a
+ * failed item, a server restart) is read again on restart, and its items are not fetched again. The writer moves a
+ * chunk's answers to the results in one short transaction of its own ({@link #write}); the step has no chunk
+ * transaction, so nothing is held open while its items wait for the gate.
  */
 @Stateless
 @LocalBean
@@ -28,8 +30,20 @@ public class FetchJournal {
             INSERT INTO gate_backfill_fetch (job_instance_id, symbol, day, status, body) VALUES (?, ?, ?, ?, ?)
             ON CONFLICT (job_instance_id, symbol, day) DO NOTHING""";
 
+    // Kept, or written already: a chunk whose results committed but whose checkpoint did not (the step runs without a
+    // chunk transaction) is read again after a restart, and its items are not fetched again either.
     private static final String KEPT = """
-            SELECT status, body FROM gate_backfill_fetch WHERE job_instance_id = ? AND symbol = ? AND day = ?""";
+            SELECT status, body FROM gate_backfill_fetch WHERE job_instance_id = ? AND symbol = ? AND day = ?
+            UNION ALL
+            SELECT status, body FROM gate_backfill_result WHERE job_instance_id = ? AND symbol = ? AND day = ?
+            LIMIT 1""";
+
+    // A chunk's result, and its answer leaves the journal (written twice, it changes nothing the second time).
+    private static final String WRITE = """
+            WITH kept AS (DELETE FROM gate_backfill_fetch WHERE job_instance_id = ? AND symbol = ? AND day = ?)
+            INSERT INTO gate_backfill_result (job_instance_id, symbol, day, status, body)
+            VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT (job_instance_id, symbol, day) DO NOTHING""";
 
     @Resource(lookup = "java:jboss/datasources/GateDS")
     DataSource database;
@@ -52,10 +66,32 @@ public class FetchJournal {
             ps.setLong(1, instanceId);
             ps.setString(2, item.symbol());
             ps.setDate(3, Date.valueOf(item.day()));
+            ps.setLong(4, instanceId);
+            ps.setString(5, item.symbol());
+            ps.setDate(6, Date.valueOf(item.day()));
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() ? Optional.of(new HistoryResult(item, rs.getInt(1), rs.getString(2)))
                         : Optional.empty();
             }
+        }
+    }
+
+    /** A chunk's results, in one short transaction of their own; their answers leave the journal in it. */
+    @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
+    public void write(long instanceId, List<HistoryResult> results) throws SQLException {
+        try (Connection c = database.getConnection(); PreparedStatement ps = c.prepareStatement(WRITE)) {
+            for (HistoryResult r : results) {
+                ps.setLong(1, instanceId);
+                ps.setString(2, r.item().symbol());
+                ps.setDate(3, Date.valueOf(r.item().day()));
+                ps.setLong(4, instanceId);
+                ps.setString(5, r.item().symbol());
+                ps.setDate(6, Date.valueOf(r.item().day()));
+                ps.setInt(7, r.status());
+                ps.setString(8, r.body());
+                ps.addBatch();
+            }
+            ps.executeBatch();
         }
     }
 }

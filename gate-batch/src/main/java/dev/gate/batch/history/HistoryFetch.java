@@ -1,7 +1,9 @@
 package dev.gate.batch.history;
 
 import dev.gate.batch.GatedCall;
+import dev.gate.batch.Patience;
 import dev.gate.batch.VendorAnswer;
+import jakarta.batch.runtime.BatchStatus;
 import jakarta.batch.runtime.context.JobContext;
 import jakarta.ejb.EJB;
 import jakarta.enterprise.context.Dependent;
@@ -42,7 +44,11 @@ public class HistoryFetch implements GatedCall<HistoryItem, HistoryResult> {
         VendorAnswer<HistoryResult> answer = new VendorAnswer<>(r.statusCode(), retryAfter,
                 new HistoryResult(item, r.statusCode(), r.body()));
         if (!answer.slowDown()) {
-            journal.keep(job.getInstanceId(), answer.result()); // before anything can cut the chunk
+            // before anything can cut the chunk; a database that does not answer is waited out, not a lost answer
+            patience(job).outlast("item " + item + " (its answer kept)", () -> {
+                journal.keep(job.getInstanceId(), answer.result());
+                return null;
+            });
         }
         return answer;
     }
@@ -50,5 +56,10 @@ public class HistoryFetch implements GatedCall<HistoryItem, HistoryResult> {
     @Override
     public Optional<HistoryResult> kept(HistoryItem item, JobContext job) throws Exception {
         return journal.kept(job.getInstanceId(), item);
+    }
+
+    private static Patience patience(JobContext job) {
+        return new Patience(() -> job.getBatchStatus() == BatchStatus.STOPPING, "job " + job.getJobName()
+                + " execution " + job.getExecutionId());
     }
 }
