@@ -30,7 +30,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The Java client for programs outside the server, against the real server: acquire and complete; a lease kept
  * alive by the client through a 60 s wait, twelve times longer than it; a lost answer to a submission sent again
  * and finding its call; a permit closed without an outcome given up at once; a deadline refused at once; a call not
- * granted in time leaves the line; calls are paused while the database is cut.
+ * granted in time leaves the line; calls are paused while the database is cut; an outcome whose answer is lost, or
+ * sent while the database is cut, is sent again until the gate has it.
  */
 @ExtendWith(ArquillianExtension.class)
 @RunAsClient
@@ -113,6 +114,51 @@ class GateClientIT {
         assertEquals(1, ItDatabase.count("SELECT count(*) FROM gate_send WHERE limit_name = 'client-try-lost'"));
         assertEquals(1, ItDatabase.count("SELECT count(*) FROM gate_call WHERE limit_name = 'client-try-lost' "
                 + "AND state = 'DONE'"));
+    }
+
+    @Test
+    void anOutcomeWhoseAnswerIsLostIsSentAgainAndTheVendors429ReachesTheGate() throws Exception {
+        Api.put("ops", "/limits/client-outcome-lost", "{\"calls\":100,\"windowSeconds\":1}");
+        long id;
+        try (TcpProxy cutAnswers = new TcpProxy("127.0.0.1", 8080);
+             HttpGate gate = HttpGate.connect(URI.create(API.toString().replace(":8080/", ":" + cutAnswers.port()
+                     + "/")), "worker", "worker");
+             Permit p = gate.acquire("client-outcome-lost", CallClass.SCHEDULED, Duration.ofSeconds(10))) {
+            id = p.callId();
+            cutAnswers.loseAnswers(1); // the gate records the 429; its answer never reaches the program
+            p.complete(429, Duration.ofSeconds(30));
+            assertEquals(1, cutAnswers.answersLost());
+        }
+        JsonObject call = Api.get("worker", "/calls/" + id).json();
+        assertEquals("DONE", call.getString("state"), "reported, and not given up by close()");
+        assertEquals(429, call.getJsonObject("outcome").getInt("status"));
+        assertFalse(Api.get("ops", "/limits/client-outcome-lost").json().isNull("pausedUntil"),
+                "the vendor's slow-down reached the gate: the limit pauses for every program");
+        Api.post("ops", "/limits/client-outcome-lost/resume", null);
+    }
+
+    @Test
+    void anOutcomeReportedWhileTheDatabaseIsCutIsSentAgainUntilItIsRecorded() throws Exception {
+        Api.put("ops", "/limits/client-outcome-cut", "{\"calls\":100,\"windowSeconds\":1}");
+        try (HttpGate gate = HttpGate.connect(API, "worker", "worker")) {
+            Permit p = gate.acquire("client-outcome-cut", CallClass.SCHEDULED, Duration.ofSeconds(10));
+            ItDatabase.proxy.cut();
+            Thread restore = new Thread(() -> {
+                try {
+                    Thread.sleep(2_000); // the outage's length
+                    ItDatabase.proxy.restore();
+                } catch (Exception e) {
+                    throw new IllegalStateException("the database could not be brought back", e);
+                }
+            });
+            restore.start();
+            try {
+                p.complete(200); // paused for ~2 s: sent again until the gate records it
+            } finally {
+                restore.join();
+            }
+            assertEquals("DONE", Api.get("worker", "/calls/" + p.callId()).json().getString("state"));
+        }
     }
 
     @Test

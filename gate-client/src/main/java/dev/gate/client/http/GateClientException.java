@@ -34,6 +34,18 @@ public class GateClientException extends Exception {
         }
     }
 
+    /**
+     * The gate is up but busy (HTTP 503 "busy": a crowd of requests, a lock held elsewhere), and the wait did not
+     * leave time to ask again: try again shortly. As "paused" for a caller that handles only that.
+     */
+    public static final class Busy extends Paused {
+        private static final long serialVersionUID = 1L;
+
+        public Busy(String message) {
+            super(message);
+        }
+    }
+
     /** Not granted within the wait given to {@code acquire}; the call has left the line. */
     public static final class Timeout extends GateClientException {
         private static final long serialVersionUID = 1L;

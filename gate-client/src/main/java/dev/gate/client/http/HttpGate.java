@@ -53,6 +53,9 @@ public final class HttpGate implements AutoCloseable {
     /** How long a request whose answer was lost (connection cut, timed out) is tried again before "paused". */
     static final Duration LOST_ANSWER_RETRIES = Duration.ofSeconds(10);
 
+    /** How long an outcome is sent again while it is lost or the gate is paused: a 429 must reach the gate. */
+    static final Duration OUTCOME_RETRIES = Duration.ofSeconds(60);
+
     private final URI base;
     private final String authorization;
     private final HttpClient http;
@@ -125,7 +128,8 @@ public final class HttpGate implements AutoCloseable {
             return granted(call, limit, true);
         }
         long every = Math.max(1_000, lease.toMillis() / 3);
-        ScheduledFuture<?> renewal = renewals.scheduleAtFixedRate(() -> renew(id), every, every,
+        Duration renewalWait = Duration.ofMillis(every);
+        ScheduledFuture<?> renewal = renewals.scheduleAtFixedRate(() -> renew(id, renewalWait), every, every,
                 TimeUnit.MILLISECONDS);
         try {
             while ("WAITING".equals(call.getString("state"))) {
@@ -136,8 +140,8 @@ public final class HttpGate implements AutoCloseable {
                         null, until), 200);
             }
             return granted(call, limit, false);
-        } catch (InterruptedException | GateClientException e) {
-            leaveQuietly(id); // the caller hears "no": its call must not wait on for nobody
+        } catch (InterruptedException | GateClientException | RuntimeException e) {
+            leaveQuietly(id); // the caller hears "no" (or a refusal): its call must not wait on for nobody
             throw e;
         } finally {
             renewal.cancel(false);
@@ -163,7 +167,7 @@ public final class HttpGate implements AutoCloseable {
             fields.add("key", key);
         }
         String body = fields.build().toString();
-        // no time to wait out a "busy" answer: a try answers now (the busy 503 comes back as Paused)
+        // no time to wait out a "busy" answer: a try answers now (a busy 503 comes back as Busy)
         HttpResponse<String> r = sendAgainIfLost("POST", "/limits/" + URLEncoder.encode(limit, StandardCharsets.UTF_8)
                 + "/calls?mode=try", body, UUID.randomUUID().toString(), System.nanoTime());
         if (r.statusCode() == 429) {
@@ -173,16 +177,47 @@ public final class HttpGate implements AutoCloseable {
         return new Attempt(Optional.of(granted(answer(r, 200, 201), limit, false)), Duration.ZERO);
     }
 
+    /**
+     * Reports the vendor's answer. Sent again, a little later each time, for up to {@link #OUTCOME_RETRIES} while its
+     * answer is lost or the gate is paused or busy: a 429 that never reaches the gate would leave every other program
+     * calling into the vendor's pause. A 409 is checked: the call is DONE when an earlier request went through.
+     */
     void complete(long callId, int status, Duration retryAfter) throws GateClientException, InterruptedException {
         JsonObjectBuilder body = Json.createObjectBuilder().add("status", status);
         if (retryAfter != null) {
             body.add("retryAfterSeconds", retryAfter.toSeconds());
         }
-        HttpResponse<String> r = send("POST", "/calls/" + callId + "/outcome", body.build().toString(),
-                System.nanoTime() + TimeUnit.SECONDS.toNanos(30));
-        if (r.statusCode() != 204) {
-            throw refusal(r);
+        String json = body.build().toString();
+        long giveUp = System.nanoTime() + OUTCOME_RETRIES.toNanos();
+        long pauseMs = 100;
+        while (true) {
+            GateClientException failed;
+            try {
+                HttpResponse<String> r = send("POST", "/calls/" + callId + "/outcome", json, giveUp);
+                if (r.statusCode() == 204) {
+                    return;
+                }
+                if (r.statusCode() == 409 && isDone(callId, giveUp)) {
+                    return; // an earlier request went through (its answer was lost): reported once, as asked
+                }
+                failed = refusal(r);
+            } catch (GateClientException.Unreachable lost) {
+                failed = lost;
+            }
+            if (!(failed instanceof GateClientException.Paused)
+                    || System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(pauseMs) >= giveUp) {
+                throw failed;
+            }
+            GateClientException cause = failed;
+            LOG.fine(() -> "outcome of call " + callId + " sent again: " + cause.getMessage());
+            TimeUnit.MILLISECONDS.sleep(pauseMs);
+            pauseMs = Math.min(2_000, pauseMs * 2);
         }
+    }
+
+    private boolean isDone(long callId, long until) throws GateClientException, InterruptedException {
+        HttpResponse<String> r = send("GET", "/calls/" + callId, null, until);
+        return r.statusCode() == 200 && "DONE".equals(answer(r, 200).getString("state"));
     }
 
     /** Gives a grant up (no vendor call); false when the gate could not be told (the lease then ends it). */
@@ -260,12 +295,20 @@ public final class HttpGate implements AutoCloseable {
         }
     }
 
-    private void renew(long id) {
-        try {
-            send("POST", "/calls/" + id + "/lease", null, System.nanoTime() + TimeUnit.SECONDS.toNanos(10));
-        } catch (Exception e) {
-            LOG.log(Level.FINE, "lease of call " + id + " not renewed this time", e);
-        }
+    /**
+     * Sends one renewal and returns at once: the one renewal thread only starts requests, so a renewal that hangs
+     * (a slow network, a stalled server) never holds up the others; it times out before the next one is due.
+     */
+    private void renew(long id, Duration every) {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(base + "/calls/" + id + "/lease"))
+                .timeout(every).header("Authorization", authorization)
+                .POST(HttpRequest.BodyPublishers.noBody()).build();
+        http.sendAsync(request, HttpResponse.BodyHandlers.discarding()).whenComplete((r, e) -> {
+            if (e != null || r.statusCode() != 200) {
+                LOG.log(Level.FINE, "lease of call " + id + " not renewed this time"
+                        + (r == null ? "" : " (" + r.statusCode() + ")"), e);
+            }
+        });
     }
 
     /** Seconds for the next long-poll: what is left of the wait, at most {@link #POLL_SECONDS}. */
@@ -353,7 +396,7 @@ public final class HttpGate implements AutoCloseable {
     private static GateClientException refusal(HttpResponse<String> r) {
         String detail = detail(r);
         return switch (r.statusCode()) {
-            case 503 -> new GateClientException.Paused(detail);
+            case 503 -> isPaused(r) ? new GateClientException.Paused(detail) : new GateClientException.Busy(detail);
             case 429 -> new GateClientException.DeadlineMissed(detail);
             case 404 -> new GateClientException.UnknownLimit(detail);
             case 400, 401, 403, 413 -> throw new IllegalArgumentException("the gate refused the request ("
