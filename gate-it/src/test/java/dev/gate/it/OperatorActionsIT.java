@@ -99,6 +99,10 @@ class OperatorActionsIT {
         assertEquals("WAITING", Api.get("web", "/calls/" + webWaiting).json().getString("state"),
                 "another program's call is untouched");
         assertEquals(403, Api.post("worker", "/programs/web/drain", null).status(), "a caller cannot drain");
+        Api.Answer tooLong = Api.post("ops", "/programs/" + "p".repeat(300) + "/drain", null);
+        assertEquals(400, tooLong.status(), "no program has such a name: " + tooLong.body());
+        assertTrue(tooLong.isProblem() && tooLong.json().getString("detail").startsWith("program: must be 1-64"),
+                tooLong.body());
 
         List<JsonObject> actions = Api.get("ops", "/actions").json().getJsonArray("actions")
                 .getValuesAs(JsonObject.class);
