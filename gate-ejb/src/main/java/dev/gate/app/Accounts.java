@@ -39,7 +39,7 @@ public class Accounts {
 
     @PostConstruct
     void wire() {
-        table = new AccountTable(new Tx(dataSource));
+        table = new AccountTable(Tx.onShared(dataSource)); // the applications' pool: no session settings
     }
 
     @PersistenceContext(unitName = "gate")

@@ -50,7 +50,7 @@ public class SlotLoop {
     /** How often the line's gauges are read from the database (every instance reads the shared line). */
     static final java.time.Duration METERS_EVERY = java.time.Duration.ofSeconds(5);
 
-    @Resource(lookup = GateDataSource.JNDI)
+    @Resource(lookup = GateDataSource.ENGINE_JNDI)
     DataSource dataSource;
 
     @Resource
@@ -83,8 +83,8 @@ public class SlotLoop {
             meters = new GateMeters(registry.get(), () -> engine != null && !engine.paused());
             tally = meters;
         }
-        engine = new Engine(InstanceName.next(), dataSource, "GateDS (" + GateDataSource.JNDI + ")", poolSize,
-                scheduler, threads, settings.withRetention(retention, settings.pruneEvery()), tally);
+        engine = new Engine(InstanceName.next(), dataSource, "GateEngineDS (" + GateDataSource.ENGINE_JNDI + ")",
+                poolSize, scheduler, threads, settings.withRetention(retention, settings.pruneEvery()), tally);
         try {
             declareLimits();
             engine.start();

@@ -12,9 +12,10 @@ import java.util.WeakHashMap;
 /**
  * The settings every gate transaction runs with: READ COMMITTED, {@code lock_timeout} and {@code statement_timeout}.
  * They are made once per physical connection, at session level, instead of in a round trip at the start of every
- * transaction: the gate's data source is its own (WildFly's GateDS, or a test's pool), so nobody else borrows a
- * connection that carries them. A connection that is not yet known to carry them gets them inside its transaction
- * ({@code SET LOCAL}) where they cannot be made durable first; a migration takes them off ({@link #lift}).
+ * transaction: the engine's data source is its own (WildFly's GateEngineDS, or a test's pool), so nobody else borrows
+ * a connection that carries them. A connection that is not yet known to carry them gets them inside its transaction
+ * ({@code SET LOCAL}) where they cannot be made durable first; a migration takes them off ({@link #lift}). On a pool
+ * shared with others ({@link Tx#onShared}) they are only ever made for one transaction.
  */
 public final class ConnectionSettings {
 
@@ -56,6 +57,13 @@ public final class ConnectionSettings {
         if (physical != null && MADE.containsKey(physical)) {
             return;
         }
+        try (Statement s = c.createStatement()) {
+            s.execute(LOCAL);
+        }
+    }
+
+    /** Inside a transaction on a shared pool's connection: the settings for this transaction alone, always. */
+    static void forThisTransaction(Connection c) throws SQLException {
         try (Statement s = c.createStatement()) {
             s.execute(LOCAL);
         }

@@ -40,9 +40,24 @@ public final class Tx {
     private static final Executor DIRECT = Runnable::run;
 
     private final DataSource dataSource;
+    private final boolean owned;
 
+    /** On the engine's own pool: its connections carry the gate's settings for their whole session. */
     public Tx(DataSource dataSource) {
+        this(dataSource, true);
+    }
+
+    private Tx(DataSource dataSource, boolean owned) {
         this.dataSource = dataSource;
+        this.owned = owned;
+    }
+
+    /**
+     * On a pool the gate shares with others (the server's applications' datasource): the settings are made inside
+     * each transaction ({@code SET LOCAL}) and end with it, so none leaks to the pool's other users.
+     */
+    public static Tx onShared(DataSource dataSource) {
+        return new Tx(dataSource, false);
     }
 
     /**
@@ -52,19 +67,28 @@ public final class Tx {
     public <T> T run(Work<T> work) throws StoreUnavailable {
         try (Connection c = dataSource.getConnection()) {
             limitWait(c);
-            ConnectionSettings.beforeBegin(c);
-            return runIn(c, work);
+            if (owned) {
+                ConnectionSettings.beforeBegin(c);
+            }
+            return runIn(c, work, owned);
         } catch (SQLException e) {
             throw failed(e);
         }
     }
 
-    /** {@code work} in a transaction on {@code c}, with the settings; auto-commit as it was afterwards. */
-    private static <T> T runIn(Connection c, Work<T> work) throws SQLException {
+    /**
+     * {@code work} in a transaction on {@code c}, with the settings (made for this transaction alone unless the
+     * connection carries them, {@code owned}); auto-commit as it was afterwards.
+     */
+    private static <T> T runIn(Connection c, Work<T> work, boolean owned) throws SQLException {
         boolean autoCommit = c.getAutoCommit();
         c.setAutoCommit(false);
         try {
-            ConnectionSettings.inTransaction(c);
+            if (owned) {
+                ConnectionSettings.inTransaction(c);
+            } else {
+                ConnectionSettings.forThisTransaction(c);
+            }
             T result = work.run(c);
             c.commit();
             return result;
@@ -83,10 +107,12 @@ public final class Tx {
     public <T> T runAlone(Work<T> work) throws StoreUnavailable {
         try (Connection c = dataSource.getConnection()) {
             limitWait(c);
-            ConnectionSettings.beforeBegin(c);
-            if (!c.getAutoCommit() || !ConnectionSettings.carried(c)) {
+            if (owned) {
+                ConnectionSettings.beforeBegin(c);
+            }
+            if (!owned || !c.getAutoCommit() || !ConnectionSettings.carried(c)) {
                 // without the session's lock and statement timeouts: a transaction that sets them (more round trips)
-                return runIn(c, work);
+                return runIn(c, work, owned);
             }
             return work.run(c);
         } catch (SQLException e) {

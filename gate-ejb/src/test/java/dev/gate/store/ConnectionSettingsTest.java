@@ -15,7 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 /**
  * Every transaction of the gate runs at READ COMMITTED with its lock and statement timeouts, whatever the database's
  * defaults, on a connection's first use and ever after: also after a transaction that rolled back, and after a
- * migration took them off.
+ * migration took them off. On a pool shared with others, they end with each transaction.
  */
 class ConnectionSettingsTest {
 
@@ -46,6 +46,21 @@ class ConnectionSettingsTest {
                 assertEquals(List.of("serializable", "7s", "0"), settings(c), "a migration runs on the defaults");
             }
             assertEquals(expected, tx.run(ConnectionSettingsTest::settings), "after a migration");
+        }
+    }
+
+    @Test
+    void onAPoolSharedWithOthersTheSettingsEndWithEachTransaction() throws Exception {
+        GateDatabase db = GateDatabase.fresh("gate_connection_settings_shared_test");
+        db.sql("ALTER DATABASE gate_connection_settings_shared_test SET lock_timeout = '7s'");
+        try (HikariDataSource pool = db.pool(1)) {
+            Tx tx = Tx.onShared(pool);
+            assertEquals(List.of("read committed", "200ms", "500ms"), tx.run(ConnectionSettingsTest::settings),
+                    "the gate's own transaction has its settings");
+            assertEquals(List.of("read committed", "200ms", "500ms"), tx.runAlone(ConnectionSettingsTest::settings));
+            try (Connection c = pool.getConnection()) { // the same physical connection, as another user gets it
+                assertEquals(List.of("read committed", "7s", "0"), settings(c), "nothing leaks to the pool's next user");
+            }
         }
     }
 
