@@ -20,40 +20,31 @@ public final class Leases {
             UPDATE gate_call SET lease_expires_at = clock_timestamp() + lease_ms * interval '1 millisecond'
             WHERE owner = ? AND state = 'WAITING' AND id = ANY (?)""";
 
-    // The sweeps below take a batch at a time, oldest first, by their partial index; SKIP LOCKED passes a row that a
-    // grant or another sweep holds (or a stuck session: the next batch goes on without it). now(), the transaction's
-    // start (one statement each), not clock_timestamp(): a stable value bounds the index range.
+    // A sweep: a batch of the calls in one state whose time ran out, oldest first, by that time's partial index; SKIP
+    // LOCKED passes a row that a grant or another sweep holds (or a stuck session: the next batch goes on without
+    // it). now(), the transaction's start (one statement each), not clock_timestamp(): a stable value bounds the
+    // index range. Parameters: the batch size.
+    private static String sweep(String state, String ranOut, String becomes) {
+        return """
+                WITH due AS (
+                    SELECT id FROM gate_call
+                    WHERE state = '%s' AND %s <= now()
+                    ORDER BY %s LIMIT ? FOR UPDATE SKIP LOCKED)
+                UPDATE gate_call c SET state = '%s', done_at = clock_timestamp()
+                FROM due WHERE c.id = due.id
+                RETURNING c.id, c.limit_name, c.call_class, c.owner, c.state""".formatted(state, ranOut, ranOut, becomes);
+    }
 
-    // A dead program's or instance's waiting call: its lease ran out, so it ends, never granted.
-    static final String EXPIRE_LAPSED = """
-            WITH lapsed AS (
-                SELECT id FROM gate_call
-                WHERE state = 'WAITING' AND lease_expires_at <= now()
-                ORDER BY lease_expires_at LIMIT ? FOR UPDATE SKIP LOCKED)
-            UPDATE gate_call c SET state = 'EXPIRED', done_at = clock_timestamp()
-            FROM lapsed WHERE c.id = lapsed.id
-            RETURNING c.id, c.limit_name, c.call_class, c.owner, c.state""";
+    // A dead program's or instance's waiting call: its lease ran out, so it ends, never granted (gate_call_lease).
+    static final String EXPIRE_LAPSED = sweep("WAITING", "lease_expires_at", "EXPIRED");
 
-    // A person will not wait forever: past its deadline a waiting call ends, never granted.
-    static final String EXPIRE_PAST_DEADLINE = """
-            WITH late AS (
-                SELECT id FROM gate_call
-                WHERE state = 'WAITING' AND deadline_at IS NOT NULL AND deadline_at <= now()
-                ORDER BY deadline_at LIMIT ? FOR UPDATE SKIP LOCKED)
-            UPDATE gate_call c SET state = 'EXPIRED', done_at = clock_timestamp()
-            FROM late WHERE c.id = late.id
-            RETURNING c.id, c.limit_name, c.call_class, c.owner, c.state""";
+    // A person will not wait forever: past its deadline a waiting call ends, never granted (gate_call_deadline: the
+    // index holds only calls with a deadline, so "deadline_at <= now()" alone finds them).
+    static final String EXPIRE_PAST_DEADLINE = sweep("WAITING", "deadline_at", "EXPIRED");
 
     // A grant whose lease ran out without an outcome (its program crashed, or was cut off): it ends, so that its
-    // dedupe and concurrency keys are free again. A late outcome still makes it DONE.
-    static final String ABANDON_LAPSED = """
-            WITH lapsed AS (
-                SELECT id FROM gate_call
-                WHERE state = 'GRANTED' AND lease_expires_at <= now()
-                ORDER BY lease_expires_at LIMIT ? FOR UPDATE SKIP LOCKED)
-            UPDATE gate_call c SET state = 'ABANDONED', done_at = clock_timestamp()
-            FROM lapsed WHERE c.id = lapsed.id
-            RETURNING c.id, c.limit_name, c.call_class, c.owner, c.state""";
+    // dedupe and concurrency keys are free again. A late outcome still makes it DONE (gate_call_granted_lease).
+    static final String ABANDON_LAPSED = sweep("GRANTED", "lease_expires_at", "ABANDONED");
 
     // Calls whose caller was told "not granted" (woken by an outage, a failed fast path, a program's failed join): a
     // waiting one leaves the line, and one granted meanwhile (the grant committed, but nobody takes it) ends.

@@ -51,11 +51,7 @@ public class FetchJournal {
     @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
     public void keep(long instanceId, HistoryResult result) throws SQLException {
         try (Connection c = database.getConnection(); PreparedStatement ps = c.prepareStatement(KEEP)) {
-            ps.setLong(1, instanceId);
-            ps.setString(2, result.item().symbol());
-            ps.setDate(3, Date.valueOf(result.item().day()));
-            ps.setInt(4, result.status());
-            ps.setString(5, result.body());
+            bindAnswer(ps, 1, instanceId, result);
             ps.executeUpdate();
         }
     }
@@ -63,12 +59,8 @@ public class FetchJournal {
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
     public Optional<HistoryResult> kept(long instanceId, HistoryItem item) throws SQLException {
         try (Connection c = database.getConnection(); PreparedStatement ps = c.prepareStatement(KEPT)) {
-            ps.setLong(1, instanceId);
-            ps.setString(2, item.symbol());
-            ps.setDate(3, Date.valueOf(item.day()));
-            ps.setLong(4, instanceId);
-            ps.setString(5, item.symbol());
-            ps.setDate(6, Date.valueOf(item.day()));
+            bindItem(ps, 1, instanceId, item);
+            bindItem(ps, 4, instanceId, item);
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() ? Optional.of(new HistoryResult(item, rs.getInt(1), rs.getString(2)))
                         : Optional.empty();
@@ -81,17 +73,26 @@ public class FetchJournal {
     public void write(long instanceId, List<HistoryResult> results) throws SQLException {
         try (Connection c = database.getConnection(); PreparedStatement ps = c.prepareStatement(WRITE)) {
             for (HistoryResult r : results) {
-                ps.setLong(1, instanceId);
-                ps.setString(2, r.item().symbol());
-                ps.setDate(3, Date.valueOf(r.item().day()));
-                ps.setLong(4, instanceId);
-                ps.setString(5, r.item().symbol());
-                ps.setDate(6, Date.valueOf(r.item().day()));
-                ps.setInt(7, r.status());
-                ps.setString(8, r.body());
+                bindItem(ps, 1, instanceId, r.item());
+                bindAnswer(ps, 4, instanceId, r);
                 ps.addBatch();
             }
             ps.executeBatch();
         }
+    }
+
+    /** An item's key (job instance, symbol, day) from parameter {@code at} on. */
+    private static void bindItem(PreparedStatement ps, int at, long instanceId, HistoryItem item) throws SQLException {
+        ps.setLong(at, instanceId);
+        ps.setString(at + 1, item.symbol());
+        ps.setDate(at + 2, Date.valueOf(item.day()));
+    }
+
+    /** An answer: its item's key, then its status and body, from parameter {@code at} on. */
+    private static void bindAnswer(PreparedStatement ps, int at, long instanceId, HistoryResult result)
+            throws SQLException {
+        bindItem(ps, at, instanceId, result.item());
+        ps.setInt(at + 3, result.status());
+        ps.setString(at + 4, result.body());
     }
 }
