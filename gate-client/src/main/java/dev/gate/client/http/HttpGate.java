@@ -131,9 +131,11 @@ public final class HttpGate implements AutoCloseable {
         Duration renewalWait = Duration.ofMillis(every);
         ScheduledFuture<?> renewal = renewals.scheduleAtFixedRate(() -> renew(id, renewalWait), every, every,
                 TimeUnit.MILLISECONDS);
+        boolean leaving = false;
         try {
             while ("WAITING".equals(call.getString("state"))) {
                 if (System.nanoTime() >= until) {
+                    leaving = true;
                     return leave(id, limit, maxWait);
                 }
                 call = answer(sendAgainIfLost("GET", "/calls/" + id + "?waitSeconds=" + pollSeconds(until), null,
@@ -141,7 +143,9 @@ public final class HttpGate implements AutoCloseable {
             }
             return granted(call, limit, false);
         } catch (InterruptedException | GateClientException | RuntimeException e) {
-            leaveQuietly(id); // the caller hears "no" (or a refusal): its call must not wait on for nobody
+            if (!leaving) {
+                leaveQuietly(id); // the caller hears "no" (or a refusal): its call must not wait on for nobody
+            }
             throw e;
         } finally {
             renewal.cancel(false);
@@ -378,6 +382,18 @@ public final class HttpGate implements AutoCloseable {
         }
     }
 
+    private static boolean isLineFull(HttpResponse<String> r) {
+        return r.body() != null && r.body().contains("\"urn:gate:problem:line-full\"");
+    }
+
+    private static Duration retryAfterMs(HttpResponse<String> r) {
+        try (JsonReader reader = Json.createReader(new StringReader(r.body()))) {
+            return Duration.ofMillis(reader.readObject().getJsonNumber("retryAfterMs").longValue());
+        } catch (RuntimeException notThere) {
+            return Duration.ofSeconds(1);
+        }
+    }
+
     private static boolean isPaused(HttpResponse<String> r) {
         return r.body() != null && r.body().contains("\"Calls are paused\"");
     }
@@ -397,7 +413,8 @@ public final class HttpGate implements AutoCloseable {
         String detail = detail(r);
         return switch (r.statusCode()) {
             case 503 -> isPaused(r) ? new GateClientException.Paused(detail) : new GateClientException.Busy(detail);
-            case 429 -> new GateClientException.DeadlineMissed(detail);
+            case 429 -> isLineFull(r) ? new GateClientException.LineFull(detail, retryAfterMs(r))
+                    : new GateClientException.DeadlineMissed(detail);
             case 404 -> new GateClientException.UnknownLimit(detail);
             case 400, 401, 403, 413 -> throw new IllegalArgumentException("the gate refused the request ("
                     + r.statusCode() + "): " + detail);
