@@ -283,6 +283,36 @@ class StatusPageIT {
         }
     }
 
+    @Test
+    void aClickRightAfterThePanelsReorderActsOnTheLimitItNamed() throws Exception {
+        Api.put("ops", "/limits/page-race-a", "{\"calls\":100,\"windowSeconds\":1}");
+        Api.put("ops", "/limits/page-race-b", "{\"calls\":1,\"windowSeconds\":60}");
+        browser.get(PAGE);
+        signIn("ops", "ops");
+        waitFor("both panels", b -> !b.findElements(panel("page-race-a")).isEmpty()
+                && !b.findElements(panel("page-race-b")).isEmpty());
+        // the page as drawn: page-race-b (nothing waiting) after page-race-a; an open panel holds the refresh back
+        browser.findElement(panel("page-race-a")).findElement(By.cssSelector("details.more summary")).click();
+        // the line changes: page-race-b has calls waiting, so it sorts before every idle limit from the next read on
+        for (int i = 0; i < 4; i++) {
+            Api.post("worker", "/limits/page-race-b/calls", "{\"class\":\"BACKFILL\",\"leaseSeconds\":300}");
+        }
+        // a refresh reaches the server (it reads the panels again, in the new order); its answer is not drawn yet
+        ((JavascriptExecutor) browser).executeAsyncScript("var done = arguments[arguments.length - 1];"
+                + "faces.ajax.request(document.getElementById('refresh:tick'), null, {render: '@none',"
+                + " onevent: function (e) { if (e.status === 'success') { done(true); } }});");
+        String before = Api.get("ops", "/actions").body();
+        confirmNext();
+        browser.findElement(panel("page-race-a")).findElement(By.cssSelector("input[value='Pause']")).click();
+        waitFor("a new action on record", b -> !Api.get("ops", "/actions").body().equals(before));
+        JsonObject newest = Api.get("ops", "/actions").json().getJsonArray("actions").getJsonObject(0);
+        assertEquals("pause limit page-race-a", newest.getString("action") + " " + newest.getString("target"),
+                "the button of page-race-a's panel paused page-race-a, not the limit in its row now");
+        assertTrue(!Api.get("ops", "/limits/page-race-a").json().isNull("pausedUntil"));
+        Api.post("ops", "/limits/page-race-a/resume", null);
+        Api.post("ops", "/programs/worker/drain?limit=page-race-b", null);
+    }
+
     private void signIn(String name, String password) {
         browser.findElement(By.id("signIn:name")).clear();
         browser.findElement(By.id("signIn:name")).sendKeys(name);

@@ -4,6 +4,7 @@ import dev.gate.app.LimitAdmin;
 import dev.gate.app.Operations;
 import dev.gate.client.GateException;
 import dev.gate.client.LimitSpec;
+import dev.gate.line.LimitName;
 import dev.gate.web.api.LimitDeclaration;
 import dev.gate.web.api.ProblemException;
 import jakarta.ejb.EJB;
@@ -19,7 +20,8 @@ import java.time.Duration;
  * An operator's buttons on the status page: pause a limit for some minutes and resume it, change its rule, remove it,
  * cancel one of its waiting calls, drain a program. Each goes
  * through the same use case as the HTTP API and is recorded with who did it. The forms are JSF postbacks, so each
- * carries the view's state token: a page of another site cannot post them (CSRF).
+ * carries the view's state token: a page of another site cannot post them (CSRF). Each panel's form names its limit
+ * (a hidden field): the action acts on that name, whatever order the panels are in by the time it arrives.
  */
 @Named
 @RequestScoped
@@ -80,17 +82,29 @@ public class LimitActions {
         this.program = program;
     }
 
-    public void pause(String limit) {
+    public void pause() {
+        String limit = limit();
+        if (limit == null) {
+            return;
+        }
         act(() -> operations.pause(limit, Duration.ofMinutes(Math.max(1, Math.min(minutes, 7 * 24 * 60))), actor()),
                 "limit " + limit + " paused for " + minutes + " min");
     }
 
-    public void resume(String limit) {
+    public void resume() {
+        String limit = limit();
+        if (limit == null) {
+            return;
+        }
         act(() -> operations.resume(limit, actor()), "limit " + limit + " resumed");
     }
 
     /** A new rule for the limit: calls per window seconds (its options and more rules stay). */
-    public void change(String limit) {
+    public void change() {
+        String limit = limit();
+        if (limit == null) {
+            return;
+        }
         if (calls == null || windowSeconds == null || calls < 1 || windowSeconds < 1) {
             faces.addMessage(null, new FacesMessage(FacesMessage.SEVERITY_ERROR,
                     "A rule is at least 1 call per at least 1 second.", null));
@@ -104,7 +118,11 @@ public class LimitActions {
      * New rules and options for the limit, as the API's {@code PUT} body (the form's textarea, named
      * "declaration"): fields left out take their defaults.
      */
-    public void declare(String limit) {
+    public void declare() {
+        String limit = limit();
+        if (limit == null) {
+            return;
+        }
         String json = faces.getExternalContext().getRequestParameterMap().get("declaration");
         LimitSpec spec;
         try {
@@ -118,7 +136,11 @@ public class LimitActions {
     }
 
     /** Removes the limit and its history, when it has no live calls. */
-    public void remove(String limit) {
+    public void remove() {
+        String limit = limit();
+        if (limit == null) {
+            return;
+        }
         act(() -> {
             LimitAdmin.Removal removal = limits.remove(limit, actor());
             if (!removal.removed() && removal.found()) {
@@ -129,7 +151,11 @@ public class LimitActions {
     }
 
     /** Cancels a waiting call of the limit by its id. */
-    public void cancel(String limit) {
+    public void cancel() {
+        String limit = limit();
+        if (limit == null) {
+            return;
+        }
         if (callId == null) {
             faces.addMessage(null, new FacesMessage(FacesMessage.SEVERITY_ERROR, "Give the id of the call.", null));
             return;
@@ -166,6 +192,20 @@ public class LimitActions {
         } catch (GateException e) {
             faces.addMessage(null, new FacesMessage(FacesMessage.SEVERITY_ERROR, e.getMessage(), null));
         }
+    }
+
+    /**
+     * The limit the form names (its hidden {@code limit} field), never the row the button sat in: the panels re-sort
+     * at each refresh, and a click that crosses one would act on whichever limit holds that row now. Null (with a
+     * message) when the form names none or no valid one.
+     */
+    private String limit() {
+        String limit = faces.getExternalContext().getRequestParameterMap().get("limit");
+        if (!LimitName.isValid(limit)) {
+            faces.addMessage(null, new FacesMessage(FacesMessage.SEVERITY_ERROR, "The form names no limit.", null));
+            return null;
+        }
+        return limit;
     }
 
     private String actor() {
