@@ -2,6 +2,7 @@ package dev.gate.batch;
 
 import dev.gate.client.GateBusyException;
 import dev.gate.client.GatePausedException;
+import dev.gate.client.LineFullException;
 
 import java.io.IOException;
 import java.sql.SQLException;
@@ -12,9 +13,9 @@ import java.util.function.BooleanSupplier;
 import java.util.logging.Logger;
 
 /**
- * How a batch step waits out a paused or busy gate, or a database that does not answer (its journal and results
- * live there too): the step is tried again, a little later each time, for as long as it takes, while the job is not
- * asked to stop. A paused gate is not a reason to fail a job; once the job is stopping, the last failure is thrown and
+ * How a batch step waits out a paused or busy gate, a full line, or a database that does not answer (its journal
+ * and results live there too): the step is tried again, a little later each time, for as long as it takes, while the
+ * job is not asked to stop. A paused gate is not a reason to fail a job; once the job is stopping, the last failure is thrown and
  * the chunk is cut (what it fetched is kept for the restart). Any other failure is thrown at once. Each step it
  * retries must be safe to run twice (the journal's and the writer's statements are).
  */
@@ -44,7 +45,7 @@ public final class Patience {
         this.who = who;
     }
 
-    /** Runs {@code step} until it succeeds, waiting out a paused or busy gate or database; {@code what}: for the log. */
+    /** Runs {@code step} until it succeeds, waiting out what passes by itself; {@code what}: for the log. */
     public <T> T outlast(String what, Step<T> step) throws Exception {
         long pauseMs = FIRST.toMillis();
         long since = 0;
@@ -71,12 +72,13 @@ public final class Patience {
     }
 
     /**
-     * A failure that passes by itself: the gate paused (its database unavailable) or busy, or a statement of the
-     * step's own that lost its database (connection class 08, a server shutting down, no connection from the pool).
+     * A failure that passes by itself: the gate paused (its database unavailable) or busy, its line full, or a
+     * statement of the step's own that lost its database (connection class 08, a server shutting down, no connection
+     * from the pool).
      */
     static boolean isPassing(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
-            if (t instanceof GatePausedException || t instanceof GateBusyException
+            if (t instanceof GatePausedException || t instanceof GateBusyException || t instanceof LineFullException
                     || t instanceof SQLTransientConnectionException || t instanceof SQLRecoverableException
                     || t instanceof IOException) {
                 return true;

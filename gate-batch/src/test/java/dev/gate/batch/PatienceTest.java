@@ -14,21 +14,23 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** A batch step waits out a paused or busy gate and a lost database, fails at once on anything else, stops on a stop. */
+/** A batch step waits out a paused or busy gate, a full line and a lost database; anything else fails at once. */
 class PatienceTest {
 
     @Test
-    void aPausedOrBusyGateAndALostDatabaseAreWaitedOut() throws Exception {
+    void aPausedOrBusyGateAFullLineAndALostDatabaseAreWaitedOut() throws Exception {
         AtomicInteger tries = new AtomicInteger();
         String answer = new Patience(() -> false, "job test").outlast("a step", () -> switch (tries.incrementAndGet()) {
             case 1 -> throw new GatePausedException("connection refused");
             case 2 -> throw new GateBusyException("lock timeout");
             case 3 -> throw new SQLException("I/O error", "08006");
-            case 4 -> throw new jakarta.ejb.EJBException(new SQLException("IJ000453: Unable to get managed connection"));
+            case 4 -> throw new jakarta.ejb.EJBException(new SQLException("IJ000453: no managed connection"));
+            case 5 -> throw new dev.gate.client.LineFullException("vendor-a", "its line holds maxWaiting calls",
+                    java.time.Duration.ofMillis(300));
             default -> "done";
         });
         assertEquals("done", answer);
-        assertEquals(5, tries.get());
+        assertEquals(6, tries.get());
     }
 
     @Test

@@ -24,8 +24,10 @@ public final class HttpSide {
         Path ear = Path.of(args[1]);
         int seconds = args.length > 2 && !args[2].isBlank() ? Integer.parseInt(args[2]) : 5;
         GateDatabase db = GateDatabase.fresh("gate_http_side");
+        // one account holds the 1,000 long-polls of LongPolls: more than the default bound (500) allows it
         Map<String, String> env = Map.of("GATE_DB_URL", db.server().url(db.name()), "GATE_DB_USER",
-                db.server().user(), "GATE_DB_PASSWORD", db.server().password(), "GATE_DEV_MODE", "true");
+                db.server().user(), "GATE_DB_PASSWORD", db.server().password(), "GATE_DEV_MODE", "true",
+                "GATE_LONG_POLLS_PER_ACCOUNT", "2000");
         try (GateServer gate = GateServer.start(server, ear, env, false)) {
             if (!gate.awaitGate(Duration.ofMinutes(5))) {
                 throw new IllegalStateException("the gate did not answer within 5 minutes: see "

@@ -72,7 +72,8 @@ public final class KeyFigures {
         double waitingRead;
         try (HikariDataSource pool = db.pool(4); Jpa jpa = new Jpa(pool)) {
             engine.limits().put("vendor", LimitSpec.of(50, Duration.ofSeconds(1)));
-            engine.limits().put("user-api", LimitSpec.of(10, Duration.ofSeconds(1)).withKeyed(true));
+            engine.limits().put("user-api", LimitSpec.of(10, Duration.ofSeconds(1)).withKeyed(true)
+                    .withMaxKeys(Math.max(keys * 2, 100_000))); // room for every idle key and more
             try (Connection sql = db.connect(); Statement s = sql.createStatement()) {
                 // what Keys.open writes, for many keys at once: idle keys, no call, no send
                 s.execute("""

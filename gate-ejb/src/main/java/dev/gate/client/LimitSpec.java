@@ -54,6 +54,9 @@ public final class LimitSpec implements Serializable {
     private boolean adaptive;
     private boolean keyed;
     private String parent;
+    private Integer maxWaiting;
+    private Integer maxWaitingPerProgram;
+    private Integer maxKeys;
 
     private LimitSpec(int calls, Duration window) {
         this.calls = calls;
@@ -77,6 +80,9 @@ public final class LimitSpec implements Serializable {
         copy.adaptive = adaptive;
         copy.keyed = keyed;
         copy.parent = parent;
+        copy.maxWaiting = maxWaiting;
+        copy.maxWaitingPerProgram = maxWaitingPerProgram;
+        copy.maxKeys = maxKeys;
         change.accept(copy);
         return copy;
     }
@@ -173,6 +179,38 @@ public final class LimitSpec implements Serializable {
      */
     public LimitSpec withParent(String parentLimit) {
         return with(s -> s.parent = parentLimit);
+    }
+
+    /**
+     * How long the line may grow: at most {@code maxWaiting} calls waiting (default 10,000; in each key's line, for a
+     * keyed limit), at most {@code perProgram} of them one program's (null: up to {@code maxWaiting}). A join past
+     * either is refused at once ("line full"), never queued.
+     */
+    public LimitSpec withMaxWaiting(int maxWaiting, Integer perProgram) {
+        return with(s -> {
+            s.maxWaiting = maxWaiting;
+            s.maxWaitingPerProgram = perProgram;
+        });
+    }
+
+    /** A keyed limit's most open keys at once (default 100,000): a call that would open one more is refused. */
+    public LimitSpec withMaxKeys(int keys) {
+        return with(s -> s.maxKeys = keys);
+    }
+
+    /** The most calls waiting in the line; null: the default (10,000). */
+    public Integer maxWaiting() {
+        return maxWaiting;
+    }
+
+    /** The most waiting calls of one program; null: up to {@link #maxWaiting()}. */
+    public Integer maxWaitingPerProgram() {
+        return maxWaitingPerProgram;
+    }
+
+    /** A keyed limit's most open keys; null: the default (100,000). */
+    public Integer maxKeys() {
+        return maxKeys;
     }
 
     /** The parent limit of a keyed limit; null: none. */

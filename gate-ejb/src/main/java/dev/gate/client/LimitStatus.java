@@ -43,6 +43,7 @@ public final class LimitStatus implements Serializable {
     private final Integer effectiveCalls;
     private final Long openKeys;
     private final String parent;
+    private final LineBounds line;
 
     public LimitStatus(String name, int calls, long windowMs, long usedInWindow, Instant nextSlotAt,
                        Instant pausedUntil, long savedSends, Map<CallClass, Long> waiting,
@@ -50,7 +51,7 @@ public final class LimitStatus implements Serializable {
                        long minIntervalMs, List<Long> coolDownLadderMs, List<RuleUse> moreRules,
                        Instant slowedAt, Integer slowedBy, Long starvingAfterMs, Long agingAfterMs,
                        CallClass agingUpTo, boolean fairPrograms, int burst, Integer effectiveCalls,
-                       Long openKeys, String parent) {
+                       Long openKeys, String parent, LineBounds line) {
         this.name = name;
         this.calls = calls;
         this.windowMs = windowMs;
@@ -79,6 +80,55 @@ public final class LimitStatus implements Serializable {
         this.effectiveCalls = effectiveCalls;
         this.openKeys = openKeys;
         this.parent = parent;
+        this.line = line;
+    }
+
+    /**
+     * How long the line may grow, and how often a join found it full: {@code maxWaiting} calls waiting (in each key's
+     * line, for a keyed limit), {@code maxWaitingPerProgram} of one program's (null: up to maxWaiting),
+     * {@code maxKeys} open keys (a keyed limit's); joins refused for it so far and the last one (null: never).
+     */
+    public static final class LineBounds implements Serializable {
+        private static final long serialVersionUID = 1L;
+        private final int maxWaiting;
+        private final Integer maxWaitingPerProgram;
+        private final int maxKeys;
+        private final long refused;
+        private final Instant lastRefusedAt;
+
+        public LineBounds(int maxWaiting, Integer maxWaitingPerProgram, int maxKeys, long refused,
+                          Instant lastRefusedAt) {
+            this.maxWaiting = maxWaiting;
+            this.maxWaitingPerProgram = maxWaitingPerProgram;
+            this.maxKeys = maxKeys;
+            this.refused = refused;
+            this.lastRefusedAt = lastRefusedAt;
+        }
+
+        public int getMaxWaiting() {
+            return maxWaiting;
+        }
+
+        public Integer getMaxWaitingPerProgram() {
+            return maxWaitingPerProgram;
+        }
+
+        public int getMaxKeys() {
+            return maxKeys;
+        }
+
+        public long getRefused() {
+            return refused;
+        }
+
+        public Instant getLastRefusedAt() {
+            return lastRefusedAt;
+        }
+    }
+
+    /** The line's caps and how often it was full. */
+    public LineBounds getLine() {
+        return line;
     }
 
     /**

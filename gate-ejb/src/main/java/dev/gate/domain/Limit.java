@@ -4,6 +4,7 @@ import dev.gate.line.CoolDownLadder;
 import dev.gate.client.CallClass;
 import dev.gate.line.Aging;
 import dev.gate.line.LimitOptions;
+import dev.gate.line.LineSize;
 import dev.gate.line.Pace;
 import dev.gate.line.ReceiptMargin;
 import jakarta.persistence.CollectionTable;
@@ -85,6 +86,16 @@ public class Limit {
     @Column(name = "parent_name")
     private String parentName;
 
+    @Column(name = "max_waiting", nullable = false)
+    private int maxWaiting = LineSize.DEFAULT_MAX_WAITING;
+
+    // null: up to max_waiting
+    @Column(name = "max_waiting_per_program")
+    private Integer maxWaitingPerProgram;
+
+    @Column(name = "max_keys", nullable = false)
+    private int maxKeys = LineSize.DEFAULT_MAX_KEYS;
+
     // a key's limit: its template (written by Keys, never by JPA)
     @Column(name = "template_name", insertable = false, updatable = false)
     private String templateName;
@@ -135,6 +146,9 @@ public class Limit {
         this.adaptive = options.adaptive();
         this.keyed = options.keyed();
         this.parentName = options.parent();
+        this.maxWaiting = options.size().maxWaiting();
+        this.maxWaitingPerProgram = options.size().maxWaitingPerProgram();
+        this.maxKeys = options.size().maxKeys();
         this.rules.clear();
         for (Pace r : options.moreRules()) {
             rules.add(new Rule(r.calls(), r.window().toMillis()));
@@ -161,7 +175,8 @@ public class Limit {
                         Duration.ofMillis(retryFloorMs), stepDownAfter),
                 ReceiptMargin.ofNullable(receiptMarginMs == null ? null : Duration.ofMillis(receiptMarginMs)),
                 agingAfterMs == null ? null : new Aging(Duration.ofMillis(agingAfterMs), CallClass.ofRank(agingUpTo)),
-                fairPrograms, burst, adaptive, keyed, parentName);
+                fairPrograms, burst, adaptive, keyed, parentName,
+                new LineSize(maxWaiting, maxWaitingPerProgram, maxKeys));
     }
 
     /** Whether this is a key's limit (its template's copy, written by Keys). */

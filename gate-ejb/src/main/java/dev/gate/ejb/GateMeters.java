@@ -99,6 +99,11 @@ final class GateMeters implements Tally {
     }
 
     @Override
+    public void lineFull(String limit) {
+        counter("gate.line.full", Tags.of("limit", LimitKey.templateOf(limit))).increment();
+    }
+
+    @Override
     public void turnedAwayPaused() {
         counter("gate.turned.away", Tags.of("reason", "paused")).increment();
     }

@@ -6,6 +6,7 @@ import dev.gate.client.DeadlineException;
 import dev.gate.client.GateException;
 import dev.gate.client.GateFailedException;
 import dev.gate.client.GatePausedException;
+import dev.gate.client.LineFullException;
 import dev.gate.client.SubmissionKeyReusedException;
 import dev.gate.client.UnknownLimitException;
 import dev.gate.line.LimitKey;
@@ -34,6 +35,9 @@ import java.util.logging.Logger;
 final class Joining {
 
     private static final Logger LOG = Logger.getLogger(Joining.class.getName());
+
+    /** A full line's refusals are logged at most once in this span per limit (each is counted). */
+    static final Duration FULL_LOGGED_EVERY = Duration.ofMinutes(1);
 
     private final EngineSettings settings;
     private final Admission admission;
@@ -69,7 +73,28 @@ final class Joining {
      */
     Entry enter(String limit, CallClass callClass, String program, String owner, CallOptions options,
                 CallKeys keys, boolean waiter) throws GateException {
-        return lines.onLine(limit, options, line -> enterLine(line, callClass, program, owner, options, keys, waiter));
+        try {
+            return lines.onLine(limit, options, line -> enterLine(line, callClass, program, owner, options, keys,
+                    waiter));
+        } catch (LineFullException full) {
+            counted(limit, callClass, program, full);
+            throw full;
+        }
+    }
+
+    /** A refusal for a full line is counted (the status page's "line full" figure); the log hears when it fills. */
+    private void counted(String limit, CallClass callClass, String program, LineFullException full) {
+        try {
+            Calls.FullCount n = admission.run(() -> calls.countFull(limit));
+            tally.lineFull(limit);
+            if (n.before() == null || n.before().isBefore(java.time.Instant.now().minus(FULL_LOGGED_EVERY))) {
+                LOG.info(() -> "limit=" + limit + " class=" + callClass + ": a call of " + program + " was refused: "
+                        + full.getMessage() + " (" + n.refused() + " refused so far; the next refusals within "
+                        + FULL_LOGGED_EVERY.toSeconds() + " s are counted, not logged)");
+            }
+        } catch (GateException | RuntimeException e) {
+            LOG.fine(() -> "limit " + limit + ": a full line's refusal was not counted (" + e.getMessage() + ")");
+        }
     }
 
     /** {@link #enter} on the line the call joins (its limit's, or its key's). */
@@ -97,6 +122,8 @@ final class Joining {
             throw new DeadlineException(limit, options.deadline(), miss.estimate().grantAt(), wait);
         } catch (Calls.SubmissionKeyReused e) {
             throw new SubmissionKeyReusedException(e.getMessage());
+        } catch (Calls.LineFull full) {
+            throw new LineFullException(limit, full.getMessage(), full.retryAfter());
         } catch (GateException e) {
             if (e instanceof GatePausedException) {
                 tally.turnedAwayPaused(); // a call, not a status read or an operator's action

@@ -4,8 +4,10 @@ import dev.gate.client.CallOptions;
 import dev.gate.client.GateException;
 import dev.gate.client.KeyedLimitException;
 import dev.gate.client.UnknownLimitException;
+import dev.gate.client.LineFullException;
 import dev.gate.line.LimitKey;
 import dev.gate.line.LimitName;
+import dev.gate.line.LineSize;
 import dev.gate.store.Keys;
 
 import java.util.logging.Logger;
@@ -88,6 +90,9 @@ final class KeyedLines {
             opened = admission.run(() -> keys.open(limitKey)).orElseThrow(() -> new UnknownLimitException(limit));
         } catch (Keys.NotKeyed e) {
             throw notKeyed(limit);
+        } catch (Keys.KeysFull e) {
+            // a place frees when an idle key goes: the idle sweep's grace is the honest estimate
+            throw new LineFullException(limit, LineSize.Cap.KEYS.why(), Housekeeper.KEY_GRACE);
         }
         if (opened.created()) {
             LOG.fine(() -> "limit " + limit + ": key '" + key + "' opened, its line is limit " + opened.limitName());

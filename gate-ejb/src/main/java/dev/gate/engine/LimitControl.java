@@ -10,6 +10,7 @@ import dev.gate.line.LimitKey;
 import dev.gate.line.LimitName;
 import dev.gate.line.Aging;
 import dev.gate.line.LimitOptions;
+import dev.gate.line.LineSize;
 import dev.gate.line.Pace;
 import dev.gate.line.ReceiptMargin;
 import dev.gate.store.Keys;
@@ -73,7 +74,10 @@ public final class LimitControl {
                     new CoolDownLadder(spec.coolDownLadder(), spec.retryFloor(), spec.stepDownAfter()),
                     ReceiptMargin.ofNullable(spec.receiptMargin()),
                     spec.agingAfter() == null ? null : new Aging(spec.agingAfter(), spec.agingUpTo()),
-                    spec.fairPrograms(), spec.burst(), spec.adaptive(), spec.keyed(), spec.parent());
+                    spec.fairPrograms(), spec.burst(), spec.adaptive(), spec.keyed(), spec.parent(),
+                    new LineSize(spec.maxWaiting() == null ? LineSize.DEFAULT_MAX_WAITING : spec.maxWaiting(),
+                            spec.maxWaitingPerProgram(),
+                            spec.maxKeys() == null ? LineSize.DEFAULT_MAX_KEYS : spec.maxKeys()));
             if (spec.keyed() && name.length() > LimitKey.TEMPLATE_MAX) {
                 throw new IllegalArgumentException("a keyed limit's name is at most " + LimitKey.TEMPLATE_MAX
                         + " characters (its keys' names hold it)");

@@ -28,6 +28,10 @@ public interface Tally {
     default void abandoned(String limit, CallClass callClass) {
     }
 
+    /** A join was refused: the limit's line (a keyed limit's: a key's line, or its keys) was full. */
+    default void lineFull(String limit) {
+    }
+
     /** A submission joined a live call of the same dedupe key: one send saved. */
     default void dedupeJoined(String limit) {
     }

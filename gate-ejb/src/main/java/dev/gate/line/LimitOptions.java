@@ -11,14 +11,15 @@ import java.util.Objects;
  * its burst allowance (sends that may go back to back after idle time; one: none), and whether its rate adapts to
  * the vendor's signals ({@link AdaptiveRate}), and whether it is a template whose calls each name a key, every key
  * a limit of its own with these rules ({@link LimitKey}), and (a keyed limit's) the parent limit whose beat and window
- * each of its keys' grants must fit too (null: none).
+ * each of its keys' grants must fit too (null: none), and how long its line may grow ({@link LineSize}).
  */
 public record LimitOptions(Duration minInterval, List<Pace> moreRules, CoolDownLadder coolDown,
                            ReceiptMargin receiptMargin, Aging aging, boolean fairPrograms, int burst,
-                           boolean adaptive, boolean keyed, String parent) {
+                           boolean adaptive, boolean keyed, String parent, LineSize size) {
 
     public LimitOptions {
         moreRules = List.copyOf(moreRules);
+        Objects.requireNonNull(size, "size");
         Objects.requireNonNull(receiptMargin, "receiptMargin");
         if (aging != null && fairPrograms) {
             throw new IllegalArgumentException("a limit takes either the starvation guard or programs taking turns, "

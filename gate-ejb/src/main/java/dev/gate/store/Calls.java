@@ -3,6 +3,7 @@ package dev.gate.store;
 import dev.gate.client.CallClass;
 import dev.gate.domain.Call;
 import dev.gate.line.CallState;
+import dev.gate.line.LineSize;
 import jakarta.persistence.TypedQuery;
 
 import java.sql.PreparedStatement;
@@ -25,14 +26,43 @@ public final class Calls {
     // With a dedupe key, a live call of the same limit and key makes this a no-op (the unique index waits for a
     // concurrent submission to commit, so of ten at once exactly one inserts); so does the program's own earlier
     // call with the same submission key (gate_call_submission).
-    private static final String JOIN = """
+    // The line has room (LineSize): fewer than max_waiting calls wait in it (counted by the line's index, up to the
+    // cap), and, with a cap of its own, fewer than max_waiting_per_program of this program's (the program index, one
+    // range per class). A call whose lease ran out does not count (a dead program's calls, not swept yet, must not
+    // lock the living out). Concurrent joins may pass the caps by their number, no more.
+    static final String JOIN = """
             INSERT INTO gate_call (limit_name, call_class, program, owner, state, lease_ms, lease_expires_at,
                                    deadline_at, concurrency_key, dedupe_key, submission_key)
             SELECT l.name, ?, ?, ?, 'WAITING', ?, clock_timestamp() + ? * interval '1 millisecond',
                    clock_timestamp() + ? * interval '1 millisecond', ?, ?, ?
             FROM gate_limit l WHERE l.name = ? AND NOT l.keyed
+              AND (SELECT count(*) FROM (SELECT 1 FROM gate_call w WHERE w.limit_name = l.name AND w.state = 'WAITING'
+                                           AND w.lease_expires_at > clock_timestamp() LIMIT l.max_waiting) a)
+                  < l.max_waiting
+              AND (l.max_waiting_per_program IS NULL
+                   OR (SELECT count(*) FROM (SELECT 1 FROM gate_call w
+                                             WHERE w.limit_name = l.name AND w.call_class IN (0, 1, 2, 3, 4)
+                                               AND w.program = ? AND w.state = 'WAITING'
+                                               AND w.lease_expires_at > clock_timestamp()
+                                             LIMIT l.max_waiting_per_program) p) < l.max_waiting_per_program)
             ON CONFLICT DO NOTHING
             RETURNING id, deadline_at, enqueued_at, lease_expires_at""";
+
+    // Why a join inserted nothing on an existing limit: its line (or the program's share of it) is full, and when
+    // the next place may free (the next slot, or the cool-down's end).
+    private static final String ROOM = """
+            SELECT (SELECT count(*) FROM (SELECT 1 FROM gate_call w WHERE w.limit_name = l.name AND w.state = 'WAITING'
+                                            AND w.lease_expires_at > clock_timestamp() LIMIT l.max_waiting) a)
+                       AS waiting,
+                   (SELECT count(*) FROM (SELECT 1 FROM gate_call w
+                                          WHERE w.limit_name = l.name AND w.call_class IN (0, 1, 2, 3, 4)
+                                            AND w.program = ? AND w.state = 'WAITING'
+                                            AND w.lease_expires_at > clock_timestamp()
+                                          LIMIT coalesce(l.max_waiting_per_program, l.max_waiting)) p) AS mine,
+                   l.max_waiting, l.max_waiting_per_program, l.max_keys,
+                   ceil(extract(epoch FROM greatest(s.next_slot_at, s.paused_until, clock_timestamp())
+                                             - clock_timestamp()) * 1000)::bigint AS until_next_ms
+            FROM gate_limit l JOIN gate_slot s ON s.limit_name = l.name WHERE l.name = ?""";
 
     // The fast path's join: the insert and the limit's slot lock (with its first probe) in one round trip. Lock order
     // holds: the new row is invisible to every other transaction until commit, and the slot lock never waits.
@@ -226,6 +256,10 @@ public final class Calls {
             if (!exists(c, LIMIT_EXISTS, limit)) {
                 return Optional.empty();
             }
+            Optional<LineFull> full = full(c, limit, program);
+            if (full.isPresent() && (keys.dedupe() == null || liveWithKey(c, limit, keys.dedupe()).isEmpty())) {
+                throw full.get(); // a dedupe joiner still joins its live call: it adds nothing to the line
+            }
             if (keys.dedupe() == null) {
                 continue; // a concurrent retry of the same submission committed first: found at the next attempt
             }
@@ -242,6 +276,73 @@ public final class Calls {
             // the live call finished between the two statements: submit anew
         }
         throw new SQLException("the keys " + keys + " of limit " + limit + " keep changing hands");
+    }
+
+    // A refusal for a full line, counted per limit (a key's under its template); answers the count and the refusal
+    // before this one, so the operators' log gets one line when a line fills, not one per refused join.
+    private static final String COUNT_FULL = """
+            WITH before AS (SELECT last_at FROM gate_line_full WHERE limit_name = ?)
+            INSERT INTO gate_line_full (limit_name, refused, last_at) VALUES (?, 1, clock_timestamp())
+            ON CONFLICT (limit_name) DO UPDATE SET refused = gate_line_full.refused + 1, last_at = excluded.last_at
+            RETURNING refused, (SELECT last_at FROM before) AS before""";
+
+    /** How often a limit's line was found full, and when the refusal before this one was (null: never). */
+    public record FullCount(long refused, Instant before) {
+    }
+
+    /** Counts a join refused by a full line of {@code limit} (a keyed limit's name for its keys' lines). */
+    public FullCount countFull(String limit) throws StoreUnavailable {
+        return tx.runAlone(c -> {
+            try (PreparedStatement ps = c.prepareStatement(COUNT_FULL)) {
+                ps.setString(1, limit);
+                ps.setString(2, limit);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    return new FullCount(rs.getLong("refused"), Times.get(rs, "before"));
+                }
+            }
+        });
+    }
+
+    /** The line met a cap: it or the program's share of it is full; {@code retryAfter}: when a place may free. */
+    public static final class LineFull extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        private final transient LineSize.Cap cap;
+        private final transient Duration retryAfter;
+
+        LineFull(LineSize.Cap cap, Duration retryAfter) {
+            super(cap.why(), null, false, false);
+            this.cap = cap;
+            this.retryAfter = retryAfter;
+        }
+
+        public LineSize.Cap cap() {
+            return cap;
+        }
+
+        public Duration retryAfter() {
+            return retryAfter;
+        }
+    }
+
+    private static Optional<LineFull> full(java.sql.Connection c, String limit, String program) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(ROOM)) {
+            ps.setString(1, program);
+            ps.setString(2, limit);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    return Optional.empty();
+                }
+                int perProgram = rs.getInt("max_waiting_per_program");
+                Integer declared = rs.wasNull() ? null : perProgram;
+                LineSize size = new LineSize(rs.getInt("max_waiting"), declared, rs.getInt("max_keys"));
+                LineSize.Cap cap = size.capMet(rs.getLong("waiting"), rs.getLong("mine"));
+                if (cap == null) {
+                    return Optional.empty();
+                }
+                return Optional.of(new LineFull(cap, Duration.ofMillis(Math.max(0, rs.getLong("until_next_ms")))));
+            }
+        }
     }
 
     private static Optional<Joined> submittedBefore(java.sql.Connection c, String owner, String key, String limit)
@@ -284,8 +385,9 @@ public final class Calls {
             ps.setString(8, keys.dedupe());
             ps.setString(9, keys.submission());
             ps.setString(10, limit);
+            ps.setString(11, program);
             if (lockSlot) {
-                ps.setString(11, limit);
+                ps.setString(12, limit);
             }
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {

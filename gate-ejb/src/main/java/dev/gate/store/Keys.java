@@ -20,13 +20,15 @@ public final class Keys {
 
     private static final String LIMIT_COLUMNS = """
             calls, window_ms, min_interval_ms, retry_floor_ms, cooldown_ladder_ms, step_down_after, receipt_margin_ms,
-            starving_after_ms, aging_after_ms, aging_up_to, fair_programs, burst, adaptive, parent_name""";
+            starving_after_ms, aging_after_ms, aging_up_to, fair_programs, burst, adaptive, parent_name, max_waiting,
+            max_waiting_per_program""";
 
     // Opens the key's row from its template, or touches it (its last use, written at most once a minute: a busy key
     // does not rewrite its row on each call): the upsert locks the row, waits for a sweep that holds it and, if that
     // removed it, inserts it anew. A new key copies the template's more rules; its slot row comes by trigger. A key
-    // touched within the minute comes from the second branch (the upsert returns no row then).
-    // Parameters: template, key name, key, key name.
+    // touched within the minute comes from the second branch (the upsert returns no row then). A new key only while
+    // its template's open keys are under max_keys (their count, kept by trigger: no scan); an open key is always
+    // touched. Parameters: template, key name, key, key name, key name.
     private static final String OPEN = """
             WITH t AS (SELECT * FROM gate_limit WHERE name = ? AND keyed),
             k AS (
@@ -34,6 +36,8 @@ public final class Keys {
             )
                 SELECT ?, t.name, ?, clock_timestamp(), """ + LIMIT_COLUMNS + """
              FROM t
+                WHERE coalesce((SELECT n.open_keys FROM gate_key_count n WHERE n.template_name = t.name), 0) < t.max_keys
+                   OR EXISTS (SELECT 1 FROM gate_limit x WHERE x.name = ?)
                 ON CONFLICT (name) DO UPDATE SET key_used_at = excluded.key_used_at
                 WHERE gate_limit.key_used_at < excluded.key_used_at - interval '1 minute'
                 RETURNING name, template_name, parent_name, (xmax = 0) AS created),
@@ -49,6 +53,10 @@ public final class Keys {
     private static final String TEMPLATE = "SELECT keyed, template_name FROM gate_limit WHERE name = ?";
 
     private static final String OPENED = "SELECT parent_name FROM gate_limit WHERE name = ?";
+
+    private static final String KEYS_FULL = """
+            SELECT n.open_keys >= t.max_keys FROM gate_limit t JOIN gate_key_count n ON n.template_name = t.name
+            WHERE t.name = ?""";
 
     // An open first holds its template's row (FOR SHARE waits for a change of the template being committed), so the
     // upsert, a statement of its own with a snapshot taken after, copies the template's rules as they are now, and a
@@ -122,7 +130,8 @@ public final class Keys {
                    step_down_after = t.step_down_after, receipt_margin_ms = t.receipt_margin_ms,
                    starving_after_ms = t.starving_after_ms, aging_after_ms = t.aging_after_ms,
                    aging_up_to = t.aging_up_to, fair_programs = t.fair_programs, burst = t.burst,
-                   adaptive = t.adaptive, parent_name = t.parent_name,
+                   adaptive = t.adaptive, parent_name = t.parent_name, max_waiting = t.max_waiting,
+                   max_waiting_per_program = t.max_waiting_per_program,
                    updated_at = greatest(clock_timestamp(), t.updated_at)
             FROM gate_limit t, stale WHERE k.name = stale.name AND t.name = ?
             RETURNING k.name""";
@@ -185,6 +194,7 @@ public final class Keys {
                 ps.setString(2, key.limitName());
                 ps.setString(3, key.key());
                 ps.setString(4, key.limitName());
+                ps.setString(5, key.limitName());
                 try (ResultSet rs = ps.executeQuery()) {
                     if (rs.next()) {
                         return Optional.of(new Opened(rs.getString("name"), rs.getBoolean("created"),
@@ -200,15 +210,41 @@ public final class Keys {
                 throw new NotKeyed("limit '" + key.template() + "' is not keyed: its calls name no key");
             }
             // a keyed template, and no row: another caller's first open of the same key inserted it after this
-            // statement's snapshot (the upsert waited for it, then left it alone); it is there now
+            // statement's snapshot (the upsert waited for it, then left it alone); it is there now. Or the template
+            // has no room for one more key.
             try (PreparedStatement ps = c.prepareStatement(OPENED)) {
                 ps.setString(1, key.limitName());
                 try (ResultSet rs = ps.executeQuery()) {
-                    return rs.next() ? Optional.of(new Opened(key.limitName(), false, rs.getString("parent_name")))
-                            : Optional.empty();
+                    if (rs.next()) {
+                        return Optional.of(new Opened(key.limitName(), false, rs.getString("parent_name")));
+                    }
                 }
             }
+            try (PreparedStatement ps = c.prepareStatement(KEYS_FULL)) {
+                ps.setString(1, key.template());
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (rs.next() && rs.getBoolean(1)) {
+                        throw new KeysFull(key.template());
+                    }
+                }
+            }
+            return Optional.empty();
         });
+    }
+
+    /** A keyed limit's open keys reach its max_keys: no key opens until idle ones go. */
+    public static final class KeysFull extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        private final String template;
+
+        KeysFull(String template) {
+            super("limit '" + template + "': its open keys reach maxKeys", null, false, false);
+            this.template = template;
+        }
+
+        public String template() {
+            return template;
+        }
     }
 
     /** A key's limit, as opened, and its parent limit (null: none). */

@@ -45,10 +45,13 @@ public final class LineView {
                             WHERE s.limit_name = l.name AND s.sent_at > CAST(? AS timestamptz) - l.window_ms * interval '1 millisecond')
             FROM gate_limit l WHERE l.template_name IS NULL""";
 
-    // Per keyed limit, its open keys (the keys' index).
+    // Per keyed limit, its open keys (their count, kept by trigger: no scan of 100,000 keys at every read).
     private static final String OPEN_KEYS = """
-            SELECT t.name, (SELECT count(*) FROM gate_limit k WHERE k.template_name = t.name)
-            FROM gate_limit t WHERE t.keyed""";
+            SELECT t.name, coalesce(n.open_keys, 0)
+            FROM gate_limit t LEFT JOIN gate_key_count n ON n.template_name = t.name WHERE t.keyed""";
+
+    // How often each limit's line was found full, and when last.
+    private static final String LINE_FULL = "SELECT f.limit_name, f.refused, f.last_at FROM gate_line_full f";
 
     // A keyed limit's waiting calls: its keys' lines together, per class.
     private static final String WAITING_IN_KEYS = """
@@ -117,7 +120,7 @@ public final class LineView {
             }
             return statuses(limits, now, waitingByClass(em.createNamedQuery(Call.WAITING_BY_CLASS, Object[].class)
                     .getResultList(), now), slots, saved, used, recent(em, now, null), rulesUsed(em, now, null),
-                    openKeys(em, null));
+                    openKeys(em, null), lineFull(em, null));
         });
     }
 
@@ -150,7 +153,7 @@ public final class LineView {
             Waiting waiting = waitingByClass(rows, now);
             return statuses(List.of(limit), now, waiting, Map.of(name, slot),
                     saved == null ? Map.of() : Map.of(name, saved.count()), Map.of(name, used), recent(em, now, name),
-                    rulesUsed(em, now, name), openKeys(em, name)).stream().findFirst();
+                    rulesUsed(em, now, name), openKeys(em, name), lineFull(em, name)).stream().findFirst();
         });
     }
 
@@ -188,6 +191,25 @@ public final class LineView {
         for (Object row : query.getResultList()) {
             Object[] r = (Object[]) row;
             out.put((String) r[0], ((Number) r[1]).longValue());
+        }
+        return out;
+    }
+
+    /** A limit's refusals for a full line: how many, and the last. */
+    private record Full(long refused, Instant lastAt) {
+    }
+
+    /** Per limit (of all, or {@code only}) whose line was ever found full. */
+    private static Map<String, Full> lineFull(EntityManager em, String only) {
+        Map<String, Full> out = new HashMap<>();
+        var query = em.createNativeQuery(only == null ? LINE_FULL : LINE_FULL + " WHERE f.limit_name = ?1");
+        if (only != null) {
+            query.setParameter(1, only);
+        }
+        for (Object row : query.getResultList()) {
+            Object[] r = (Object[]) row;
+            out.put((String) r[0], new Full(((Number) r[1]).longValue(),
+                    r[2] instanceof Instant i ? i : Times.of(r[2])));
         }
         return out;
     }
@@ -252,10 +274,17 @@ public final class LineView {
         return all;
     }
 
+    private static LimitStatus.LineBounds bounds(Limit l, Full full) {
+        var size = l.options().size();
+        return new LimitStatus.LineBounds(size.maxWaiting(), size.maxWaitingPerProgram(), size.maxKeys(),
+                full == null ? 0 : full.refused(), full == null ? null : full.lastAt());
+    }
+
     private static List<LimitStatus> statuses(List<Limit> limits, Instant now, Waiting waiting,
                                               Map<String, Slot> slots, Map<String, Long> saved,
                                               Map<String, Long> used, Map<String, LimitStatus.Recent> recent,
-                                              Map<String, List<RuleUse>> rules, Map<String, Long> openKeys) {
+                                              Map<String, List<RuleUse>> rules, Map<String, Long> openKeys,
+                                              Map<String, Full> fulls) {
         List<LimitStatus> out = new ArrayList<>();
         for (Limit l : limits) {
             Slot slot = slots.get(l.name());
@@ -275,7 +304,7 @@ public final class LineView {
                     l.options().burst(), l.options().adaptive() ? new AdaptiveRate(l.calls(),
                             Duration.ofMillis(l.windowMs())).effective(slot.adaptiveCalls(), slot.adaptiveCutAt(), now)
                             : null, l.options().keyed() ? openKeys.getOrDefault(l.name(), 0L) : null,
-                    l.options().parent()));
+                    l.options().parent(), bounds(l, fulls.get(l.name()))));
         }
         return out;
     }

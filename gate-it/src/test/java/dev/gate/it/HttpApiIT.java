@@ -35,6 +35,92 @@ class HttpApiIT {
     }
 
     @Test
+    void aFullLineRefusesAJoinWith429LineFullAndSaysWhenAPlaceMayFree() throws Exception {
+        Api.Answer declared = Api.put("ops", "/limits/http-full", "{\"calls\":1,\"windowSeconds\":60,"
+                + "\"maxWaiting\":2,\"maxWaitingPerProgram\":1}");
+        assertEquals(201, declared.status(), declared.body());
+        try {
+            fillAndRefuse();
+        } finally { // the calls left waiting would be drained by another test's drain of the same programs
+            Api.post("ops", "/programs/worker/drain?limit=http-full", null);
+            Api.post("ops", "/programs/web/drain?limit=http-full", null);
+        }
+    }
+
+    private static void fillAndRefuse() {
+        assertEquals(201, Api.post("web", "/limits/http-full/calls", "{\"class\":\"SCHEDULED\"}").status()); // the slot
+        assertEquals(201, Api.post("worker", "/limits/http-full/calls", "{\"class\":\"BACKFILL\"}").status());
+        Api.Answer mine = Api.post("worker", "/limits/http-full/calls", "{\"class\":\"BACKFILL\"}");
+        assertEquals(429, mine.status(), "the program's share is full: " + mine.body());
+        assertTrue(mine.isProblem() && mine.json().getString("type").endsWith(":line-full"), mine.body());
+        assertTrue(mine.json().getString("detail").contains("maxWaitingPerProgram"), mine.body());
+        long ms = mine.json().getJsonNumber("retryAfterMs").longValue();
+        assertTrue(ms > 50_000 && ms <= 60_200, "a place may free at the next slot (a minute and its margin): " + ms);
+        assertEquals(String.valueOf((ms + 999) / 1000), mine.raw().headers().firstValue("Retry-After").orElse(""));
+        assertEquals(201, Api.post("web", "/limits/http-full/calls", "{\"class\":\"BACKFILL\"}").status(),
+                "another program still has room");
+        // the line's own cap: a third program, in the highest class, finds the line full
+        Api.put("ops", "/accounts/it-third", "{\"password\":\"third-secret\",\"roles\":[\"caller\"]}");
+        Api.Answer third = Api.post("it-third:third-secret", "/limits/http-full/calls",
+                "{\"class\":\"INTERACTIVE\"}");
+        assertEquals(429, third.status(), third.body());
+        assertTrue(third.json().getString("detail").contains("its line holds maxWaiting calls"), third.body());
+        JsonObject limit = Api.get("ops", "/limits/http-full").json();
+        assertEquals(2, limit.getInt("maxWaiting"));
+        assertEquals(1, limit.getInt("maxWaitingPerProgram"));
+        assertEquals(2, limit.getJsonObject("lineFull").getInt("refused"), limit.toString());
+        assertFalse(limit.getJsonObject("lineFull").isNull("lastAt"));
+        assertEquals(2, limit.getJsonObject("waiting").getInt("BACKFILL"), "nothing of the refused joins waits");
+        assertEquals(0, limit.getJsonObject("waiting").getInt("INTERACTIVE"));
+    }
+
+    @Test
+    void anAccountsLongPollsPastItsBoundAreAnsweredAtOnce() throws Exception {
+        // the tests' server holds at most 20 answers per account (gate.long-polls.per-account, arquillian.xml)
+        assertEquals(201, Api.put("ops", "/accounts/it-poller", "{\"password\":\"poller-secret\","
+                + "\"roles\":[\"caller\"]}").status());
+        String poller = "it-poller:poller-secret";
+        Api.put("ops", "/limits/http-polls", "{\"calls\":1,\"windowSeconds\":60}");
+        Api.post(poller, "/limits/http-polls/calls", "{\"class\":\"SCHEDULED\"}"); // takes the slot
+        long id = Api.post(poller, "/limits/http-polls/calls", "{\"class\":\"BACKFILL\",\"leaseSeconds\":300}")
+                .json().getJsonNumber("id").longValue();
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(25);
+        try {
+            List<java.util.concurrent.Future<Api.Answer>> polls = new ArrayList<>();
+            for (int i = 0; i < 25; i++) {
+                polls.add(pool.submit(() -> Api.get(poller, "/calls/" + id + "?waitSeconds=30")));
+            }
+            // five of them are past the bound: answered at once, the call as it is
+            long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (polls.stream().filter(java.util.concurrent.Future::isDone).count() < 5) {
+                assertTrue(System.nanoTime() < until, "the polls past the bound were not answered at once");
+                Thread.sleep(20);
+            }
+            Thread.sleep(500); // the rest stay held (a held poll answers only when the call changes)
+            List<java.util.concurrent.Future<Api.Answer>> answered = polls.stream()
+                    .filter(java.util.concurrent.Future::isDone).toList();
+            assertEquals(5, answered.size(), "twenty held, five answered at once");
+            for (var f : answered) {
+                assertEquals("WAITING", f.get().json().getString("state"));
+            }
+            assertEquals(204, Api.delete(poller, "/calls/" + id).status());
+            for (var f : polls) {
+                String state = f.get(15, java.util.concurrent.TimeUnit.SECONDS).json().getString("state");
+                assertTrue(state.equals("CANCELLED") || state.equals("WAITING"), state);
+            }
+            // the holds were given back: a new poll is held again
+            long other = Api.post(poller, "/limits/http-polls/calls", "{\"class\":\"BACKFILL\"}").json()
+                    .getJsonNumber("id").longValue();
+            long t0 = System.nanoTime();
+            Api.get(poller, "/calls/" + other + "?waitSeconds=1");
+            assertTrue(System.nanoTime() - t0 > Duration.ofMillis(900).toNanos(), "held for its second");
+            Api.delete(poller, "/calls/" + other);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
     void withoutCredentials401WithTheWrongRole403BothAsProblems() {
         Api.Answer anonymous = Api.get(null, "/limits");
         assertEquals(401, anonymous.status());

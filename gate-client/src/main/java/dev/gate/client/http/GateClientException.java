@@ -64,6 +64,24 @@ public class GateClientException extends Exception {
         }
     }
 
+    /**
+     * The limit's line is full (HTTP 429 "line-full": its maxWaiting, the program's maxWaitingPerProgram, or a keyed
+     * limit's maxKeys): nothing joined. {@link #retryAfter()}: the line's estimate of when a place may free.
+     */
+    public static final class LineFull extends GateClientException {
+        private static final long serialVersionUID = 1L;
+        private final java.time.Duration retryAfter;
+
+        public LineFull(String message, java.time.Duration retryAfter) {
+            super(message);
+            this.retryAfter = retryAfter;
+        }
+
+        public java.time.Duration retryAfter() {
+            return retryAfter;
+        }
+    }
+
     /** There is no limit of that name (HTTP 404). */
     public static final class UnknownLimit extends GateClientException {
         private static final long serialVersionUID = 1L;

@@ -2,6 +2,7 @@ package dev.gate.web.api;
 
 import dev.gate.client.CallClass;
 import dev.gate.client.LimitSpec;
+import dev.gate.line.LineSize;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
 
@@ -20,7 +21,8 @@ public final class LimitDeclaration {
     /** The fields a declaration may have. */
     public static final Set<String> FIELDS = Set.of("calls", "windowSeconds", "minIntervalMs", "rules",
             "retryFloorSeconds", "coolDownLadderSeconds", "stepDownAfter", "receiptMarginMs", "starvingAfterSeconds",
-            "agingAfterSeconds", "agingUpTo", "fairPrograms", "burst", "adaptive", "keyed", "parent");
+            "agingAfterSeconds", "agingUpTo", "fairPrograms", "burst", "adaptive", "keyed", "parent", "maxWaiting",
+            "maxWaitingPerProgram", "maxKeys");
 
     private static final Set<String> RULE_FIELDS = Set.of("calls", "windowSeconds");
 
@@ -88,6 +90,13 @@ public final class LimitDeclaration {
             throw ProblemException.badRequest("burst", "must be at most calls (" + spec.calls() + "), was " + burst);
         }
         spec = spec.withBurst(burst);
+        int maxWaiting = Bodies.integer(fields, "maxWaiting", 1, 1_000_000, LineSize.DEFAULT_MAX_WAITING);
+        Integer perProgram = null;
+        if (fields.containsKey("maxWaitingPerProgram") && !fields.isNull("maxWaitingPerProgram")) {
+            perProgram = Bodies.integer(fields, "maxWaitingPerProgram", 1, maxWaiting, null);
+        }
+        spec = spec.withMaxWaiting(maxWaiting, perProgram)
+                .withMaxKeys(Bodies.integer(fields, "maxKeys", 1, 10_000_000, LineSize.DEFAULT_MAX_KEYS));
         if (fields.containsKey("receiptMarginMs") && !fields.isNull("receiptMarginMs")) {
             spec = spec.withReceiptMargin(Duration.ofMillis(Bodies.integer(fields, "receiptMarginMs", 0, 60_000, 0)));
         }

@@ -22,12 +22,41 @@ import java.util.function.Function;
  * {@link AsyncResponse#setTimeout}: RESTEasy's schedules every timeout through a contextual executor that looks its
  * thread-context providers up with {@link java.util.ServiceLoader} each time (a scan of the EAR's jars, measured at
  * 7-9% of the server's CPU with 4 callers whose calls wait). RESTEasy suspends without a timeout of its own.
+ * An account holds at most {@code gate.long-polls.per-account} answers at once; past it, answers go at once.
  */
 @ApplicationScoped
 public class LongPoll {
 
+    /**
+     * Most answers held at once for one account ({@code gate.long-polls.per-account}, env
+     * {@code GATE_LONG_POLLS_PER_ACCOUNT}): past it a request is answered at once with the call as it is, so one
+     * program's flood of long-polls cannot hold the server's connections and memory.
+     */
+    static final int DEFAULT_HELD_PER_ACCOUNT = 500;
+
+    private final int heldPerAccount = org.eclipse.microprofile.config.ConfigProvider.getConfig()
+            .getOptionalValue("gate.long-polls.per-account", Integer.class).orElse(DEFAULT_HELD_PER_ACCOUNT);
+
+    private final java.util.concurrent.ConcurrentHashMap<String, java.util.concurrent.atomic.AtomicInteger> held =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
     @EJB
     Programs programs;
+
+    /**
+     * Takes one of the account's holds; false when it has all of them (then the answer goes at once). The hold is
+     * given back when the response completes, however it does (resumed, failed, the connection gone).
+     */
+    private boolean hold(AsyncResponse response, String program) {
+        java.util.concurrent.atomic.AtomicInteger mine = held.computeIfAbsent(program,
+                p -> new java.util.concurrent.atomic.AtomicInteger());
+        if (mine.incrementAndGet() > heldPerAccount) {
+            mine.decrementAndGet();
+            return false;
+        }
+        response.register((jakarta.ws.rs.container.CompletionCallback) failure -> mine.decrementAndGet());
+        return true;
+    }
 
     /** Where a timed-out wait reads the call: never on the JDK's single timer thread. */
     @Resource
@@ -35,7 +64,7 @@ public class LongPoll {
 
     void answer(AsyncResponse response, String program, CallView call, int waitSeconds,
                 Function<CallView, Response> render) {
-        if (waitSeconds == 0 || !call.waiting()) {
+        if (waitSeconds == 0 || !call.waiting() || !hold(response, program)) {
             response.resume(render.apply(call));
             return;
         }
@@ -68,6 +97,10 @@ public class LongPoll {
      */
     void answerWhenDone(AsyncResponse response, String program, CallView call, int waitSeconds,
                         Function<CallView, Response> render) {
+        if (waitSeconds > 0 && !call.done() && !hold(response, program)) {
+            response.resume(render.apply(call));
+            return;
+        }
         untilDone(response, program, call.id(), System.nanoTime() + TimeUnit.SECONDS.toNanos(waitSeconds), render);
     }
 

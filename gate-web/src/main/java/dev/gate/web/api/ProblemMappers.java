@@ -8,6 +8,7 @@ import dev.gate.client.GatePausedException;
 import dev.gate.client.GateFailedException;
 import dev.gate.client.InvalidRequestException;
 import dev.gate.client.KeyedLimitException;
+import dev.gate.client.LineFullException;
 import dev.gate.client.SubmissionKeyReusedException;
 import dev.gate.client.UnknownLimitException;
 import jakarta.json.stream.JsonParsingException;
@@ -118,6 +119,22 @@ public final class ProblemMappers {
         @Override
         public Response toResponse(UnknownLimitException e) {
             return Problem.of(404, "unknown-limit", "Unknown limit", "limit: " + e.getMessage()).response();
+        }
+    }
+
+    /**
+     * The line is full (maxWaiting, maxWaitingPerProgram, maxKeys): 429 {@code line-full} with Retry-After (whole
+     * seconds, rounded up, at least 1) and {@code retryAfterMs}, the line's estimate; nothing joined.
+     */
+    @Provider
+    public static class LineFull implements ExceptionMapper<LineFullException> {
+        @Override
+        public Response toResponse(LineFullException e) {
+            long ms = Math.max(1, e.retryAfter().toMillis());
+            Problem p = Problem.of(429, "line-full", "Line is full", e.getMessage());
+            String body = JsonBuilders.object(p.json()).add("retryAfterMs", ms).build().toString();
+            return Response.status(429).type(Problem.MEDIA_TYPE).header("Retry-After", (ms + 999) / 1000)
+                    .entity(body).build();
         }
     }
 

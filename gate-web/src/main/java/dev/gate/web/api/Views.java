@@ -97,6 +97,17 @@ final class Views {
         } else {
             b.add("effectiveCalls", l.getEffectiveCalls());
         }
+        LimitStatus.LineBounds line = l.getLine();
+        b.add("maxWaiting", line.getMaxWaiting());
+        if (line.getMaxWaitingPerProgram() == null) {
+            b.addNull("maxWaitingPerProgram");
+        } else {
+            b.add("maxWaitingPerProgram", line.getMaxWaitingPerProgram());
+        }
+        b.add("maxKeys", line.getMaxKeys());
+        JsonObjectBuilder full = JsonBuilders.object().add("refused", line.getRefused());
+        time(full, "lastAt", line.getLastRefusedAt());
+        b.add("lineFull", full);
         return b.build();
     }
 

@@ -3,6 +3,7 @@ package dev.gate.web.status;
 import dev.gate.client.CallClass;
 import dev.gate.client.LimitStatus;
 import dev.gate.client.RuleUse;
+import dev.gate.line.LineSize;
 
 import java.io.Serializable;
 import java.time.Duration;
@@ -150,6 +151,16 @@ public final class Panel implements Serializable {
         if (limit.getEffectiveCalls() != null) {
             j.append(", \"adaptive\": true");
         }
+        LimitStatus.LineBounds line = limit.getLine();
+        if (line.getMaxWaiting() != LineSize.DEFAULT_MAX_WAITING) {
+            j.append(", \"maxWaiting\": ").append(line.getMaxWaiting());
+        }
+        if (line.getMaxWaitingPerProgram() != null) {
+            j.append(", \"maxWaitingPerProgram\": ").append(line.getMaxWaitingPerProgram());
+        }
+        if (line.getMaxKeys() != LineSize.DEFAULT_MAX_KEYS) {
+            j.append(", \"maxKeys\": ").append(line.getMaxKeys());
+        }
         return j.append('}').toString();
     }
 
@@ -175,6 +186,26 @@ public final class Panel implements Serializable {
     private String guard() {
         return "; guard: after " + Words.span(limit.getAgingAfterMs()) + " ranked as " + limit.getAgingUpTo() + " ("
                 + limit.getAgedLastHour() + (limit.getAgedLastHour() == 1 ? " grant" : " grants") + " by it in the last hour)";
+    }
+
+    /**
+     * The line's size and how often it was full: "line: at most 10000 waiting (100 per program); full 12 times, last
+     * 08:14:03Z".
+     */
+    public String getLineSize() {
+        LimitStatus.LineBounds line = limit.getLine();
+        String size = "line: at most " + line.getMaxWaiting() + " waiting"
+                + (limit.isKeyed() ? " in each key's line, " + line.getMaxKeys() + " keys" : "")
+                + (line.getMaxWaitingPerProgram() == null ? "" : " (" + line.getMaxWaitingPerProgram()
+                + " per program)");
+        return size + (line.getRefused() == 0 ? "; never full"
+                : "; full " + line.getRefused() + (line.getRefused() == 1 ? " time" : " times") + ", last at "
+                + line.getLastRefusedAt());
+    }
+
+    /** Whether a join was ever refused for a full line. */
+    public boolean isEverFull() {
+        return limit.getLine().getRefused() > 0;
     }
 
     /** The mark after which a class is starving, in words. */
