@@ -33,7 +33,7 @@ public final class TcpProxy implements AutoCloseable {
     public TcpProxy(String targetHost, int targetPort) throws IOException {
         this.targetHost = targetHost;
         this.targetPort = targetPort;
-        this.listening = bind(0);
+        this.listening = bindBelowEphemeral();
         this.port = listening.getLocalPort();
         accept(listening);
     }
@@ -90,6 +90,23 @@ public final class TcpProxy implements AutoCloseable {
     @Override
     public void close() throws IOException {
         cut();
+    }
+
+    /**
+     * A port below the system's ephemeral range (32768 and up on Linux): after a cut the port stays free until
+     * {@link #restore()}, and an ephemeral port would be free for any outgoing connection to take meanwhile (the
+     * restore then failed with "Address already in use").
+     */
+    private static ServerSocket bindBelowEphemeral() throws IOException {
+        java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+        for (int tries = 0; tries < 50; tries++) {
+            try {
+                return bind(random.nextInt(20_000, 32_000));
+            } catch (java.net.BindException taken) {
+                // another test's proxy or server: the next one
+            }
+        }
+        return bind(0);
     }
 
     private static ServerSocket bind(int port) throws IOException {
