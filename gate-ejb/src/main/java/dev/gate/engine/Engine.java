@@ -90,8 +90,9 @@ public final class Engine {
                 recovery, health, loop::wake, tally);
         this.listener = new GrantListener(dataSource, owner, threads, delivery::announced, health::failed);
         KeyedLines lines = new KeyedLines(admission, keys);
-        Joining joining = new Joining(settings, admission, calls, waiters, loop, tally, lines);
-        TryNow tryNow = new TryNow(settings, admission, new FreeSlot(tx), tally, waiters, lines);
+        FreeSlot freeSlot = new FreeSlot(tx);
+        Joining joining = new Joining(settings, admission, calls, freeSlot, waiters, loop, tally, lines);
+        TryNow tryNow = new TryNow(settings, admission, freeSlot, tally, waiters, lines);
         this.callers = new Callers(owner, admission, joining, calls, outcomes, waiters, watches, loop, tally, tryNow);
         this.programs = new ProgramCalls(admission, joining, calls, outcomes, new Estimates(tx), delivery, watches,
                 loop, tryNow);

@@ -3,18 +3,22 @@ package dev.gate.engine;
 import dev.gate.client.CallClass;
 import dev.gate.client.CallOptions;
 import dev.gate.client.DeadlineException;
+import dev.gate.client.GateBusyException;
 import dev.gate.client.GateException;
 import dev.gate.client.GateFailedException;
 import dev.gate.client.GatePausedException;
 import dev.gate.client.LineFullException;
 import dev.gate.client.SubmissionKeyReusedException;
 import dev.gate.client.UnknownLimitException;
+import dev.gate.line.CallState;
 import dev.gate.line.LimitKey;
 import dev.gate.line.LimitName;
 import dev.gate.line.ProgramName;
 import dev.gate.store.CallKeys;
 import dev.gate.store.CallRow;
 import dev.gate.store.Calls;
+import dev.gate.store.FreeSlot;
+import dev.gate.store.StoreUnavailable;
 import dev.gate.store.Grant;
 import dev.gate.wait.Waiters;
 
@@ -22,6 +26,7 @@ import java.time.Duration;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Level;
@@ -46,9 +51,11 @@ final class Joining {
     private final GrantLoop loop;
     private final Tally tally;
     private final KeyedLines lines;
+    private final FreeSlot freeSlot;
 
-    Joining(EngineSettings settings, Admission admission, Calls calls, Waiters waiters, GrantLoop loop,
-            Tally tally, KeyedLines lines) {
+    Joining(EngineSettings settings, Admission admission, Calls calls, FreeSlot freeSlot, Waiters waiters,
+            GrantLoop loop, Tally tally, KeyedLines lines) {
+        this.freeSlot = freeSlot;
         this.tally = tally;
         this.lines = lines;
         this.settings = settings;
@@ -74,8 +81,8 @@ final class Joining {
     Entry enter(String limit, CallClass callClass, String program, String owner, CallOptions options,
                 CallKeys keys, boolean waiter) throws GateException {
         try {
-            return lines.onLine(limit, options, line -> enterLine(line, callClass, program, owner, options, keys,
-                    waiter));
+            return lines.onLine(limit, options, (line, parent) -> enterLine(line, parent, callClass, program, owner,
+                    options, keys, waiter));
         } catch (LineFullException full) {
             counted(limit, callClass, program, full);
             throw full;
@@ -97,10 +104,26 @@ final class Joining {
         }
     }
 
-    /** {@link #enter} on the line the call joins (its limit's, or its key's). */
-    private Entry enterLine(String limit, CallClass callClass, String program, String owner, CallOptions options,
-                            CallKeys keys, boolean waiter) throws GateException {
+    /**
+     * {@link #enter} on the line the call joins (its limit's, or its key's; {@code parent}: a key's parent). A line
+     * that may be free is first tried in one statement ({@link FreeSlot#takeIfFree}); only a call it does not grant
+     * joins the line.
+     */
+    private Entry enterLine(String limit, String parent, CallClass callClass, String program, String owner,
+                            CallOptions options, CallKeys keys, boolean waiter) throws GateException {
         Duration lease = checkedLease(settings, limit, program, callClass, options.lease());
+        if (parent == null && keys.dedupe() == null && keys.concurrency() == null) {
+            Optional<Grant> free = freeLine(limit, callClass, program, owner, lease, keys.submission());
+            if (free.isPresent()) {
+                Grant g = free.get();
+                tally.granted(g);
+                LOG.fine(() -> "call " + g.callId() + " limit=" + limit + " class=" + callClass
+                        + " granted at once (the line was free) to " + program);
+                return new Entry(g.callId(), false, false, CompletableFuture.completedFuture(g),
+                        Optional.of(new CallRow(g.callId(), limit, callClass, program, owner, CallState.GRANTED,
+                                g.enqueuedAt(), g.grantedAt().plus(lease), g.grantedAt(), null, null, 0)));
+            }
+        }
         AtomicReference<Long> inserted = new AtomicReference<>();
         AtomicReference<CompletableFuture<Grant>> granted = new AtomicReference<>();
         Calls.Entered entered;
@@ -165,6 +188,37 @@ final class Joining {
             }
         }
         return e;
+    }
+
+    /**
+     * The free line's one statement. Without the program's own key the call gets one, so that a grant whose answer
+     * was lost is ended once the database answers again ({@link Waiters#unansweredTry}): the caller hears "paused",
+     * and nothing stays granted to nobody. A busy moment is no answer: the join goes on as usual.
+     */
+    private Optional<Grant> freeLine(String limit, CallClass callClass, String program, String owner,
+                                     Duration lease, String submissionKey) throws GateException {
+        String key = submissionKey != null ? submissionKey : "free:" + UUID.randomUUID();
+        try {
+            return admission.run(() -> {
+                try {
+                    return freeSlot.takeIfFree(limit, callClass, program, owner, lease, key);
+                } catch (StoreUnavailable lost) { // it may have committed: the answer did not come back
+                    if (submissionKey == null) {
+                        waiters.unansweredTry(owner, key);
+                    }
+                    throw lost;
+                }
+            }, 1);
+        } catch (GateBusyException busy) {
+            return Optional.empty();
+        } catch (GatePausedException paused) {
+            tally.turnedAwayPaused(); // a call, as at the join
+            throw paused;
+        } catch (RuntimeException e) {
+            LOG.log(Level.SEVERE, "a call on limit " + limit + " failed on its free line", e);
+            throw new GateFailedException("the gate failed to take a call on limit " + limit
+                    + "; nothing joined (see the gate's log)", e);
+        }
     }
 
     /** Its waiter is gone: the call leaves the line, or its grant (nobody will take it) is ended. */

@@ -5,6 +5,7 @@ import dev.gate.store.StoreUnavailable;
 import dev.gate.store.Tx;
 import dev.gate.wait.Waiters;
 
+import java.util.Map;
 import java.util.Set;
 import java.util.logging.Logger;
 
@@ -45,13 +46,13 @@ final class Recovery {
     }
 
     void sweepOrphans() throws StoreUnavailable {
-        Set<String> tries = waiters.unansweredTries();
-        if (!tries.isEmpty()) {
-            for (Leases.Cleared c : leases.endUnansweredTries(owner, tries)) {
+        // each owner's own (this instance's callers, or a program's over HTTP): its keys are unique per owner
+        for (Map.Entry<String, Set<String>> tries : waiters.unansweredTries().entrySet()) {
+            for (Leases.Cleared c : leases.endUnansweredTries(tries.getKey(), tries.getValue())) {
                 LOG.info(() -> "call " + c.callId() + " limit=" + c.limit() + " class=" + c.callClass()
                         + " abandoned: granted to a try whose answer was lost (its caller was told calls are paused)");
             }
-            waiters.triesSwept(tries);
+            waiters.triesSwept(tries.getKey(), tries.getValue());
         }
         Set<Long> orphans = waiters.abandoned();
         if (orphans.isEmpty()) {

@@ -88,7 +88,7 @@ final class TryNow {
                                 : freeSlot.takeUnder(limit, parent, callClass, program, owner, lease, tryKey);
                     } catch (StoreUnavailable lost) { // it may have committed: the answer did not come back
                         if (key == null) {
-                            waiters.unansweredTry(tryKey);
+                            waiters.unansweredTry(owner, tryKey);
                         }
                         throw lost;
                     }

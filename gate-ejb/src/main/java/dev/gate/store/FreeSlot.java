@@ -99,6 +99,21 @@ public final class FreeSlot {
                    prior.enqueued_at AS prior_enqueued_at, prior.granted_at AS prior_granted_at
             FROM (SELECT 1) one LEFT JOIN d ON true LEFT JOIN called ON true LEFT JOIN prior ON true""";
 
+    // An acquire on a free line: the try statement, but it never queues behind a grant pass (SKIP LOCKED: a locked slot
+    // answers as no limit, and the caller joins the line instead) and leaves a limit whose programs take turns to the
+    // line (a grant there moves the turns). Same parameters and answer as TRY.
+    static final String FREE_LINE = freeLine(TRY);
+
+    private static String freeLine(String tryStatement) {
+        String lock = "FOR UPDATE OF s),";
+        int at = tryStatement.indexOf(lock);
+        if (at < 0 || tryStatement.indexOf(lock, at + 1) >= 0) {
+            throw new IllegalStateException("the try statement's slot lock is not where the free line expects it");
+        }
+        return tryStatement.substring(0, at) + "AND NOT l.fair_programs FOR UPDATE OF s SKIP LOCKED),"
+                + tryStatement.substring(at + lock.length());
+    }
+
     // A try on a key under a parent locks the key's slot first (and learns whether its key was sent before).
     // Parameters: owner, submission key, limit.
     private static final String LOCK_KEY = """
@@ -131,6 +146,55 @@ public final class FreeSlot {
     public Optional<Result> take(String limit, CallClass callClass, String program, String owner, Duration lease,
                                  String key) throws StoreUnavailable {
         return tx.runAlone(c -> take(c, limit, callClass, program, owner, lease, key)); // commit included
+    }
+
+    /**
+     * A join's first step when its line may be free: a new GRANTED call of {@code owner} if the slot is free this
+     * moment and nobody of this class or a higher one waits (no WAITING row, no notification: nobody else can know
+     * the new id). One statement when the slot's lock is free; when another caller holds it, a transaction that waits
+     * for the lock first, so the statement's snapshot sees that caller's send (never stale), as a queue on the lock
+     * gives the next caller the slot. Empty, and nothing written, when the line is not free, the limit's programs take
+     * turns, the key was used before, or there is no such limit: the caller joins the line as usual then.
+     */
+    public Optional<Grant> takeIfFree(String limit, CallClass callClass, String program, String owner, Duration lease,
+                                      String key) throws StoreUnavailable {
+        Optional<Result> first = tx.runAlone(c -> takeFree(c, FREE_LINE, limit, callClass, program, owner, lease, key));
+        if (first.isPresent() && !first.get().stale()) {
+            return first.flatMap(FreeSlot::newGrant); // granted, or not free now
+        }
+        // the slot's lock was held (or a grant committed after the statement's snapshot): queue on the lock
+        return tx.run(c -> {
+            try (PreparedStatement ps = c.prepareStatement(LOCK_FREE_LINE)) {
+                ps.setString(1, limit);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        return Optional.<Grant>empty(); // no such limit, or one the free line leaves to the join
+                    }
+                }
+            }
+            return takeFree(c, TRY, limit, callClass, program, owner, lease, key).flatMap(FreeSlot::newGrant);
+        });
+    }
+
+    // The free line's lock wait: the slot of a plain limit (no turns, no parent), held until the try's commit.
+    private static final String LOCK_FREE_LINE = """
+            SELECT 1 FROM gate_slot s JOIN gate_limit l ON l.name = s.limit_name
+            WHERE s.limit_name = ? AND NOT l.keyed AND NOT l.fair_programs AND l.parent_name IS NULL
+            FOR UPDATE OF s""";
+
+    private static Optional<Result> takeFree(Connection c, String sql, String limit, CallClass callClass,
+                                             String program, String owner, Duration lease, String key)
+            throws SQLException {
+        try {
+            return take(c, sql, limit, null, callClass, program, owner, lease, key);
+        } catch (Calls.SubmissionKeyReused e) {
+            return Optional.of(new Result(Optional.empty(), Duration.ZERO, false, null, null, true));
+        }
+    }
+
+    /** A result's new grant: none for a key used before (the join finds that call, or refuses the key itself). */
+    private static Optional<Grant> newGrant(Result r) {
+        return r.repeated() ? Optional.empty() : r.grant();
     }
 
     /**
@@ -185,7 +249,13 @@ public final class FreeSlot {
     /** As above, on a key under {@code parent} (null: a limit with no parent); a limit with another parent is none. */
     static Optional<Result> take(Connection c, String limit, String parent, CallClass callClass, String program,
                                  String owner, Duration lease, String key) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(TRY)) {
+        return take(c, TRY, limit, parent, callClass, program, owner, lease, key);
+    }
+
+    private static Optional<Result> take(Connection c, String sql, String limit, String parent, CallClass callClass,
+                                         String program, String owner, Duration lease, String key)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setString(1, owner);
             ps.setString(2, key);
             ps.setString(3, limit);

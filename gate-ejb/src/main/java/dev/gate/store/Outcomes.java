@@ -18,7 +18,7 @@ import java.util.logging.Logger;
 /**
  * How the vendor answered a granted call, in one transaction: the call becomes DONE with its outcome, and the
  * limit's cool-down moves: a rate-limit signal pauses the whole limit and climbs the ladder; a success counts
- * toward stepping it down.
+ * toward stepping it down. The common case (a success on a limit not cooling down) is one statement.
  */
 public final class Outcomes {
 
@@ -37,6 +37,29 @@ public final class Outcomes {
                 RETURNING id)
             SELECT pg_notify('%s', id::text), clock_timestamp() AS now,
                    CASE WHEN ? THEN set_config('synchronous_commit', 'off', true) END
+            FROM done""".formatted(Granter.CHANNEL);
+
+    // The common outcome in one statement (one round trip, committed as it answers): not a rate-limit signal, on a
+    // limit whose cool-down is at step 0 and that has no parent, for a call that holds no concurrency key. It moves
+    // nothing on the slot row and frees no key, so it commits without waiting for the disk (see DONE). Only a call
+    // that dedupe joiners share is announced (they wait for its outcome); nobody else can be waiting on it. No row: not
+    // the common case (or not granted): the whole transaction below decides.
+    private static final String PLAIN_DONE = """
+            WITH plain AS (
+                SELECT c.id, EXISTS (SELECT 1 FROM gate_call_joiner j WHERE j.call_id = c.id) AS shared
+                FROM gate_call c JOIN gate_slot s ON s.limit_name = c.limit_name
+                     JOIN gate_limit l ON l.name = c.limit_name
+                WHERE c.id = ? AND c.state IN ('GRANTED', 'ABANDONED') AND (?::varchar IS NULL OR c.owner = ?)
+                  AND s.cooldown_step = 0 AND l.parent_name IS NULL
+                  AND (c.concurrency_key IS NULL OR c.state = 'ABANDONED')
+                FOR UPDATE OF c),
+            done AS (
+                UPDATE gate_call c SET state = 'DONE', done_at = clock_timestamp(), outcome_status = ?,
+                                       outcome_retry_after_s = ?
+                FROM plain WHERE c.id = plain.id
+                RETURNING c.id, plain.shared)
+            SELECT CASE WHEN done.shared THEN pg_notify('%s', done.id::text) END,
+                   set_config('synchronous_commit', 'off', true)
             FROM done""".formatted(Granter.CHANNEL);
 
     // Read without a lock first: most outcomes (a success with no cool-down running) change nothing on the slot row,
@@ -94,6 +117,24 @@ public final class Outcomes {
      */
     public Result record(long callId, String owner, int status, Integer retryAfterSeconds)
             throws StoreUnavailable {
+        if (!CoolDownLadder.isRateLimitSignal(status, retryAfterSeconds) && tx.runAlone(c -> {
+            try (PreparedStatement ps = c.prepareStatement(PLAIN_DONE)) {
+                ps.setLong(1, callId);
+                ps.setString(2, owner);
+                ps.setString(3, owner);
+                ps.setInt(4, status);
+                if (retryAfterSeconds == null) {
+                    ps.setNull(5, java.sql.Types.INTEGER);
+                } else {
+                    ps.setInt(5, retryAfterSeconds);
+                }
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next();
+                }
+            }
+        })) {
+            return Result.RECORDED;
+        }
         return tx.run(c -> {
             Optional<Seen> seen = read(c, COOLDOWN, callId, owner, null);
             if (seen.isEmpty()) {

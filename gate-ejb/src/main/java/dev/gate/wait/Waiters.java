@@ -18,7 +18,8 @@ public final class Waiters {
     private final Map<Long, CompletableFuture<Grant>> byCall = new ConcurrentHashMap<>();
     // calls whose caller was told "not granted": any still WAITING or GRANTED must end, not be granted to nobody
     private final Set<Long> abandoned = ConcurrentHashMap.newKeySet();
-    private final Set<String> unansweredTries = ConcurrentHashMap.newKeySet();
+    // per owner (this instance, or a program over HTTP): the keys of its tries whose answer was lost
+    private final Map<String, Set<String>> unansweredTries = new ConcurrentHashMap<>();
 
     /** Registers a waiter; call it before the call's row is committed so that no grant can come first. */
     public CompletableFuture<Grant> register(long callId) {
@@ -73,22 +74,34 @@ public final class Waiters {
         abandoned.add(callId);
     }
 
-    /** Calls whose callers were told they were not granted; some may still be WAITING or GRANTED in the table. */
-    /** A try of this instance's whose database answer was lost: it may have made a grant nobody knows of. */
-    public void unansweredTry(String key) {
-        unansweredTries.add(key);
+    /**
+     * A try (or a free line's grant) of {@code owner}'s, made here, whose database answer was lost: it may have made a
+     * grant nobody knows of.
+     */
+    public void unansweredTry(String owner, String key) {
+        unansweredTries.computeIfAbsent(owner, o -> ConcurrentHashMap.newKeySet()).add(key);
     }
 
-    /** The keys of tries whose answer was lost, not yet swept. */
-    public Set<String> unansweredTries() {
-        return Set.copyOf(unansweredTries);
+    /** The keys of tries whose answer was lost, not yet swept, per owner. */
+    public Map<String, Set<String>> unansweredTries() {
+        Map<String, Set<String>> copy = new java.util.HashMap<>();
+        unansweredTries.forEach((owner, keys) -> {
+            if (!keys.isEmpty()) {
+                copy.put(owner, Set.copyOf(keys));
+            }
+        });
+        return copy;
     }
 
     /** These tries' grants (if they made any) are ended. */
-    public void triesSwept(Set<String> keys) {
-        unansweredTries.removeAll(keys);
+    public void triesSwept(String owner, Set<String> keys) {
+        Set<String> left = unansweredTries.get(owner);
+        if (left != null) {
+            left.removeAll(keys);
+        }
     }
 
+    /** Calls whose callers were told they were not granted; some may still be WAITING or GRANTED in the table. */
     public Set<Long> abandoned() {
         return Set.copyOf(abandoned);
     }

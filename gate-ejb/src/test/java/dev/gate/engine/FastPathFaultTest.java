@@ -66,7 +66,8 @@ class FastPathFaultTest {
         copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 10, 1000)", limit);
         // only the caller's own grant attempt grants here: the copy's loop never runs
         Engine gate = copies.start("fault-" + sqlState, GateCopies.FAST, new StalledLoopScheduler());
-        failSendsWith(sqlState, Admission.BUSY_TRIES); // a busy moment is tried again: this one lasts every try
+        // a busy moment is tried again: this one lasts every try (the free line's statement, then the join's)
+        failSendsWith(sqlState, Admission.BUSY_TRIES + 1);
 
         GateException e = assertThrows(GateException.class,
                 () -> gate.callers().acquire(limit, CallClass.INTERACTIVE, Duration.ofSeconds(5), "web", CallOptions.NONE));

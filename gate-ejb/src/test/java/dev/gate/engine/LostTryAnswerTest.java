@@ -55,31 +55,50 @@ class LostTryAnswerTest {
         }
     }
 
+    /** One take of a slot: the granted call's id, or empty when not granted; "paused" when its answer is lost. */
+    @FunctionalInterface
+    private interface Take {
+        java.util.Optional<Long> take(Engine gate, String limit) throws Exception;
+    }
+
     @Test
     void aTryWhoseAnswerIsLostIsEndedOnceTheDatabaseAnswersNotLeftGrantedToNobody() throws Exception {
+        lostAnswerIsEnded("try:", (gate, limit) -> {
+            Attempt a = gate.callers().tryNow(limit, CallClass.INTERACTIVE, "inbound", CallOptions.NONE);
+            return a.isGranted() ? java.util.Optional.of(a.permit().callId()) : java.util.Optional.empty();
+        });
+    }
+
+    @Test
+    void aFreeLineGrantWhoseAnswerIsLostIsEndedOnceTheDatabaseAnswersNotLeftGrantedToNobody() throws Exception {
+        // an acquire on a free line is granted by the same one statement: its lost answer is healed the same way
+        lostAnswerIsEnded("free:", (gate, limit) -> java.util.Optional.of(gate.callers().acquire(limit,
+                CallClass.INTERACTIVE, Duration.ofSeconds(1), "inbound", CallOptions.NONE).callId()));
+    }
+
+    private void lostAnswerIsEnded(String keyPrefix, Take take) throws Exception {
         TcpProxy proxy = copies.proxy();
         ManualTicks ticks = new ManualTicks();
         Engine gate = copies.start("lost-try", GateCopies.FAST, ticks, copies.poolThrough(proxy));
         String limit = "lost-try";
         copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 1000, 1000)", limit);
 
-        // the lost answer must be the try's: a connection's first use (its session settings) or a pool's check may
+        // the lost answer must be the take's: a connection's first use (its session settings) or a pool's check may
         // take it instead, then nothing was granted and the test tries again once the gate is back
         for (int attempt = 1; ; attempt++) {
-            assertTrue(attempt <= 5, "the lost answer never fell on a try");
-            Attempt warm = gate.callers().tryNow(limit, CallClass.INTERACTIVE, "inbound", CallOptions.NONE);
-            assertTrue(warm.isGranted(), warm.toString());
-            gate.callers().complete(warm.permit().callId(), 200);
+            assertTrue(attempt <= 5, "the lost answer never fell on a take");
+            long warm = take.take(gate, limit).orElseThrow();
+            gate.callers().complete(warm, 200);
             Thread.sleep(5); // a gap is 1 ms
             proxy.loseAnswers(1);
             GatePausedException paused;
             try {
-                Attempt unharmed = gate.callers().tryNow(limit, CallClass.INTERACTIVE, "inbound", CallOptions.NONE);
+                java.util.Optional<Long> unharmed = take.take(gate, limit);
                 // the lost answer fell on another connection (the grant listener's notice of the last outcome, not
-                // yet through the proxy): this try went through; try again
+                // yet through the proxy): this take went through; try again
                 proxy.loseAnswers(0);
-                if (unharmed.isGranted()) {
-                    gate.callers().complete(unharmed.permit().callId(), 200);
+                if (unharmed.isPresent()) {
+                    gate.callers().complete(unharmed.get(), 200);
                 }
                 ticks.tick();
                 continue;
@@ -87,23 +106,22 @@ class LostTryAnswerTest {
                 paused = e;
             }
             assertTrue(paused.getMessage().startsWith("calls are paused"), paused.getMessage());
-            long grantedToNobody = lostTries("GRANTED");
+            long grantedToNobody = lost(keyPrefix, "GRANTED");
             if (grantedToNobody == 0) {
                 ticks.tick(); // the gate comes back; nothing to end
                 continue;
             }
-            assertEquals(1, grantedToNobody, "the try was taken and committed; its answer was lost");
-            ticks.tick(); // the database answers again: the instance ends what its lost try made
-            assertEquals(0, lostTries("GRANTED"));
-            assertEquals(1, lostTries("ABANDONED"), "ended at once, not at its lease's end (30 s)");
+            assertEquals(1, grantedToNobody, "the take was committed; its answer was lost");
+            ticks.tick(); // the database answers again: the instance ends what its lost take made
+            assertEquals(0, lost(keyPrefix, "GRANTED"));
+            assertEquals(1, lost(keyPrefix, "ABANDONED"), "ended at once, not at its lease's end (30 s)");
             break;
         }
-        assertTrue(gate.callers().tryNow(limit, CallClass.INTERACTIVE, "inbound", CallOptions.NONE).isGranted(),
-                "the gate is back");
+        assertTrue(take.take(gate, limit).isPresent(), "the gate is back");
     }
 
-    private long lostTries(String state) throws SQLException {
+    private long lost(String keyPrefix, String state) throws SQLException {
         return copies.count("SELECT count(*) FROM gate_call WHERE limit_name = 'lost-try' AND state = ? "
-                + "AND submission_key LIKE 'try:%' AND outcome_status IS NULL", state);
+                + "AND submission_key LIKE ? AND outcome_status IS NULL", state, keyPrefix + "%");
     }
 }

@@ -1,0 +1,96 @@
+package dev.gate.engine;
+
+import dev.gate.client.CallClass;
+import dev.gate.client.CallOptions;
+import dev.gate.client.GateTimeoutException;
+import dev.gate.client.LimitSpec;
+import dev.gate.client.Permit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.time.Duration;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A call on a free line is granted by one statement: it never waits in the line (its row is written GRANTED, the
+ * moment it arrived). It never jumps a call of its class or a higher one that waits, and it never queues behind a
+ * grant pass: then it joins the line as any call does.
+ */
+class FreeLineTest {
+
+    @RegisterExtension
+    final GateCopies copies = new GateCopies();
+
+    @Test
+    void aCallOnAFreeLineIsGrantedWithoutWaitingInIt() throws Exception {
+        Engine gate = copies.start("free");
+        gate.limits().put("open", LimitSpec.of(100, Duration.ofSeconds(1)));
+        Permit p = gate.callers().acquire("open", CallClass.SCHEDULED, Duration.ofSeconds(5), "worker",
+                CallOptions.NONE);
+        assertEquals(1, copies.count("SELECT count(*) FROM gate_call WHERE id = ? AND state = 'GRANTED' "
+                + "AND enqueued_at = granted_at", p.callId()), "written granted, never waiting");
+        ProgramCalls.Submitted s = gate.programs().submit("web", "open", CallClass.INTERACTIVE, CallOptions.NONE,
+                null, "web-1");
+        assertEquals("GRANTED", s.call().state().name(), "a program's submission too, in its answer");
+        ProgramCalls.Submitted again = gate.programs().submit("web", "open", CallClass.INTERACTIVE, CallOptions.NONE,
+                null, "web-1");
+        assertTrue(again.repeated(), "sent again with its key: the same call, not a second grant");
+        assertEquals(s.call().id(), again.call().id());
+        assertEquals(2, copies.count("SELECT count(*) FROM gate_send WHERE limit_name = 'open'"));
+    }
+
+    @Test
+    void aCallNeverJumpsAWaitingCallOfItsClassOrHigherButGoesAheadOfLowerOnes() throws Exception {
+        // the slot loop never runs here: only the callers' own statements grant
+        Engine gate = copies.start("no-loop", GateCopies.FAST, new StalledLoopScheduler());
+        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('one-a-minute', 1, 60000)");
+        copies.slotLongDue("one-a-minute");
+        // a program's SCHEDULED call waits though the slot is due (its loop pass has not come yet)
+        copies.sql("""
+                INSERT INTO gate_call (limit_name, call_class, program, owner, state, lease_ms, lease_expires_at)
+                VALUES ('one-a-minute', 2, 'timer', 'program:timer', 'WAITING', 300000,
+                        clock_timestamp() + interval '5 minutes')""");
+        // same class: behind it, never past it (its own join grants the head of the line: the waiting call)
+        assertThrows(GateTimeoutException.class, () -> gate.callers().acquire("one-a-minute", CallClass.SCHEDULED,
+                Duration.ofMillis(500), "worker", CallOptions.NONE));
+        assertEquals(1, copies.count("SELECT count(*) FROM gate_call WHERE program = 'timer' AND state = 'GRANTED'"),
+                "the waiting call had the slot");
+        assertEquals(0, copies.count("SELECT count(*) FROM gate_call WHERE program = 'worker' AND state = 'GRANTED'"));
+
+        // a higher class goes ahead of a lower one that waits
+        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('ranked', 1, 60000)");
+        copies.slotLongDue("ranked");
+        copies.sql("""
+                INSERT INTO gate_call (limit_name, call_class, program, owner, state, lease_ms, lease_expires_at)
+                VALUES ('ranked', 4, 'backfill', 'program:backfill', 'WAITING', 300000,
+                        clock_timestamp() + interval '5 minutes')""");
+        Permit person = gate.callers().acquire("ranked", CallClass.INTERACTIVE, Duration.ofSeconds(1), "web",
+                CallOptions.NONE);
+        assertEquals(1, copies.count("SELECT count(*) FROM gate_call WHERE id = ? AND enqueued_at = granted_at",
+                person.callId()), "a person's call on a line of backfill goes at once");
+    }
+
+    @Test
+    void aCallNeverQueuesBehindAGrantPassItJoinsTheLineInstead() throws Exception {
+        Engine gate = copies.start("locked");
+        gate.limits().put("busy", LimitSpec.of(100, Duration.ofSeconds(1)));
+        try (Connection pass = copies.connect()) {
+            pass.setAutoCommit(false);
+            try (PreparedStatement ps = pass.prepareStatement(
+                    "SELECT 1 FROM gate_slot WHERE limit_name = 'busy' FOR UPDATE")) {
+                ps.executeQuery().close(); // as a grant pass holds it
+            }
+            Ticket t = gate.callers().join("busy", CallClass.SCHEDULED, "worker", CallOptions.NONE);
+            assertEquals(1, copies.count("SELECT count(*) FROM gate_call WHERE id = ? AND state = 'WAITING'",
+                    t.callId()), "joined the line at once, without waiting for the lock");
+            pass.rollback();
+            Permit p = gate.callers().await(t, Duration.ofSeconds(5));
+            assertEquals(t.callId(), p.callId(), "granted by the loop once the lock is free");
+        }
+    }
+}
