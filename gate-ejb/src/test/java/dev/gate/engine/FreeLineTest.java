@@ -18,8 +18,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A call on a free line is granted by one statement: it never waits in the line (its row is written GRANTED, the
- * moment it arrived). It never jumps a call of its class or a higher one that waits, and it never queues behind a
- * grant pass: then it joins the line as any call does.
+ * moment it arrived). It never jumps a call of its class or a higher one that waits; a slot lock that stays held
+ * sends it into the line as any call.
  */
 class FreeLineTest {
 
@@ -76,18 +76,19 @@ class FreeLineTest {
     }
 
     @Test
-    void aCallNeverQueuesBehindAGrantPassItJoinsTheLineInstead() throws Exception {
+    void aCallWhoseSlotLockStaysHeldJoinsTheLineAndIsGrantedOnceItIsFree() throws Exception {
         Engine gate = copies.start("locked");
         gate.limits().put("busy", LimitSpec.of(100, Duration.ofSeconds(1)));
         try (Connection pass = copies.connect()) {
             pass.setAutoCommit(false);
             try (PreparedStatement ps = pass.prepareStatement(
                     "SELECT 1 FROM gate_slot WHERE limit_name = 'busy' FOR UPDATE")) {
-                ps.executeQuery().close(); // as a grant pass holds it
+                ps.executeQuery().close(); // as a stalled holder would (a grant pass holds it for milliseconds)
             }
+            // the free line waits for the lock at most the lock timeout (200 ms), then the call joins the line
             Ticket t = gate.callers().join("busy", CallClass.SCHEDULED, "worker", CallOptions.NONE);
             assertEquals(1, copies.count("SELECT count(*) FROM gate_call WHERE id = ? AND state = 'WAITING'",
-                    t.callId()), "joined the line at once, without waiting for the lock");
+                    t.callId()), "joined the line");
             pass.rollback();
             Permit p = gate.callers().await(t, Duration.ofSeconds(5));
             assertEquals(t.callId(), p.callId(), "granted by the loop once the lock is free");
