@@ -162,12 +162,11 @@ public final class FreeSlot {
         if (first.isPresent() && !first.get().stale()) {
             return first.flatMap(FreeSlot::newGrant); // granted, or not free now
         }
-        // the slot's lock was held (or a grant committed after the statement's snapshot): queue on the lock, unless
-        // a call of this class or a higher one waits (a backlog: the line is not free, join at once)
+        // the slot's lock was held (or a grant committed after the statement's snapshot): queue on the lock, but only
+        // while nothing waits in the line (the holder is another caller on the free line then, never a grant pass)
         return tx.run(c -> {
             try (PreparedStatement ps = c.prepareStatement(LOCK_FREE_LINE)) {
                 ps.setString(1, limit);
-                ps.setInt(2, callClass.rank());
                 try (ResultSet rs = ps.executeQuery()) {
                     if (!rs.next()) {
                         return Optional.<Grant>empty(); // no such limit, or one the free line leaves to the join
@@ -179,13 +178,14 @@ public final class FreeSlot {
     }
 
     // The free line's lock wait: the slot of a plain limit (no turns, no parent), held until the try's commit; not
-    // taken at all while a live call of the class or a higher one waits (the line is not free: no queueing on the
-    // lock behind grant passes). The try statement decides exactly once the lock is held.
+    // taken at all while any live call waits in the line. Then a grant pass may hold the lock (it holds it through
+    // its wait for the slot, and grants what joined meanwhile): the call joins at once, never queueing behind a pass
+    // that would give the slot to the line meanwhile. The try statement decides exactly once the lock is held.
     private static final String LOCK_FREE_LINE = """
             SELECT 1 FROM gate_slot s JOIN gate_limit l ON l.name = s.limit_name
             WHERE s.limit_name = ? AND NOT l.keyed AND NOT l.fair_programs AND l.parent_name IS NULL
               AND NOT EXISTS (SELECT 1 FROM gate_call w
-                              WHERE w.limit_name = s.limit_name AND w.state = 'WAITING' AND w.call_class <= ?
+                              WHERE w.limit_name = s.limit_name AND w.state = 'WAITING'
                                 AND w.lease_expires_at > clock_timestamp())
             FOR UPDATE OF s""";
 
