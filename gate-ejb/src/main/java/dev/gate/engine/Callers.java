@@ -177,7 +177,8 @@ public final class Callers {
     /**
      * Reports the vendor's answer for a granted call; it becomes DONE. A rate-limit signal (429, or 503 with
      * Retry-After) pauses the whole limit (see {@link dev.gate.line.CoolDownLadder}). A call whose grant lease ran
-     * out first (ABANDONED) still takes its outcome.
+     * out first (ABANDONED) still takes its outcome. The same outcome sent again (its first answer was lost) is
+     * accepted and changes nothing.
      */
     public void complete(long callId, int vendorStatus, Integer retryAfterSeconds) throws GateException {
         Outcomes.Result result = admission.run(() -> outcomes.record(callId, null, vendorStatus, retryAfterSeconds));

@@ -103,8 +103,19 @@ public final class Outcomes {
         RECORDED,
         /** Done, and its concurrency key is free: a call waiting on that key may go now. */
         RECORDED_KEY_FREED,
+        /**
+         * The same outcome was recorded before (its first report's answer was lost, and it was sent again): nothing
+         * changes, and the caller is told it is recorded.
+         */
+        REPEATED,
         NOT_GRANTED
     }
+
+    // A call already DONE with this very outcome: the report was sent again.
+    private static final String SAME_OUTCOME = """
+            SELECT 1 FROM gate_call
+            WHERE id = ? AND state = 'DONE' AND (?::varchar IS NULL OR owner = ?) AND outcome_status = ?
+              AND outcome_retry_after_s IS NOT DISTINCT FROM ?""";
 
     private final Tx tx;
 
@@ -138,7 +149,7 @@ public final class Outcomes {
         return tx.run(c -> {
             Optional<Seen> seen = read(c, COOLDOWN, callId, owner, null);
             if (seen.isEmpty()) {
-                return Result.NOT_GRANTED;
+                return repeated(c, callId, owner, status, retryAfterSeconds) ? Result.REPEATED : Result.NOT_GRANTED;
             }
             String limit = seen.get().limit();
             boolean signal = CoolDownLadder.isRateLimitSignal(status, retryAfterSeconds);
@@ -301,6 +312,24 @@ public final class Outcomes {
         } else if (after.step() < locked.before().step()) {
             LOG.info(() -> "limit " + limit + " cool-down stepped down to step " + after.step() + " after "
                     + locked.ladder().stepDownAfter() + " successes");
+        }
+    }
+
+    private static boolean repeated(Connection c, long callId, String owner, int status, Integer retryAfterSeconds)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(SAME_OUTCOME)) {
+            ps.setLong(1, callId);
+            ps.setString(2, owner);
+            ps.setString(3, owner);
+            ps.setInt(4, status);
+            if (retryAfterSeconds == null) {
+                ps.setNull(5, java.sql.Types.INTEGER);
+            } else {
+                ps.setInt(5, retryAfterSeconds);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next();
+            }
         }
     }
 }

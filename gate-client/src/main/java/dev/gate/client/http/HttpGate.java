@@ -184,7 +184,7 @@ public final class HttpGate implements AutoCloseable {
     /**
      * Reports the vendor's answer. Sent again, a little later each time, for up to {@link #OUTCOME_RETRIES} while its
      * answer is lost or the gate is paused or busy: a 429 that never reaches the gate would leave every other program
-     * calling into the vendor's pause. A 409 is checked: the call is DONE when an earlier request went through.
+     * calling into the vendor's pause. The gate answers 204 to the same outcome sent again.
      */
     void complete(long callId, int status, Duration retryAfter) throws GateClientException, InterruptedException {
         JsonObjectBuilder body = Json.createObjectBuilder().add("status", status);
@@ -199,10 +199,7 @@ public final class HttpGate implements AutoCloseable {
             try {
                 HttpResponse<String> r = send("POST", "/calls/" + callId + "/outcome", json, giveUp);
                 if (r.statusCode() == 204) {
-                    return;
-                }
-                if (r.statusCode() == 409 && isDone(callId, giveUp)) {
-                    return; // an earlier request went through (its answer was lost): reported once, as asked
+                    return; // recorded now, or recorded by a request whose answer was lost (the gate says so)
                 }
                 failed = refusal(r);
             } catch (GateClientException.Unreachable lost) {
@@ -217,11 +214,6 @@ public final class HttpGate implements AutoCloseable {
             TimeUnit.MILLISECONDS.sleep(pauseMs);
             pauseMs = Math.min(2_000, pauseMs * 2);
         }
-    }
-
-    private boolean isDone(long callId, long until) throws GateClientException, InterruptedException {
-        HttpResponse<String> r = send("GET", "/calls/" + callId, null, until);
-        return r.statusCode() == 200 && "DONE".equals(answer(r, 200).getString("state"));
     }
 
     /** Gives a grant up (no vendor call); false when the gate could not be told (the lease then ends it). */
