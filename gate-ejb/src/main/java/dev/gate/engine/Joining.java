@@ -92,9 +92,9 @@ final class Joining {
     /** A refusal for a full line is counted (the status page's "line full" figure); the log hears when it fills. */
     private void counted(String limit, CallClass callClass, String program, LineFullException full) {
         try {
-            Calls.FullCount n = admission.run(() -> calls.countFull(limit));
+            Calls.FullCount n = admission.run(() -> calls.countFull(limit, FULL_LOGGED_EVERY));
             tally.lineFull(limit);
-            if (n.before() == null || n.before().isBefore(java.time.Instant.now().minus(FULL_LOGGED_EVERY))) {
+            if (n.toLog()) {
                 LOG.info(() -> "limit=" + limit + " class=" + callClass + ": a call of " + program + " was refused: "
                         + full.getMessage() + " (" + n.refused() + " refused so far; the next refusals within "
                         + FULL_LOGGED_EVERY.toSeconds() + " s are counted, not logged)");

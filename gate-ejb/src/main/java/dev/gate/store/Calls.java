@@ -23,46 +23,41 @@ import java.util.function.LongConsumer;
  */
 public final class Calls {
 
+    // The calls waiting in a limit's (l's) line, counted by the line's index up to its cap, and one program's (the
+    // program index, one range per class); a call whose lease ran out does not count (a dead program's calls, not
+    // swept yet, must not lock the living out). The program's count takes its parameter: the program.
+    private static final String WAITING_IN_LINE = """
+            (SELECT count(*) FROM (SELECT 1 FROM gate_call w WHERE w.limit_name = l.name AND w.state = 'WAITING'
+                                     AND w.lease_expires_at > clock_timestamp() LIMIT l.max_waiting) a)""";
+    private static final String PROGRAM_WAITING = """
+            (SELECT count(*) FROM (SELECT 1 FROM gate_call w
+                                   WHERE w.limit_name = l.name AND w.call_class IN (0, 1, 2, 3, 4) AND w.program = ?
+                                     AND w.state = 'WAITING' AND w.lease_expires_at > clock_timestamp()
+                                   LIMIT coalesce(l.max_waiting_per_program, l.max_waiting)) p)""";
+
     // With a dedupe key, a live call of the same limit and key makes this a no-op (the unique index waits for a
     // concurrent submission to commit, so of ten at once exactly one inserts); so does the program's own earlier
-    // call with the same submission key (gate_call_submission).
-    // The line has room (LineSize): fewer than max_waiting calls wait in it (counted by the line's index, up to the
-    // cap), and, with a cap of its own, fewer than max_waiting_per_program of this program's (the program index, one
-    // range per class). A call whose lease ran out does not count (a dead program's calls, not swept yet, must not
-    // lock the living out). Concurrent joins may pass the caps by their number, no more.
+    // call with the same submission key (gate_call_submission). Only while the line has room (LineSize): fewer than
+    // max_waiting calls wait in it, and, with a cap of its own, fewer than max_waiting_per_program of this program's.
+    // Concurrent joins may pass the caps by their number, no more.
     static final String JOIN = """
             INSERT INTO gate_call (limit_name, call_class, program, owner, state, lease_ms, lease_expires_at,
                                    deadline_at, concurrency_key, dedupe_key, submission_key)
             SELECT l.name, ?, ?, ?, 'WAITING', ?, clock_timestamp() + ? * interval '1 millisecond',
                    clock_timestamp() + ? * interval '1 millisecond', ?, ?, ?
-            FROM gate_limit l WHERE l.name = ? AND NOT l.keyed
-              AND (SELECT count(*) FROM (SELECT 1 FROM gate_call w WHERE w.limit_name = l.name AND w.state = 'WAITING'
-                                           AND w.lease_expires_at > clock_timestamp() LIMIT l.max_waiting) a)
-                  < l.max_waiting
-              AND (l.max_waiting_per_program IS NULL
-                   OR (SELECT count(*) FROM (SELECT 1 FROM gate_call w
-                                             WHERE w.limit_name = l.name AND w.call_class IN (0, 1, 2, 3, 4)
-                                               AND w.program = ? AND w.state = 'WAITING'
-                                               AND w.lease_expires_at > clock_timestamp()
-                                             LIMIT l.max_waiting_per_program) p) < l.max_waiting_per_program)
+            FROM gate_limit l WHERE l.name = ? AND NOT l.keyed AND %s < l.max_waiting
+              AND (l.max_waiting_per_program IS NULL OR %s < l.max_waiting_per_program)
             ON CONFLICT DO NOTHING
-            RETURNING id, deadline_at, enqueued_at, lease_expires_at""";
+            RETURNING id, deadline_at, enqueued_at, lease_expires_at""".formatted(WAITING_IN_LINE, PROGRAM_WAITING);
 
     // Why a join inserted nothing on an existing limit: its line (or the program's share of it) is full, and when
     // the next place may free (the next slot, or the cool-down's end).
     private static final String ROOM = """
-            SELECT (SELECT count(*) FROM (SELECT 1 FROM gate_call w WHERE w.limit_name = l.name AND w.state = 'WAITING'
-                                            AND w.lease_expires_at > clock_timestamp() LIMIT l.max_waiting) a)
-                       AS waiting,
-                   (SELECT count(*) FROM (SELECT 1 FROM gate_call w
-                                          WHERE w.limit_name = l.name AND w.call_class IN (0, 1, 2, 3, 4)
-                                            AND w.program = ? AND w.state = 'WAITING'
-                                            AND w.lease_expires_at > clock_timestamp()
-                                          LIMIT coalesce(l.max_waiting_per_program, l.max_waiting)) p) AS mine,
-                   l.max_waiting, l.max_waiting_per_program, l.max_keys,
+            SELECT %s AS waiting, %s AS mine, l.max_waiting, l.max_waiting_per_program, l.max_keys,
                    ceil(extract(epoch FROM greatest(s.next_slot_at, s.paused_until, clock_timestamp())
                                              - clock_timestamp()) * 1000)::bigint AS until_next_ms
-            FROM gate_limit l JOIN gate_slot s ON s.limit_name = l.name WHERE l.name = ?""";
+            FROM gate_limit l JOIN gate_slot s ON s.limit_name = l.name WHERE l.name = ?"""
+            .formatted(WAITING_IN_LINE, PROGRAM_WAITING);
 
     // The fast path's join: the insert and the limit's slot lock (with its first probe) in one round trip. Lock order
     // holds: the new row is invisible to every other transaction until commit, and the slot lock never waits.
@@ -256,14 +251,8 @@ public final class Calls {
             if (!exists(c, LIMIT_EXISTS, limit)) {
                 return Optional.empty();
             }
-            Optional<LineFull> full = full(c, limit, program);
-            if (full.isPresent() && (keys.dedupe() == null || liveWithKey(c, limit, keys.dedupe()).isEmpty())) {
-                throw full.get(); // a dedupe joiner still joins its live call: it adds nothing to the line
-            }
-            if (keys.dedupe() == null) {
-                continue; // a concurrent retry of the same submission committed first: found at the next attempt
-            }
-            Optional<Long> live = liveWithKey(c, limit, keys.dedupe());
+            // a dedupe joiner joins its live call (it adds nothing to the line, full or not)
+            Optional<Long> live = keys.dedupe() == null ? Optional.empty() : liveWithKey(c, limit, keys.dedupe());
             if (live.isPresent()) {
                 try (PreparedStatement ps = c.prepareStatement(ADD_JOINER)) {
                     ps.setLong(1, live.get());
@@ -273,32 +262,49 @@ public final class Calls {
                 }
                 return Optional.of(new Joined(live.get(), true, false));
             }
-            // the live call finished between the two statements: submit anew
+            Optional<LineFull> full = full(c, limit, program);
+            if (full.isPresent()) {
+                // a retry of this very submission that committed meanwhile answers with its call, full or not
+                Optional<Joined> before = keys.submission() == null ? Optional.empty()
+                        : submittedBefore(c, owner, keys.submission(), limit);
+                if (before.isPresent()) {
+                    return before;
+                }
+                throw full.get();
+            }
+            // a concurrent retry of the same submission committed first (found at the next attempt), or the dedupe
+            // key's live call finished between the two statements: submit anew
         }
         throw new SQLException("the keys " + keys + " of limit " + limit + " keep changing hands");
     }
 
-    // A refusal for a full line, counted per limit (a key's under its template); answers the count and the refusal
-    // before this one, so the operators' log gets one line when a line fills, not one per refused join.
+    // A refusal for a full line, counted per limit (a key's under its template); answers the count and whether the
+    // refusal before this one is older than the log's span (on the database's clock), so the operators' log gets one
+    // line when a line fills, not one per refused join. Parameters: limit, limit, the span in ms.
     private static final String COUNT_FULL = """
             WITH before AS (SELECT last_at FROM gate_line_full WHERE limit_name = ?)
             INSERT INTO gate_line_full (limit_name, refused, last_at) VALUES (?, 1, clock_timestamp())
             ON CONFLICT (limit_name) DO UPDATE SET refused = gate_line_full.refused + 1, last_at = excluded.last_at
-            RETURNING refused, (SELECT last_at FROM before) AS before""";
+            RETURNING refused, coalesce((SELECT last_at FROM before) < clock_timestamp() - ? * interval '1 millisecond',
+                                        true) AS to_log""";
 
-    /** How often a limit's line was found full, and when the refusal before this one was (null: never). */
-    public record FullCount(long refused, Instant before) {
+    /** How often a limit's line was found full, and whether this refusal is the first in the log's span. */
+    public record FullCount(long refused, boolean toLog) {
     }
 
-    /** Counts a join refused by a full line of {@code limit} (a keyed limit's name for its keys' lines). */
-    public FullCount countFull(String limit) throws StoreUnavailable {
+    /**
+     * Counts a join refused by a full line of {@code limit} (a keyed limit's name for its keys' lines); {@code span}:
+     * refusals after a logged one within it are counted, not logged.
+     */
+    public FullCount countFull(String limit, Duration span) throws StoreUnavailable {
         return tx.runAlone(c -> {
             try (PreparedStatement ps = c.prepareStatement(COUNT_FULL)) {
                 ps.setString(1, limit);
                 ps.setString(2, limit);
+                ps.setLong(3, span.toMillis());
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
-                    return new FullCount(rs.getLong("refused"), Times.get(rs, "before"));
+                    return new FullCount(rs.getLong("refused"), rs.getBoolean("to_log"));
                 }
             }
         });

@@ -155,8 +155,6 @@ public final class Keys {
     /** Keys that follow their template's change in one transaction. */
     public static final int FOLLOW_BATCH = 2_000;
 
-    private static final String OPEN_KEYS = """
-            SELECT template_name, count(*) FROM gate_limit WHERE template_name IS NOT NULL GROUP BY template_name""";
 
     /** The template is not keyed (its calls name no key), or is keyed and a call named none. */
     public static final class NotKeyed extends RuntimeException {
@@ -369,18 +367,5 @@ public final class Keys {
             ps.executeUpdate();
         }
         return names.size();
-    }
-
-    /** How many keys each template has open. */
-    public java.util.Map<String, Long> openKeys() throws StoreUnavailable {
-        return tx.run(c -> {
-            java.util.Map<String, Long> counts = new java.util.HashMap<>();
-            try (PreparedStatement ps = c.prepareStatement(OPEN_KEYS); ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    counts.put(rs.getString(1), rs.getLong(2));
-                }
-            }
-            return counts;
-        });
     }
 }

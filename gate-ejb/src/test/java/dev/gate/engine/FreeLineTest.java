@@ -51,10 +51,7 @@ class FreeLineTest {
         copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('one-a-minute', 1, 60000)");
         copies.slotLongDue("one-a-minute");
         // a program's SCHEDULED call waits though the slot is due (its loop pass has not come yet)
-        copies.sql("""
-                INSERT INTO gate_call (limit_name, call_class, program, owner, state, lease_ms, lease_expires_at)
-                VALUES ('one-a-minute', 2, 'timer', 'program:timer', 'WAITING', 300000,
-                        clock_timestamp() + interval '5 minutes')""");
+        waiting("one-a-minute", CallClass.SCHEDULED, "timer");
         // same class: behind it, never past it (its own join grants the head of the line: the waiting call)
         assertThrows(GateTimeoutException.class, () -> gate.callers().acquire("one-a-minute", CallClass.SCHEDULED,
                 Duration.ofMillis(500), "worker", CallOptions.NONE));
@@ -65,10 +62,7 @@ class FreeLineTest {
         // a higher class goes ahead of a lower one that waits
         copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('ranked', 1, 60000)");
         copies.slotLongDue("ranked");
-        copies.sql("""
-                INSERT INTO gate_call (limit_name, call_class, program, owner, state, lease_ms, lease_expires_at)
-                VALUES ('ranked', 4, 'backfill', 'program:backfill', 'WAITING', 300000,
-                        clock_timestamp() + interval '5 minutes')""");
+        waiting("ranked", CallClass.BACKFILL, "backfill");
         Permit person = gate.callers().acquire("ranked", CallClass.INTERACTIVE, Duration.ofSeconds(1), "web",
                 CallOptions.NONE);
         assertEquals(1, copies.count("SELECT count(*) FROM gate_call WHERE id = ? AND enqueued_at = granted_at",
@@ -93,5 +87,13 @@ class FreeLineTest {
             Permit p = gate.callers().await(t, Duration.ofSeconds(5));
             assertEquals(t.callId(), p.callId(), "granted by the loop once the lock is free");
         }
+    }
+
+    /** A program's call waiting in the line, its lease good for minutes, written as a join writes it. */
+    private void waiting(String limit, CallClass callClass, String program) throws java.sql.SQLException {
+        copies.sql("""
+                INSERT INTO gate_call (limit_name, call_class, program, owner, state, lease_ms, lease_expires_at)
+                VALUES (?, ?, ?, ?, 'WAITING', 300000, clock_timestamp() + interval '5 minutes')""",
+                limit, callClass.rank(), program, "program:" + program);
     }
 }

@@ -58,6 +58,21 @@ class FullLineTest extends OnOneCopy {
     }
 
     @Test
+    void aSubmissionSentAgainOnAFullLineFindsItsCallNotLineFull() throws Exception {
+        gate.limits().put("full", LimitSpec.of(1, Duration.ofMinutes(1)).withMaxWaiting(1, null));
+        gate.programs().submit("timer", "full", CallClass.SCHEDULED, CallOptions.NONE, null); // takes the slot
+        ProgramCalls.Submitted last = gate.programs().submit("worker", "full", CallClass.BACKFILL, CallOptions.NONE,
+                null, "worker-7"); // the line's one place
+        assertThrows(LineFullException.class, () -> gate.programs().submit("worker", "full", CallClass.BACKFILL,
+                CallOptions.NONE, null, "worker-8"));
+        // the program lost the answer to its submission and sends it again: its call, not "line full"
+        ProgramCalls.Submitted again = gate.programs().submit("worker", "full", CallClass.BACKFILL, CallOptions.NONE,
+                null, "worker-7");
+        assertTrue(again.repeated());
+        assertEquals(last.call().id(), again.call().id());
+    }
+
+    @Test
     void oneProgramFillsAtMostItsShare() throws Exception {
         gate.limits().put("shared", LimitSpec.of(1, Duration.ofMinutes(1)).withMaxWaiting(10, 2));
         gate.programs().submit("timer", "shared", CallClass.SCHEDULED, CallOptions.NONE, null);

@@ -40,6 +40,13 @@ class BackfillIT {
      */
     private static final String RULE = "{\"calls\":20,\"windowSeconds\":1,\"receiptMarginMs\":100}";
 
+    /**
+     * A rule looser than its vendor's (20 a second declared against a vendor of 10): the vendor's 429s pause the limit;
+     * a short ladder keeps the tests short.
+     */
+    private static final String LOOSE_RULE = "{\"calls\":20,\"windowSeconds\":1,\"retryFloorSeconds\":1,"
+            + "\"coolDownLadderSeconds\":[1,1,2]}";
+
     @Deployment(testable = false)
     static EnterpriseArchive gateEar() {
         return ShrinkWrap.createFromZipFile(EnterpriseArchive.class, new File(System.getProperty("gate.ear")));
@@ -90,9 +97,7 @@ class BackfillIT {
 
     @Test
     void aVendorStricterThanTheLimitPausesItAndTheItemsRetryThroughTheLineUntilAllAreFetched() throws Exception {
-        // declared 20 a second, the vendor allows 10: its 429s pause the limit; a short ladder keeps the test short
-        Api.put("ops", "/limits/bf-strict", "{\"calls\":20,\"windowSeconds\":1,\"retryFloorSeconds\":1,"
-                + "\"coolDownLadderSeconds\":[1,1,2]}");
+        Api.put("ops", "/limits/bf-strict", LOOSE_RULE);
         try (VendorServer vendor = new VendorServer(10, Duration.ofSeconds(1))) {
             JsonObject job = start("bf-strict", "AAA,BBB", "2024-03-01", "2024-03-30", vendor, 10);
             JsonObject done = await(job, Duration.ofSeconds(120), j -> !j.getBoolean("running"));
@@ -137,8 +142,7 @@ class BackfillIT {
     @Test
     void aDatabaseCutInTheMiddleOfAJobIsWaitedOutAndNothingIsFetchedTwiceOrLost() throws Exception {
         // a vendor stricter than the limit: its 429s come all through the job, and each must reach the gate
-        Api.put("ops", "/limits/bf-cut", "{\"calls\":20,\"windowSeconds\":1,\"retryFloorSeconds\":1,"
-                + "\"coolDownLadderSeconds\":[1,1,2]}");
+        Api.put("ops", "/limits/bf-cut", LOOSE_RULE);
         try (VendorServer vendor = new VendorServer(10, Duration.ofSeconds(1))) {
             JsonObject job = start("bf-cut", "AAA,BBB", "2024-03-01", "2024-03-30", vendor, 10);
             // just after a checkpoint (done moves only there): the cut falls among the items' waits and calls

@@ -122,8 +122,9 @@ class HttpGateFaultsTest {
         } finally {
             pool.shutdownNow();
         }
-        // 6 s of waiting, a renewal a second: the second call's renewals all went out while the first's hung
-        assertTrue(renewals.getOrDefault("2", new AtomicInteger()).get() >= 4,
+        // 6 s of waiting, a renewal a second (five due): the second call's went out while the first's hung (a
+        // renewal thread that waited on the hanging one sent none); three leave room for a busy box
+        assertTrue(renewals.getOrDefault("2", new AtomicInteger()).get() >= 3,
                 "the second call renewed on time: " + renewals);
         assertEquals(List.of("1", "2"), left.stream().sorted().toList(), "both left the line when their wait ended");
     }
