@@ -128,22 +128,8 @@ public final class Outcomes {
      */
     public Result record(long callId, String owner, int status, Integer retryAfterSeconds)
             throws StoreUnavailable {
-        if (!CoolDownLadder.isRateLimitSignal(status, retryAfterSeconds) && tx.runAlone(c -> {
-            try (PreparedStatement ps = c.prepareStatement(PLAIN_DONE)) {
-                ps.setLong(1, callId);
-                ps.setString(2, owner);
-                ps.setString(3, owner);
-                ps.setInt(4, status);
-                if (retryAfterSeconds == null) {
-                    ps.setNull(5, java.sql.Types.INTEGER);
-                } else {
-                    ps.setInt(5, retryAfterSeconds);
-                }
-                try (ResultSet rs = ps.executeQuery()) {
-                    return rs.next();
-                }
-            }
-        })) {
+        if (!CoolDownLadder.isRateLimitSignal(status, retryAfterSeconds)
+                && tx.runAlone(c -> matches(c, PLAIN_DONE, callId, owner, status, retryAfterSeconds))) {
             return Result.RECORDED;
         }
         return tx.run(c -> {
@@ -317,7 +303,13 @@ public final class Outcomes {
 
     private static boolean repeated(Connection c, long callId, String owner, int status, Integer retryAfterSeconds)
             throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(SAME_OUTCOME)) {
+        return matches(c, SAME_OUTCOME, callId, owner, status, retryAfterSeconds);
+    }
+
+    /** Runs an outcome's statement (parameters: call, owner twice, status, Retry-After); whether it found a row. */
+    private static boolean matches(Connection c, String sql, long callId, String owner, int status,
+                                   Integer retryAfterSeconds) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setLong(1, callId);
             ps.setString(2, owner);
             ps.setString(3, owner);
