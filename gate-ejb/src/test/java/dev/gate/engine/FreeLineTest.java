@@ -13,6 +13,7 @@ import java.sql.PreparedStatement;
 import java.time.Duration;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -86,6 +87,50 @@ class FreeLineTest {
             pass.rollback();
             Permit p = gate.callers().await(t, Duration.ofSeconds(5));
             assertEquals(t.callId(), p.callId(), "granted by the loop once the lock is free");
+        }
+    }
+
+    @Test
+    void onALimitWithABurstAllowanceAHeldLockIsNeverQueuedOnTheCallJoinsAndIsGrantedInTheNextRun() throws Exception {
+        Engine gate = copies.start("runs");
+        gate.limits().put("one-at-a-time", LimitSpec.of(100, Duration.ofSeconds(1)));
+        gate.limits().put("in-runs", LimitSpec.of(100, Duration.ofSeconds(1)).withBurst(10));
+        assertTrue(queuesOnAHeldLock(gate, "one-at-a-time"), "without a burst: the free line waits for the lock");
+        assertFalse(queuesOnAHeldLock(gate, "in-runs"), "with one: the call joins at once");
+    }
+
+    /**
+     * Whether a call on {@code limit}, its slot's lock held elsewhere with nothing waiting, waits for the lock before
+     * it joins the line (watched every 5 ms: a wait lasts the 200 ms lock timeout); then granted once it is free.
+     */
+    private boolean queuesOnAHeldLock(Engine gate, String limit) throws Exception {
+        try (Connection pass = copies.connect()) {
+            pass.setAutoCommit(false);
+            try (PreparedStatement ps = pass.prepareStatement(
+                    "SELECT 1 FROM gate_slot WHERE limit_name = ? FOR UPDATE")) {
+                ps.setString(1, limit);
+                ps.executeQuery().close();
+            }
+            java.util.concurrent.CompletableFuture<Ticket> joined = java.util.concurrent.CompletableFuture.supplyAsync(
+                    () -> {
+                        try {
+                            return gate.callers().join(limit, CallClass.SCHEDULED, "worker", CallOptions.NONE);
+                        } catch (Exception e) {
+                            throw new IllegalStateException(e);
+                        }
+                    });
+            boolean queued = false;
+            while (!joined.isDone()) {
+                queued |= copies.count("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                        + "AND wait_event_type = 'Lock'") > 0;
+                Thread.sleep(5);
+            }
+            Ticket t = joined.get();
+            assertEquals(1, copies.count("SELECT count(*) FROM gate_call WHERE id = ? AND state = 'WAITING'",
+                    t.callId()), "joined the line");
+            pass.rollback();
+            assertEquals(t.callId(), gate.callers().await(t, Duration.ofSeconds(5)).callId());
+            return queued;
         }
     }
 
