@@ -34,10 +34,15 @@ public final class HttpSide {
                         + server.resolve("standalone/log/server.log"));
             }
             System.out.printf("%nscenario 1 over HTTP: the gate in its own server (WildFly, the EAR), a limit never "
-                    + "reached, %d s per cell (%s, %d cores; client, server and PostgreSQL on one host)%n", seconds,
+                    + "reached, burst %d, %d s per cell after a warm-up (%s, %d cores; client, server and PostgreSQL "
+                    + "on one host)%n",
+                    Integer.getInteger("bench.open.burst", 1_000), seconds,
                     LocalDate.now(), Runtime.getRuntime().availableProcessors());
             System.out.println("| callers | grants | p50 | p99 | errors | lost | left waiting | host cpu |");
             System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- |");
+            // the server's JIT, pools and plans warm at 16 callers first (-Dbench.warmup.seconds, default 30)
+            HttpPath.run(java.net.URI.create(GateServer.BASE + "/api/v1/"), "web", "web", "ops:ops", 16,
+                    Integer.getInteger("bench.warmup.seconds", 30));
             for (int callers : new int[] {1, 4, 16}) {
                 System.out.println(HttpPath.run(java.net.URI.create(GateServer.BASE + "/api/v1/"), "web", "web",
                         "ops:ops", callers, seconds));

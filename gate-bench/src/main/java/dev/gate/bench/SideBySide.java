@@ -41,6 +41,7 @@ public final class SideBySide {
 
     private static final int[] CALLERS = {1, 4, 16};
     private static final long NEVER_REACHED = 1_000_000;
+    private static final int OPEN_BURST = Integer.getInteger("bench.open.burst", 1_000);
 
     /** One operation a caller repeats; answers whether it was granted. */
     @FunctionalInterface
@@ -62,7 +63,25 @@ public final class SideBySide {
         }
     }
 
-    record Cell(double perSecond, Percentiles latency, int failures, double cpuBusy) {
+    /** @param latencies each grant's time (ms) */
+    record Cell(double perSecond, List<Double> latencies, int failures, double cpuBusy) {
+
+        Percentiles latency() {
+            return new Percentiles(latencies);
+        }
+
+        /** Grants a second if the callers did nothing but acquire: callers over the mean grant time. */
+        double grantAlonePerSecond(int callers) {
+            return callers * 1000.0 / latencies.stream().mapToDouble(Double::doubleValue).average().orElse(Double.NaN);
+        }
+
+        /** Two runs of one cell as one: their rates and CPU averaged, their latencies pooled. */
+        Cell and(Cell other) {
+            List<Double> all = new ArrayList<>(latencies);
+            all.addAll(other.latencies);
+            return new Cell((perSecond + other.perSecond) / 2, all, failures + other.failures,
+                    (cpuBusy + other.cpuBusy) / 2);
+        }
     }
 
     private SideBySide() {
@@ -72,9 +91,14 @@ public final class SideBySide {
         int seconds = args.length > 0 && !args[0].isBlank() ? Integer.parseInt(args[0]) : 5;
         // which scenarios to run, e.g. "1" or "24" (-Dbench.scenarios): all by default
         String scenarios = System.getProperty("bench.scenarios", "1234");
+        // each system runs this long at 16 callers before scenario 1 is measured (JIT, pools, plans, caches)
+        int warmUp = Integer.getInteger("bench.warmup.seconds", 30);
         GateDatabase db = GateDatabase.fresh("gate_side_by_side");
         db.sql("CREATE TABLE bucket (id bigint PRIMARY KEY, state bytea)");
-        db.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('open', " + NEVER_REACHED + ", 1000)");
+        // a bucket of Bucket4j's holds its whole capacity as a burst; the gate's limit may send 1 ms of its rate
+        // back to back (its burst allowance), and otherwise keeps its beat of 1 us
+        db.sql("INSERT INTO gate_limit (name, calls, window_ms, burst) VALUES ('open', " + NEVER_REACHED + ", 1000, "
+                + OPEN_BURST + ")");
 
         EngineSettings settings = EngineSettings.defaults();
         HikariDataSource gatePool = db.pool(PoolNeeds.connections(settings));
@@ -91,30 +115,56 @@ public final class SideBySide {
                 .build(2L, () -> config);
 
         List<String> rows = new ArrayList<>();
-        for (int callers : scenarios.contains("1") ? CALLERS : new int[0]) {
-            Cell g = gateCell(gate, "open", callers, seconds);
-            Cell u = cell(Timed.whole(() -> forUpdate.tryConsume(1)), callers, seconds);
-            Cell a = cell(Timed.whole(() -> advisory.tryConsume(1)), callers, seconds);
-            double best = Math.max(u.perSecond(), a.perSecond());
-            rows.add(String.format("| %2d callers | %,8.0f /s, p50 %5.2f ms, p99 %6.2f ms, cpu %3.0f%% "
-                            + "| %,8.0f /s, p50 %5.2f ms, p99 %6.2f ms, cpu %3.0f%% "
-                            + "| %,8.0f /s, p50 %5.2f ms, p99 %6.2f ms, cpu %3.0f%% | %.2fx |",
-                    callers, g.perSecond(), g.latency().at(0.5), g.latency().at(0.99), g.cpuBusy(),
-                    u.perSecond(), u.latency().at(0.5), u.latency().at(0.99), u.cpuBusy(),
-                    a.perSecond(), a.latency().at(0.5), a.latency().at(0.99), a.cpuBusy(), g.perSecond() / best));
-            if (g.failures() + u.failures() + a.failures() > 0) {
-                System.out.printf("failures at %d callers: gate %d, select-for-update %d, advisory %d%n", callers,
-                        g.failures(), u.failures(), a.failures());
+        if (scenarios.contains("1")) {
+            List<Timed> systems = List.of(gateCycle(gate, "open"), Timed.whole(() -> forUpdate.tryConsume(1)),
+                    Timed.whole(() -> advisory.tryConsume(1)));
+            for (Timed system : systems) {
+                run(system, 16, warmUp, new ArrayList<>(), new AtomicLong());
+            }
+            for (int callers : CALLERS) {
+                // the cells alternate, each system measured twice, first and last in turn: neither a warm-up nor
+                // the vacuum of the one before weighs on one system alone
+                Cell[] cells = new Cell[systems.size()];
+                for (int round = 0; round < 2; round++) {
+                    for (int k = 0; k < systems.size(); k++) {
+                        int i = round == 0 ? k : systems.size() - 1 - k;
+                        Cell c = cell(systems.get(i), callers, seconds);
+                        cells[i] = cells[i] == null ? c : cells[i].and(c);
+                    }
+                }
+                Cell g = cells[0];
+                Cell u = cells[1];
+                Cell a = cells[2];
+                double best = Math.max(u.perSecond(), a.perSecond());
+                rows.add(String.format("| %2d callers | %,8.0f /s cycle, %,8.0f /s grant alone, p50 %5.2f ms, "
+                                + "p99 %6.2f ms, cpu %3.0f%% "
+                                + "| %,8.0f /s, p50 %5.2f ms, p99 %6.2f ms, cpu %3.0f%% "
+                                + "| %,8.0f /s, p50 %5.2f ms, p99 %6.2f ms, cpu %3.0f%% | %.2fx, %.2fx | %.2fx |",
+                        callers, g.perSecond(), g.grantAlonePerSecond(callers), g.latency().at(0.5),
+                        g.latency().at(0.99), g.cpuBusy(),
+                        u.perSecond(), u.latency().at(0.5), u.latency().at(0.99), u.cpuBusy(),
+                        a.perSecond(), a.latency().at(0.5), a.latency().at(0.99), a.cpuBusy(), g.perSecond() / best,
+                        g.grantAlonePerSecond(callers) / best,
+                        g.latency().at(0.5) / Math.min(u.latency().at(0.5), a.latency().at(0.5))));
+                if (g.failures() + u.failures() + a.failures() > 0) {
+                    System.out.printf("failures at %d callers: gate %d, select-for-update %d, advisory %d%n",
+                            callers, g.failures(), u.failures(), a.failures());
+                }
             }
         }
-        System.out.printf("%nside by side, in process, limit never reached (%d s per cell, %s, %d cores)%n", seconds,
-                LocalDate.now(), Runtime.getRuntime().availableProcessors());
-        System.out.println("| callers | gate (acquire + outcome) | Bucket4j SELECT FOR UPDATE | Bucket4j advisory lock "
-                + "| gate / best Bucket4j |");
-        System.out.println("| --- | --- | --- | --- | --- |");
+        System.out.printf("%nside by side, in process, limit never reached (%d s warm-up each, then 2 x %d s per "
+                + "cell, alternated; %s, %d cores)%n", warmUp, seconds, LocalDate.now(),
+                Runtime.getRuntime().availableProcessors());
+        System.out.println("| callers | gate | Bucket4j SELECT FOR UPDATE | Bucket4j advisory lock "
+                + "| gate / best Bucket4j (cycle, grant alone) | gate p50 / best Bucket4j p50 |");
+        System.out.println("| --- | --- | --- | --- | --- | --- |");
         rows.forEach(System.out::println);
-        System.out.println("(latency: the grant alone, acquire for the gate, tryConsume for Bucket4j; cpu: the "
-                + "whole host, PostgreSQL included)");
+        System.out.println("(cycle: acquire + outcome, one after the other; grant alone: callers / mean acquire time; "
+                + "latency: the grant alone, acquire for the gate, tryConsume for Bucket4j; cpu: the whole host, "
+                + "PostgreSQL included)");
+        if (scenarios.contains("1")) {
+            indexUse(db);
+        }
 
         gate.stop();
         scheduler.shutdownNow();
@@ -395,14 +445,44 @@ public final class SideBySide {
 
     /** Scenario 1, the gate's side: {@code callers} threads acquire and report the outcome, over and over. */
     static Cell gateCell(Engine gate, String limit, int callers, int seconds) throws Exception {
-        return cell(() -> {
+        return cell(gateCycle(gate, limit), callers, seconds);
+    }
+
+    /** The gate's cycle: acquire, then report the outcome (in the rate, not in the grant's latency). */
+    private static Timed gateCycle(Engine gate, String limit) {
+        return () -> {
             long t = System.nanoTime();
             Permit p = gate.callers().acquire(limit, CallClass.INTERACTIVE, Duration.ofSeconds(5), "bench",
                     CallOptions.NONE);
             long granted = System.nanoTime() - t;
-            gate.callers().complete(p.callId(), 200); // in the rate, not in the grant's latency
+            gate.callers().complete(p.callId(), 200);
             return granted;
-        }, callers, seconds);
+        };
+    }
+
+    /** The gate's indexes as scenario 1 used them, and how many of its call updates were HOT. */
+    private static void indexUse(GateDatabase db) throws Exception {
+        System.out.println("\nthe gate's tables after scenario 1 (pg_stat_user_indexes: scans per index; "
+                + "pg_stat_user_tables: rows written)");
+        try (java.sql.Connection c = db.connect(); java.sql.Statement s = c.createStatement()) {
+            s.execute("SELECT pg_stat_force_next_flush()");
+            try (java.sql.ResultSet rs = s.executeQuery("""
+                    SELECT relname, string_agg(indexrelname || ' ' || idx_scan, ', ' ORDER BY idx_scan DESC) AS scans
+                    FROM pg_stat_user_indexes WHERE relname IN ('gate_call', 'gate_send', 'gate_slot')
+                    GROUP BY relname ORDER BY relname""")) {
+                while (rs.next()) {
+                    System.out.println("  " + rs.getString(1) + ": " + rs.getString(2));
+                }
+            }
+            try (java.sql.ResultSet rs = s.executeQuery("""
+                    SELECT relname, n_tup_ins, n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables
+                    WHERE relname IN ('gate_call', 'gate_send', 'gate_slot') ORDER BY relname""")) {
+                while (rs.next()) {
+                    System.out.printf("  %s: %,d inserted, %,d updated (%,d HOT)%n", rs.getString(1), rs.getLong(2),
+                            rs.getLong(3), rs.getLong(4));
+                }
+            }
+        }
     }
 
     /** {@code callers} threads repeat {@code take} for a warm-up second, then for {@code seconds}. */
@@ -414,7 +494,7 @@ public final class SideBySide {
         long t0 = System.nanoTime();
         long done = run(take, callers, seconds, latencies, failures);
         double elapsed = (System.nanoTime() - t0) / 1e9;
-        return new Cell(done / elapsed, new Percentiles(latencies), (int) failures.get(), busy(cpu0, cpu()));
+        return new Cell(done / elapsed, List.copyOf(latencies), (int) failures.get(), busy(cpu0, cpu()));
     }
 
     private static long run(Timed take, int callers, int seconds, List<Double> latencies, AtomicLong failures)
