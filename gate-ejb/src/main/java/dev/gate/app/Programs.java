@@ -40,7 +40,8 @@ public class Programs {
      * A submission: the call, whether it joined a live call of the same dedupe key, and whether it repeated a
      * submission already taken (its submission key: the program's retry after a lost answer).
      */
-    public record Submission(CallView call, boolean joined, boolean repeated) {
+    public record Submission(CallView call, boolean joined, boolean repeated,
+                             Optional<CompletableFuture<Void>> watch) {
     }
 
     /** Which of a program's calls an action found. */
@@ -48,8 +49,18 @@ public class Programs {
 
     public Submission submit(String program, String limit, CallClass callClass, CallOptions options, String dedupeKey,
                              String submissionKey) throws GateException {
-        ProgramCalls.Submitted s = calls().submit(program, limit, callClass, options, dedupeKey, submissionKey);
-        return new Submission(view(s.call()), s.joined(), s.repeated());
+        return submit(program, limit, callClass, options, dedupeKey, submissionKey, false);
+    }
+
+    /**
+     * As above; {@code held}: the answer will be held until the call leaves WAITING, on a watch registered before a
+     * new call's row commits ({@link Submission#watch}), so a waiting call is answered without its estimate (it is
+     * read again, estimate and all, if the hold ends while it still waits).
+     */
+    public Submission submit(String program, String limit, CallClass callClass, CallOptions options, String dedupeKey,
+                             String submissionKey, boolean held) throws GateException {
+        ProgramCalls.Submitted s = calls().submit(program, limit, callClass, options, dedupeKey, submissionKey, held);
+        return new Submission(held ? viewAlone(s.call()) : view(s.call()), s.joined(), s.repeated(), s.watch());
     }
 
     /**
@@ -143,6 +154,15 @@ public class Programs {
                 // the database went between two reads: the call is shown without its estimate
             }
         }
+        return view(c, estimate);
+    }
+
+    /** The call as its row has it, without a waiting call's position and estimate. */
+    private static CallView viewAlone(CallRow c) {
+        return view(c, Optional.empty());
+    }
+
+    private static CallView view(CallRow c, Optional<Estimate> estimate) {
         return new CallView(c.id(), c.limit(), c.callClass(), c.program(), c.state(), c.enqueuedAt(), c.grantedAt(),
                 c.leaseExpiresAt(), c.outcomeStatus(), c.outcomeRetryAfterSeconds(), c.joiners(),
                 estimate.map(Estimate::position).orElse(null), estimate.map(Estimate::grantAt).orElse(null));

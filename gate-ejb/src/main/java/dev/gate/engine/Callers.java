@@ -84,7 +84,7 @@ public final class Callers {
     public Permit acquire(String limit, CallClass callClass, Duration maxWait, String program, CallOptions options,
                           BooleanSupplier wanted) throws GateException {
         Joining.Entry entry = joining.enter(limit, callClass, program, owner, options,
-                CallKeys.of(options.concurrencyKey(), options.dedupeKey()), true);
+                CallKeys.of(options.concurrencyKey(), options.dedupeKey()), Joining.Hears.WAITER);
         if (entry.joinedExisting()) {
             return awaitJoined(entry.id(), maxWait);
         }
@@ -100,7 +100,7 @@ public final class Callers {
     /** Joins the line (and takes the fast path when it can) without waiting; {@link #await} waits. */
     public Ticket join(String limit, CallClass callClass, String program, CallOptions options) throws GateException {
         Joining.Entry entry = joining.enter(limit, callClass, program, owner, options,
-                CallKeys.of(options.concurrencyKey(), null), true);
+                CallKeys.of(options.concurrencyKey(), null), Joining.Hears.WAITER);
         Ticket ticket = new Ticket(entry.id(), limit, callClass, entry.granted());
         return ticket;
     }

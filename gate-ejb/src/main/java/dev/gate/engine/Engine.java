@@ -45,6 +45,7 @@ public final class Engine {
     private final Leases leases;
     private final Jpa jpa;
     private final Waiters waiters = new Waiters();
+    private final java.util.concurrent.ExecutorService completions;
     private final Health health;
     private final GrantLoop loop;
     private final Housekeeper housekeeper;
@@ -79,7 +80,9 @@ public final class Engine {
         Calls calls = new Calls(tx, jpa);
         Outcomes outcomes = new Outcomes(tx);
         this.leases = new Leases(tx);
-        this.watches = new StateWatches(scheduler);
+        // watches complete on a thread of their own: never on the slot loop's scheduler, whatever a watcher does next
+        this.completions = java.util.concurrent.Executors.newSingleThreadExecutor(threads);
+        this.watches = new StateWatches(completions);
         this.health = new Health(waiters::endAll);
         Admission admission = new Admission(health, settings.callerConcurrency(), settings.callerWait());
         Delivery delivery = new Delivery(owner, calls, waiters, watches, health, tally);
@@ -91,7 +94,7 @@ public final class Engine {
         this.listener = new GrantListener(dataSource, owner, threads, delivery::announced, health::failed);
         KeyedLines lines = new KeyedLines(admission, keys);
         FreeSlot freeSlot = new FreeSlot(tx);
-        Joining joining = new Joining(settings, admission, calls, freeSlot, waiters, loop, tally, lines);
+        Joining joining = new Joining(settings, admission, calls, freeSlot, waiters, watches, loop, tally, lines);
         TryNow tryNow = new TryNow(settings, admission, freeSlot, tally, waiters, lines);
         this.callers = new Callers(owner, admission, joining, calls, outcomes, waiters, watches, loop, tally, tryNow);
         this.programs = new ProgramCalls(admission, joining, calls, outcomes, new Estimates(tx), delivery, watches,
@@ -133,6 +136,7 @@ public final class Engine {
             ticks.cancel(false);
         }
         listener.stop();
+        completions.shutdown(); // a watch ended after this completes on the thread that ends it
     }
 
     /**

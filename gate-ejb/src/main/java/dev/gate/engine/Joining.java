@@ -20,6 +20,7 @@ import dev.gate.store.Calls;
 import dev.gate.store.FreeSlot;
 import dev.gate.store.StoreUnavailable;
 import dev.gate.store.Grant;
+import dev.gate.wait.StateWatches;
 import dev.gate.wait.Waiters;
 
 import java.time.Duration;
@@ -52,10 +53,22 @@ final class Joining {
     private final Tally tally;
     private final KeyedLines lines;
     private final FreeSlot freeSlot;
+    private final StateWatches watches;
+
+    /** Who hears that the call left WAITING: registered before its row commits, so no grant can come before it. */
+    enum Hears {
+        /** Nobody here (a program over HTTP that will read its call when it asks). */
+        NOBODY,
+        /** A caller of this instance waiting on the grant's future ({@link Entry#granted}). */
+        WAITER,
+        /** A watch ({@link StateWatches}): an HTTP answer held until the call leaves WAITING. */
+        WATCH
+    }
 
     Joining(EngineSettings settings, Admission admission, Calls calls, FreeSlot freeSlot, Waiters waiters,
-            GrantLoop loop, Tally tally, KeyedLines lines) {
+            StateWatches watches, GrantLoop loop, Tally tally, KeyedLines lines) {
         this.freeSlot = freeSlot;
+        this.watches = watches;
         this.tally = tally;
         this.lines = lines;
         this.settings = settings;
@@ -66,23 +79,27 @@ final class Joining {
     }
 
     /** A submission's place in the line, and (for a caller waiting here) the future of its grant. */
+    /**
+     * @param granted     a waiter's grant ({@link Hears#WAITER})
+     * @param leftWaiting a new call's watch ({@link Hears#WATCH}): completes when it leaves WAITING
+     */
     record Entry(long id, boolean joinedExisting, boolean repeated, CompletableFuture<Grant> granted,
-                 Optional<CallRow> row) {
+                 Optional<CallRow> row, CompletableFuture<Void> leftWaiting) {
     }
 
     /**
      * Joins the line and, in the same transaction, grants what is due on the limit (the fast path: the slot is due
-     * and nobody is ahead, so the new call goes at once). With {@code waiter}, a waiter is registered before the
+     * and nobody is ahead, so the new call goes at once). Who {@code hears} of its grant is registered before the
      * call's row commits, so no grant can come before it. If the transaction fails, the join rolls back with it:
      * the caller hears "no" with nothing in the line; where nobody can know whether it committed (the database was
      * lost at commit), the call is left to the orphan sweep. A dedupe key, when given, joins a live call of the same
      * key instead; a submission key the program used before answers the call it made then.
      */
     Entry enter(String limit, CallClass callClass, String program, String owner, CallOptions options,
-                CallKeys keys, boolean waiter) throws GateException {
+                CallKeys keys, Hears hears) throws GateException {
         try {
             return lines.onLine(limit, options, (line, parent) -> enterLine(line, parent, callClass, program, owner,
-                    options, keys, waiter));
+                    options, keys, hears));
         } catch (LineFullException full) {
             counted(limit, callClass, program, full);
             throw full;
@@ -110,7 +127,7 @@ final class Joining {
      * joins the line.
      */
     private Entry enterLine(String limit, String parent, CallClass callClass, String program, String owner,
-                            CallOptions options, CallKeys keys, boolean waiter) throws GateException {
+                            CallOptions options, CallKeys keys, Hears hears) throws GateException {
         Duration lease = checkedLease(settings, limit, program, callClass, options.lease());
         if (parent == null && keys.dedupe() == null && keys.concurrency() == null) {
             Optional<Grant> free = freeLine(limit, callClass, program, owner, lease, keys.submission());
@@ -119,13 +136,14 @@ final class Joining {
                 tally.granted(g);
                 LOG.fine(() -> "call " + g.callId() + " limit=" + limit + " class=" + callClass
                         + " granted at once (the line was free) to " + program);
-                return new Entry(g.callId(), false, false, CompletableFuture.completedFuture(g),
+                return new Entry(g.callId(), false, false, CompletableFuture.completedFuture(g), // never waited
                         Optional.of(new CallRow(g.callId(), limit, callClass, program, owner, CallState.GRANTED,
-                                g.enqueuedAt(), g.grantedAt().plus(lease), g.grantedAt(), null, null, 0)));
+                                g.enqueuedAt(), g.grantedAt().plus(lease), g.grantedAt(), null, null, 0)), null);
             }
         }
         AtomicReference<Long> inserted = new AtomicReference<>();
         AtomicReference<CompletableFuture<Grant>> granted = new AtomicReference<>();
+        AtomicReference<CompletableFuture<Void>> watch = new AtomicReference<>();
         Calls.Entered entered;
         try {
             entered = admission.run(() -> calls.joinAndGrant(limit, callClass, program, owner, lease,
@@ -134,8 +152,11 @@ final class Joining {
                         if (before != null) {
                             waiters.drop(before); // an earlier try that rolled back: nothing to sweep
                         }
-                        if (waiter) {
+                        if (hears == Hears.WAITER) {
                             granted.set(waiters.register(callId));
+                        } else if (hears == Hears.WATCH) {
+                            // a rolled-back join's watch ends at the next poll (Delivery)
+                            watch.set(watches.watch(callId));
                         }
                     })).orElseThrow(() -> new UnknownLimitException(limit));
         } catch (Calls.DeadlineMiss miss) {
@@ -162,17 +183,17 @@ final class Joining {
         if (joined.repeated()) {
             LOG.info(() -> "call " + joined.id() + " limit=" + limit + " class=" + callClass + ": " + program
                     + " submitted it again (its first answer was lost); the same call answers");
-            return new Entry(joined.id(), false, true, null, Optional.empty());
+            return new Entry(joined.id(), false, true, null, Optional.empty(), null);
         }
         if (joined.joinedExisting()) {
             tally.dedupeJoined(limit);
             LOG.fine(() -> program + " joined call " + joined.id() + " of limit " + limit + " by its dedupe key");
-            return new Entry(joined.id(), true, false, null, Optional.empty());
+            return new Entry(joined.id(), true, false, null, Optional.empty(), null);
         }
         LOG.fine(() -> "call " + joined.id() + " limit=" + limit + " class=" + callClass + " joined the line for "
                 + program);
         loop.passMade(entered.pass());
-        return new Entry(joined.id(), false, false, granted.get(), entered.row());
+        return new Entry(joined.id(), false, false, granted.get(), entered.row(), watch.get());
     }
 
     /**

@@ -59,7 +59,16 @@ public final class ProgramCalls {
      * A program's submission: its call, whether it joined a live call of the same dedupe key, and whether it repeated
      * a submission already taken (same submission key: the call is the one made then, as it is now).
      */
-    public record Submitted(CallRow call, boolean joined, boolean repeated) {
+    public record Submitted(CallRow call, boolean joined, boolean repeated, CompletableFuture<Void> leftWaiting) {
+
+        public Submitted(CallRow call, boolean joined, boolean repeated) {
+            this(call, joined, repeated, null);
+        }
+
+        /** A new call watched from before its row committed: completes when it leaves WAITING; else empty. */
+        public Optional<CompletableFuture<Void>> watch() {
+            return Optional.ofNullable(leftWaiting);
+        }
     }
 
     /** As below, without a submission key. */
@@ -74,11 +83,21 @@ public final class ProgramCalls {
      */
     public Submitted submit(String program, String limit, CallClass callClass, CallOptions options, String dedupeKey,
                             String submissionKey) throws GateException {
+        return submit(program, limit, callClass, options, dedupeKey, submissionKey, false);
+    }
+
+    /**
+     * As above; {@code watched}: a new call's watch ({@link Submitted#watch}) is registered before its row commits, so
+     * an answer held until the call leaves WAITING needs no second read to know it did not miss it.
+     */
+    public Submitted submit(String program, String limit, CallClass callClass, CallOptions options, String dedupeKey,
+                            String submissionKey, boolean watched) throws GateException {
         Joining.Entry entry = joining.enter(limit, callClass, program, owner(program), options,
-                new CallKeys(options.concurrencyKey(), dedupeKey, submissionKey), false);
+                new CallKeys(options.concurrencyKey(), dedupeKey, submissionKey),
+                watched ? Joining.Hears.WATCH : Joining.Hears.NOBODY);
         CallRow row = entry.row().isPresent() ? entry.row().get()
                 : admission.run(() -> calls.find(entry.id())).orElseThrow(); // a joined call: as it is now
-        return new Submitted(row, entry.joinedExisting(), entry.repeated());
+        return new Submitted(row, entry.joinedExisting(), entry.repeated(), entry.leftWaiting());
     }
 
     /** A program's own call; another program's call is as good as absent. */

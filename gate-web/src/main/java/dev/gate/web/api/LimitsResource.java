@@ -215,12 +215,14 @@ public class LimitsResource {
             submissionKey = checkedKey(submissionKey, SUBMISSION_KEY + " header");
         }
         String program = security.getUserPrincipal().getName();
-        Programs.Submission s = programs.submit(program, name, callClass, options, dedupeKey, submissionKey);
+        // an answer that will be held: watched from before the call's row commits, read once, without an estimate
+        Programs.Submission s = programs.submit(program, name, callClass, options, dedupeKey, submissionKey,
+                wait > 0);
         longPoll.answer(response, program, s.call(), heldWithinLease(s.call(), wait), c -> s.joined() || s.repeated()
                 ? Response.ok(Views.submitted(c, s.joined(), s.repeated()).toString())
                 .location(URI.create("calls/" + c.id())).build()
                 : Response.created(URI.create("calls/" + c.id())).entity(Views.submitted(c, false, false).toString())
-                .build());
+                .build(), s.watch());
     }
 
     private static boolean tryMode(String mode) {

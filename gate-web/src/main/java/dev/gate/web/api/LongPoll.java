@@ -10,6 +10,9 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.ws.rs.container.AsyncResponse;
 import jakarta.ws.rs.core.Response;
 
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
@@ -64,21 +67,29 @@ public class LongPoll {
 
     void answer(AsyncResponse response, String program, CallView call, int waitSeconds,
                 Function<CallView, Response> render) {
+        answer(response, program, call, waitSeconds, render, Optional.empty());
+    }
+
+    /**
+     * As above; {@code watchedBefore}: the call's watch, registered before {@code call} was read (a submission's,
+     * before its row committed), so the call cannot have left WAITING unseen: it is not read again until it does.
+     */
+    void answer(AsyncResponse response, String program, CallView call, int waitSeconds,
+                Function<CallView, Response> render, Optional<CompletableFuture<Void>> watchedBefore) {
         if (waitSeconds == 0 || !call.waiting() || !hold(response, program)) {
             response.resume(render.apply(call));
             return;
         }
-        programs.whenLeftWaiting(call.id())
+        watchedBefore.orElseGet(() -> programs.whenLeftWaiting(call.id()))
                 // a future of our own (the engine's is never completed from here); a failed watch answers at once
                 .handle((left, failed) -> failed == null)
                 .completeOnTimeout(Boolean.FALSE, waitSeconds, TimeUnit.SECONDS)
-                .thenAccept(left -> {
-                    if (left) {
-                        resumeWithCurrent(response, program, call.id(), render);
-                    } else {
-                        executor.execute(() -> resumeWithCurrent(response, program, call.id(), render));
-                    }
-                });
+                // the read and the answer on the web's own executor: never on the engine's thread that brought the
+                // news (its slot loop's scheduler), nor on the JDK's single timer thread
+                .thenRunAsync(() -> resumeWithCurrent(response, program, call.id(), render), executor);
+        if (watchedBefore.isPresent()) {
+            return;
+        }
         // left WAITING between the read and the watch: answer now rather than at the next poll
         try {
             CallView now = current(program, call.id());
