@@ -21,8 +21,6 @@ import java.time.Instant;
 @Table(name = "gate_call")
 @NamedQuery(name = Call.VIEW, query = Call.VIEW_SELECT + " WHERE c.id = :id")
 @NamedQuery(name = Call.VIEW_OWNED, query = Call.VIEW_SELECT + " WHERE c.id = :id AND c.owner = :owner")
-@NamedQuery(name = Call.VIEW_VISIBLE, query = Call.VIEW_SELECT + " WHERE c.id = :id AND (c.owner = :owner"
-        + " OR EXISTS (SELECT j.id FROM Joiner j WHERE j.callId = c.id AND j.program = :program))")
 @NamedQuery(name = Call.NOT_WAITING, query = Call.VIEW_SELECT
         + " WHERE c.id IN :ids AND c.state <> dev.gate.line.CallState.WAITING")
 @NamedQuery(name = Call.WAITING_BY_CLASS, query = """
@@ -37,8 +35,6 @@ public class Call {
     public static final String VIEW = "Call.view";
     /** As {@link #VIEW}, only if {@code owner} owns it. */
     public static final String VIEW_OWNED = "Call.viewOwned";
-    /** As {@link #VIEW}, if {@code owner} owns it or {@code program} joined it. */
-    public static final String VIEW_VISIBLE = "Call.viewVisible";
     /** Of the calls {@code ids}, those that are no longer WAITING, with their joiners' count. */
     public static final String NOT_WAITING = "Call.notWaiting";
     /** Per limit and class: how many calls wait and since when the oldest (WAITING a literal: the partial index). */

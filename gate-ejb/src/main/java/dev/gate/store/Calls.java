@@ -468,9 +468,36 @@ public final class Calls {
 
     /** The call, if {@code owner} owns it or {@code program} joined it (by its dedupe key). */
     public Optional<CallRow> findVisible(long id, String owner, String program) throws StoreUnavailable {
-        return jpa.run(em -> one(em.createNamedQuery(Call.VIEW_VISIBLE, Object[].class)
-                .setParameter("id", id).setParameter("owner", owner).setParameter("program", program)));
+        return tx.runAlone(c -> {
+            try (PreparedStatement ps = c.prepareStatement(VISIBLE)) {
+                ps.setLong(1, id);
+                ps.setString(2, owner);
+                ps.setString(3, program);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        return Optional.<CallRow>empty();
+                    }
+                    return Optional.of(new CallRow(rs.getLong("id"), rs.getString("limit_name"),
+                            CallClass.ofRank(rs.getInt("call_class")), rs.getString("program"), rs.getString("owner"),
+                            CallState.valueOf(rs.getString("state")), Times.get(rs, "enqueued_at"),
+                            Times.get(rs, "lease_expires_at"), Times.get(rs, "granted_at"),
+                            (Integer) rs.getObject("outcome_status"), (Integer) rs.getObject("outcome_retry_after_s"),
+                            rs.getInt("joiners")));
+                }
+            }
+        });
     }
+
+    // A call its owner owns or a program joined (by a dedupe key), with its joiners' count, in one plain statement: a
+    // held HTTP answer reads its call with it once granted (the hot path's one read: through the ORM it took a tenth
+    // of the server's CPU at 16 callers). Parameters: id, owner, program.
+    static final String VISIBLE = """
+            SELECT c.id, c.limit_name, c.call_class, c.program, c.owner, c.state, c.enqueued_at, c.lease_expires_at,
+                   c.granted_at, c.outcome_status, c.outcome_retry_after_s,
+                   (SELECT count(*) FROM gate_call_joiner j WHERE j.call_id = c.id) AS joiners
+            FROM gate_call c
+            WHERE c.id = ? AND (c.owner = ?
+                                OR EXISTS (SELECT 1 FROM gate_call_joiner j WHERE j.call_id = c.id AND j.program = ?))""";
 
     /** An operator's cancel of a waiting call of {@code limit}, recorded; empty when it was not waiting there. */
     public Optional<Leases.Cleared> cancelInLimit(long id, String limit, String actor) throws StoreUnavailable {

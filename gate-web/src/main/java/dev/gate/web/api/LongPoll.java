@@ -80,13 +80,9 @@ public class LongPoll {
             response.resume(render.apply(call));
             return;
         }
-        watchedBefore.orElseGet(() -> programs.whenLeftWaiting(call.id()))
-                // a future of our own (the engine's is never completed from here); a failed watch answers at once
-                .handle((left, failed) -> failed == null)
-                .completeOnTimeout(Boolean.FALSE, waitSeconds, TimeUnit.SECONDS)
-                // the read and the answer on the web's own executor: never on the engine's thread that brought the
-                // news (its slot loop's scheduler), nor on the JDK's single timer thread
-                .thenRunAsync(() -> resumeWithCurrent(response, program, call.id(), render), executor);
+        long untilNanos = System.nanoTime() + TimeUnit.SECONDS.toNanos(waitSeconds);
+        onLeft(watchedBefore.orElseGet(() -> programs.whenLeftWaiting(call.id())), response, program, call.id(),
+                untilNanos, render);
         if (watchedBefore.isPresent()) {
             return;
         }
@@ -96,6 +92,38 @@ public class LongPoll {
             if (!now.waiting()) {
                 response.resume(render.apply(now));
             }
+        } catch (GateException | RuntimeException e) {
+            response.resume(e);
+        }
+    }
+
+    /** When {@code watch} completes (the call left WAITING) or the wait passes, {@link #whenLeft}. */
+    private void onLeft(CompletableFuture<Void> watch, AsyncResponse response, String program, long id,
+                        long untilNanos, Function<CallView, Response> render) {
+        // a future of our own (the engine's is never completed from here); a failed watch answers at once. The read
+        // and the answer run on the web's own executor: never on the engine's thread that brought the news, nor on
+        // the JDK's single timer thread
+        watch.handle((left, failed) -> failed == null)
+                .completeOnTimeout(Boolean.FALSE, Math.max(0, untilNanos - System.nanoTime()), TimeUnit.NANOSECONDS)
+                .thenAcceptAsync(left -> whenLeft(response, program, id, untilNanos, render, left), executor);
+    }
+
+    /**
+     * The call as it is now answers; but if its watch ended while it still waits (the instance's poll can end a
+     * watch whose call's row had not committed yet: a submission's, registered before), it is watched again.
+     */
+    private void whenLeft(AsyncResponse response, String program, long id, long untilNanos,
+                          Function<CallView, Response> render, boolean left) {
+        if (response.isDone()) {
+            return;
+        }
+        try {
+            CallView now = current(program, id);
+            if (left && now.waiting() && untilNanos - System.nanoTime() > 0) {
+                onLeft(programs.whenLeftWaiting(id), response, program, id, untilNanos, render);
+                return;
+            }
+            response.resume(render.apply(now));
         } catch (GateException | RuntimeException e) {
             response.resume(e);
         }
@@ -132,18 +160,6 @@ public class LongPoll {
         programs.whenLeftWaiting(id).handle((changed, failed) -> failed == null)
                 .completeOnTimeout(Boolean.FALSE, left, TimeUnit.NANOSECONDS)
                 .thenRun(() -> executor.execute(() -> untilDone(response, program, id, untilNanos, render)));
-    }
-
-    private void resumeWithCurrent(AsyncResponse response, String program, long id,
-                                   Function<CallView, Response> render) {
-        if (response.isDone()) {
-            return;
-        }
-        try {
-            response.resume(render.apply(current(program, id)));
-        } catch (GateException | RuntimeException e) {
-            response.resume(e);
-        }
     }
 
     private CallView current(String program, long id) throws GateException {
