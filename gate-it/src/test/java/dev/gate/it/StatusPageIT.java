@@ -84,7 +84,9 @@ class StatusPageIT {
         assertTrue(browser.getCurrentUrl().contains("login.xhtml"), "a person is sent to the sign-in page: "
                 + browser.getCurrentUrl());
         signIn("it-viewer", "wrong");
-        assertTrue(browser.getPageSource().contains("Wrong name or password."));
+        // the click returns once the form is sent, not always once the answer's page is shown: wait for it
+        waitFor("the sign-in page to say the name or password is wrong",
+                b -> b.getPageSource().contains("Wrong name or password."));
         signIn("it-viewer", "viewer-secret");
         waitFor("the status page", b -> !b.findElements(panel("page-line")).isEmpty());
         assertEquals("0", bar("page-line", "BACKFILL").getAttribute("data-waiting"));
