@@ -164,11 +164,15 @@ public final class FreeSlot {
         }
         // the slot's lock was held (or a grant committed after the statement's snapshot): queue on the lock, but only
         // while nothing waits in the line (the holder is another caller on the free line then, never a grant pass)
+        if (joinsWhenLocked.joins(limit)) {
+            return Optional.empty();
+        }
         return tx.run(c -> {
             try (PreparedStatement ps = c.prepareStatement(LOCK_FREE_LINE)) {
                 ps.setString(1, limit);
                 try (ResultSet rs = ps.executeQuery()) {
                     if (!rs.next()) {
+                        joinsWhenLocked.noted(limit);
                         return Optional.<Grant>empty(); // no such limit, or one the free line leaves to the join
                     }
                 }
@@ -176,6 +180,44 @@ public final class FreeSlot {
             return takeFree(c, TRY, limit, callClass, program, owner, lease, key).flatMap(FreeSlot::newGrant);
         });
     }
+
+    /**
+     * The limits whose held slot lock the free line lately found it should not queue on (calls waiting, a burst
+     * allowance, turns...): for a second, a call that meets the lock there joins at once, without asking again (a
+     * transaction each; joining is always allowed, the free line only saves time: SideBySide, 4 and 16 callers,
+     * 8-12% more cycles a second). At most {@link #MAX} limits.
+     */
+    static final class JoinsWhenLocked {
+        static final int MAX = 10_000;
+        private static final long FOR_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(1);
+        private final java.util.concurrent.ConcurrentHashMap<String, Long> until =
+                new java.util.concurrent.ConcurrentHashMap<>();
+
+        boolean joins(String limit) {
+            Long t = until.get(limit);
+            if (t == null) {
+                return false;
+            }
+            if (t - System.nanoTime() > 0) {
+                return true;
+            }
+            until.remove(limit, t);
+            return false;
+        }
+
+        void noted(String limit) {
+            if (until.size() >= MAX) {
+                until.clear(); // many contended limits at once (keys): forget them all rather than grow
+            }
+            until.put(limit, System.nanoTime() + FOR_NANOS);
+        }
+
+        int size() {
+            return until.size();
+        }
+    }
+
+    private final JoinsWhenLocked joinsWhenLocked = new JoinsWhenLocked();
 
     // The free line's lock wait: the slot of a plain limit (no turns, no parent), held until the try's commit; not
     // taken at all while any live call waits in the line. Then a grant pass may hold the lock (it holds it through
