@@ -91,13 +91,7 @@ class GrantRunTest {
     void aRunThatFailsGrantsNobody() throws Exception {
         String limit = "run-fails";
         line(limit, 50, 0);
-        db.sql("""
-                CREATE FUNCTION run_fails() RETURNS trigger LANGUAGE plpgsql AS $$
-                BEGIN
-                  IF NEW.limit_name = 'run-fails' AND NEW.seq = 30 THEN RAISE EXCEPTION 'the 30th send fails'; END IF;
-                  RETURN NEW;
-                END $$""");
-        db.sql("CREATE TRIGGER run_fails BEFORE INSERT ON gate_send FOR EACH ROW EXECUTE FUNCTION run_fails()");
+        atThirtiethSend("run_fails", limit, "RAISE EXCEPTION 'the 30th send fails'");
         try (Connection listener = db.connect()) {
             try (Statement s = listener.createStatement()) {
                 s.execute("LISTEN " + Granter.CHANNEL);
@@ -115,13 +109,7 @@ class GrantRunTest {
     void aProcessKilledInTheMiddleOfARunGrantsNobody() throws Exception {
         String limit = "run-killed";
         line(limit, 50, 0);
-        db.sql("""
-                CREATE FUNCTION run_stalls() RETURNS trigger LANGUAGE plpgsql AS $$
-                BEGIN
-                  IF NEW.limit_name = 'run-killed' AND NEW.seq = 30 THEN PERFORM pg_sleep(60); END IF;
-                  RETURN NEW;
-                END $$""");
-        db.sql("CREATE TRIGGER run_stalls BEFORE INSERT ON gate_send FOR EACH ROW EXECUTE FUNCTION run_stalls()");
+        atThirtiethSend("run_stalls", limit, "PERFORM pg_sleep(60)");
         try (Connection granting = db.connect(); Connection other = db.connect()) {
             int pid = ((PGConnection) granting).getBackendPID();
             granting.setAutoCommit(false);
@@ -166,6 +154,13 @@ class GrantRunTest {
                     RETURNING id""", limit, i < scheduled ? 2 : 0));
         }
         return ids;
+    }
+
+    /** A trigger {@code name} on the send log: {@code action} (PL/pgSQL) as {@code limit}'s 30th send is written. */
+    private static void atThirtiethSend(String name, String limit, String action) throws SQLException {
+        db.sql("CREATE FUNCTION " + name + "() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF NEW.limit_name = '"
+                + limit + "' AND NEW.seq = 30 THEN " + action + "; END IF; RETURN NEW; END $$");
+        db.sql("CREATE TRIGGER " + name + " BEFORE INSERT ON gate_send FOR EACH ROW EXECUTE FUNCTION " + name + "()");
     }
 
     private static void assertNothingGranted(String limit) throws SQLException {
