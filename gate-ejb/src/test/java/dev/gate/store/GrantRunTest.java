@@ -88,6 +88,22 @@ class GrantRunTest {
     }
 
     @Test
+    void aRunGrantsOneCallOfAConcurrencyKeyAndTheOthersOfTheKeyKeepTheirPlaces() throws Exception {
+        String limit = "run-keys";
+        List<Long> ids = line(limit, 5, 0);
+        db.sql("UPDATE gate_call SET concurrency_key = 'account-7' WHERE id IN (?, ?, ?)", ids.get(0), ids.get(1),
+                ids.get(3));
+        GrantPass pass = granter.grantDue(limit);
+        // one call may hold the key at a time: the first of it goes, the two calls without it go around the others
+        assertEquals(List.of(ids.get(0), ids.get(2), ids.get(4)), pass.grants().stream().map(Grant::callId).toList());
+        assertEquals(2, db.count("SELECT count(*) FROM gate_call WHERE limit_name = ? AND state = 'WAITING' "
+                + "AND concurrency_key = 'account-7'", limit));
+        // once the key's holder is done, the next of the key goes
+        db.sql("UPDATE gate_call SET state = 'DONE', done_at = clock_timestamp() WHERE id = ?", ids.get(0));
+        assertEquals(List.of(ids.get(1)), granter.grantDue(limit).grants().stream().map(Grant::callId).toList());
+    }
+
+    @Test
     void aRunThatFailsGrantsNobody() throws Exception {
         String limit = "run-fails";
         line(limit, 50, 0);
