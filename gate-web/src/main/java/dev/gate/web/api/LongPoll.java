@@ -76,8 +76,17 @@ public class LongPoll {
      */
     void answer(AsyncResponse response, String program, CallView call, int waitSeconds,
                 Function<CallView, Response> render, Optional<CompletableFuture<Void>> watchedBefore) {
-        if (waitSeconds == 0 || !call.waiting() || !hold(response, program)) {
+        if (waitSeconds == 0 || !call.waiting()) {
             response.resume(render.apply(call));
+            return;
+        }
+        if (!hold(response, program)) {
+            // answered at once after all: a submission's view made for holding has no estimate, so read it whole
+            if (watchedBefore.isPresent()) {
+                whenLeft(response, program, call.id(), System.nanoTime(), render, false);
+            } else {
+                response.resume(render.apply(call));
+            }
             return;
         }
         long untilNanos = System.nanoTime() + TimeUnit.SECONDS.toNanos(waitSeconds);
