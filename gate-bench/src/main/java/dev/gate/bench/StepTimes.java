@@ -66,7 +66,7 @@ public final class StepTimes {
                 outcomes.record(id, null, 200, null);
                 long t5 = System.nanoTime();
                 Calls.Entered e = calls.joinAndGrant("open", CallClass.INTERACTIVE, "bench", OWNER,
-                        Duration.ofSeconds(30), null, CallKeys.NONE, callId -> { }).orElseThrow();
+                        Duration.ofSeconds(30), null, CallKeys.NONE, callId -> { }, pass -> { }).orElseThrow();
                 long id2 = e.joined().id();
                 if (e.pass().grants().size() != 1) {
                     throw new IllegalStateException("the fast path granted nothing: the figures would be void");

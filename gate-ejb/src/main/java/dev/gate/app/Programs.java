@@ -38,10 +38,11 @@ public class Programs {
 
     /**
      * A submission: the call, whether it joined a live call of the same dedupe key, and whether it repeated a
-     * submission already taken (its submission key: the program's retry after a lost answer).
+     * submission already taken (its submission key: the program's retry after a lost answer); for a held answer, the
+     * new call's watch ({@link #whenLeftWaiting}'s kind).
      */
     public record Submission(CallView call, boolean joined, boolean repeated,
-                             Optional<CompletableFuture<Void>> watch) {
+                             Optional<CompletableFuture<Optional<CallView>>> watch) {
     }
 
     /** Which of a program's calls an action found. */
@@ -60,7 +61,8 @@ public class Programs {
     public Submission submit(String program, String limit, CallClass callClass, CallOptions options, String dedupeKey,
                              String submissionKey, boolean held) throws GateException {
         ProgramCalls.Submitted s = calls().submit(program, limit, callClass, options, dedupeKey, submissionKey, held);
-        return new Submission(held ? viewAlone(s.call()) : view(s.call()), s.joined(), s.repeated(), s.watch());
+        return new Submission(held ? viewAlone(s.call()) : view(s.call()), s.joined(), s.repeated(),
+                s.watch().map(Programs::asLeft));
     }
 
     /**
@@ -111,9 +113,17 @@ public class Programs {
         return calls().visible(program, id).isPresent() ? Found.JOINED_ONLY : Found.NONE;
     }
 
-    /** Completes, on a managed thread, when the call leaves WAITING (granted by any instance, or ended). */
-    public CompletableFuture<Void> whenLeftWaiting(long id) {
-        return calls().whenLeftWaiting(id);
+    /**
+     * Completes, on a managed thread, when the call leaves WAITING (granted by any instance, or ended): with the call
+     * as it left when the news carried it whole (granted here, nobody else sharing it), else empty (read it). The
+     * view is the call's own, as the program that watches it sees it: no other program's watch gets one.
+     */
+    public CompletableFuture<Optional<CallView>> whenLeftWaiting(long id) {
+        return asLeft(calls().whenLeftWaiting(id));
+    }
+
+    private static CompletableFuture<Optional<CallView>> asLeft(CompletableFuture<CallRow> watch) {
+        return watch.thenApply(row -> Optional.ofNullable(row).map(Programs::viewAlone));
     }
 
     /** Takes the program's waiting call out of the line; false when it is not waiting. */

@@ -43,13 +43,13 @@ public final class Callers {
     private final Calls calls;
     private final Outcomes outcomes;
     private final Waiters waiters;
-    private final StateWatches watches;
+    private final StateWatches<CallRow> watches;
     private final GrantLoop loop;
     private final Tally tally;
     private final TryNow tryNow;
 
     Callers(String owner, Admission admission, Joining joining, Calls calls, Outcomes outcomes, Waiters waiters,
-            StateWatches watches, GrantLoop loop, Tally tally, TryNow tryNow) {
+            StateWatches<CallRow> watches, GrantLoop loop, Tally tally, TryNow tryNow) {
         this.tryNow = tryNow;
         this.tally = tally;
         this.owner = owner;
@@ -155,7 +155,7 @@ public final class Callers {
     public Outcome awaitOutcome(long callId, Duration maxWait) throws GateException {
         long until = System.nanoTime() + maxWait.toNanos();
         while (true) {
-            CompletableFuture<Void> changed = watches.watch(callId);
+            CompletableFuture<CallRow> changed = watches.watch(callId);
             CallRow row = find(callId);
             if (row.outcomeStatus() != null) {
                 return new Outcome(row.outcomeStatus(), row.outcomeRetryAfterSeconds() == null ? null
@@ -224,7 +224,7 @@ public final class Callers {
     private Permit awaitJoined(long callId, Duration maxWait) throws GateException {
         long until = System.nanoTime() + maxWait.toNanos();
         while (true) {
-            CompletableFuture<Void> changed = watches.watch(callId);
+            CompletableFuture<CallRow> changed = watches.watch(callId);
             CallRow row = find(callId);
             if (row.grantedAt() != null) {
                 return new Permit(row.id(), row.limit(), row.callClass(), row.enqueuedAt(), row.grantedAt(), true);
@@ -247,7 +247,7 @@ public final class Callers {
     }
 
     /** Until the call changes (a notification, or the poll), at most until {@code untilNanos}. */
-    private static void waitFor(CompletableFuture<Void> changed, long untilNanos, String timeoutMessage, long callId)
+    private static void waitFor(CompletableFuture<?> changed, long untilNanos, String timeoutMessage, long callId)
             throws GateException {
         long left = untilNanos - System.nanoTime();
         if (left <= 0) {

@@ -13,6 +13,7 @@ import dev.gate.wait.StateWatches;
 import java.util.Collection;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -28,11 +29,11 @@ final class Delivery {
     private final String owner;
     private final Calls calls;
     private final Waiters waiters;
-    private final StateWatches watches;
+    private final StateWatches<CallRow> watches;
     private final Health health;
     private final Tally tally;
 
-    Delivery(String owner, Calls calls, Waiters waiters, StateWatches watches, Health health, Tally tally) {
+    Delivery(String owner, Calls calls, Waiters waiters, StateWatches<CallRow> watches, Health health, Tally tally) {
         this.owner = owner;
         this.calls = calls;
         this.waiters = waiters;
@@ -41,10 +42,39 @@ final class Delivery {
         this.tally = tally;
     }
 
+    /**
+     * Grants of a pass of this instance's, between their statement and their commit: their watchers hear of them
+     * from {@link #granted} (with the call whole), not from the instance's own announcement, which can come first.
+     */
+    private final Set<Long> delivering = ConcurrentHashMap.newKeySet();
+
+    /**
+     * One pass of this instance's, from before its commit ({@link #hold}) until its grants were delivered or it
+     * failed ({@link #close}: if the pass's announcement was skipped and its commit's answer lost, the poll tells).
+     */
+    final class Pending implements AutoCloseable {
+        private List<Long> held = List.of();
+
+        /** The pass is about to commit: its whole grants are delivered here, not from its announcement. */
+        void hold(GrantPass pass) {
+            held = pass.grants().stream().filter(g -> g.whole().isPresent()).map(Grant::callId).toList();
+            delivering.addAll(held);
+        }
+
+        @Override
+        public void close() {
+            held.forEach(delivering::remove);
+        }
+    }
+
+    Pending pending() {
+        return new Pending();
+    }
+
     /** A committed pass: each of its grants reaches its waiter here (if any) and its watches. */
     void granted(GrantPass pass) {
-        if (!pass.grants().isEmpty()) {
-            watches.leftWaiting(pass.grants().stream().map(Grant::callId).toList());
+        for (Grant g : pass.grants()) {
+            watches.left(g.callId(), g.whole().orElse(null)); // a call granted whole needs no read by its watchers
         }
         for (Grant g : pass.grants()) {
             if (g.aged()) {
@@ -70,7 +100,8 @@ final class Delivery {
 
     /** Another instance (or this one) announced grants: their watches hear it, and this instance's waiters. */
     void announced(List<Long> grantedIds) {
-        watches.leftWaiting(grantedIds);
+        watches.leftWaiting(delivering.isEmpty() ? grantedIds
+                : grantedIds.stream().filter(id -> !delivering.contains(id)).toList());
         Set<Long> mine = waiters.callIds();
         List<Long> ours = grantedIds.stream().filter(mine::contains).toList();
         if (!ours.isEmpty()) {

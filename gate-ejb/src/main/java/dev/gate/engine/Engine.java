@@ -3,6 +3,7 @@ package dev.gate.engine;
 import dev.gate.client.CallEndedException;
 import dev.gate.store.FreeSlot;
 import dev.gate.store.ActionLog;
+import dev.gate.store.CallRow;
 import dev.gate.store.Calls;
 import dev.gate.store.Estimates;
 import dev.gate.store.Granter;
@@ -54,7 +55,7 @@ public final class Engine {
     private final ProgramCalls programs;
     private final LimitControl limits;
     private final OperatorActions operators;
-    private final StateWatches watches;
+    private final StateWatches<CallRow> watches;
     private ScheduledFuture<?> ticks;
 
     /**
@@ -82,7 +83,7 @@ public final class Engine {
         this.leases = new Leases(tx);
         // watches complete on a thread of their own: never on the slot loop's scheduler, whatever a watcher does next
         this.completions = java.util.concurrent.Executors.newSingleThreadExecutor(threads);
-        this.watches = new StateWatches(completions);
+        this.watches = new StateWatches<>(completions);
         this.health = new Health(waiters::endAll);
         Admission admission = new Admission(health, settings.callerConcurrency(), settings.callerWait());
         Delivery delivery = new Delivery(owner, calls, waiters, watches, health, tally);

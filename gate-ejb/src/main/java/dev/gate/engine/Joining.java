@@ -53,7 +53,7 @@ final class Joining {
     private final Tally tally;
     private final KeyedLines lines;
     private final FreeSlot freeSlot;
-    private final StateWatches watches;
+    private final StateWatches<CallRow> watches;
 
     /** Who hears that the call left WAITING: registered before its row commits, so no grant can come before it. */
     enum Hears {
@@ -66,7 +66,7 @@ final class Joining {
     }
 
     Joining(EngineSettings settings, Admission admission, Calls calls, FreeSlot freeSlot, Waiters waiters,
-            StateWatches watches, GrantLoop loop, Tally tally, KeyedLines lines) {
+            StateWatches<CallRow> watches, GrantLoop loop, Tally tally, KeyedLines lines) {
         this.freeSlot = freeSlot;
         this.watches = watches;
         this.tally = tally;
@@ -84,7 +84,7 @@ final class Joining {
      * @param leftWaiting a new call's watch ({@link Hears#WATCH}): completes when it leaves WAITING
      */
     record Entry(long id, boolean joinedExisting, boolean repeated, CompletableFuture<Grant> granted,
-                 Optional<CallRow> row, CompletableFuture<Void> leftWaiting) {
+                 Optional<CallRow> row, CompletableFuture<CallRow> leftWaiting) {
     }
 
     /**
@@ -141,59 +141,62 @@ final class Joining {
                                 g.enqueuedAt(), g.grantedAt().plus(lease), g.grantedAt(), null, null, 0)), null);
             }
         }
-        AtomicReference<Long> inserted = new AtomicReference<>();
-        AtomicReference<CompletableFuture<Grant>> granted = new AtomicReference<>();
-        AtomicReference<CompletableFuture<Void>> watch = new AtomicReference<>();
-        Calls.Entered entered;
-        try {
-            entered = admission.run(() -> calls.joinAndGrant(limit, callClass, program, owner, lease,
-                    options.deadline(), keys, callId -> {
-                        Long before = inserted.getAndSet(callId);
-                        if (before != null) {
-                            waiters.drop(before); // an earlier try that rolled back: nothing to sweep
-                        }
-                        if (hears == Hears.WAITER) {
-                            granted.set(waiters.register(callId));
-                        } else if (hears == Hears.WATCH) {
-                            // a rolled-back join's watch ends at the next poll (Delivery)
-                            watch.set(watches.watch(callId));
-                        }
-                    })).orElseThrow(() -> new UnknownLimitException(limit));
-        } catch (Calls.DeadlineMiss miss) {
-            Duration wait = Duration.between(miss.estimate().now(), miss.estimate().grantAt());
-            LOG.info(() -> "a call on limit " + limit + " was refused: its deadline of " + options.deadline()
-                    + " is shorter than the estimated wait of " + wait);
-            throw new DeadlineException(limit, options.deadline(), miss.estimate().grantAt(), wait);
-        } catch (Calls.SubmissionKeyReused e) {
-            throw new SubmissionKeyReusedException(e.getMessage());
-        } catch (Calls.LineFull full) {
-            throw new LineFullException(limit, full.getMessage(), full.retryAfter());
-        } catch (GateException e) {
-            if (e instanceof GatePausedException) {
-                tally.turnedAwayPaused(); // a call, not a status read or an operator's action
+        // the pass's grants are delivered from here once committed, not from the instance's own announcement
+        try (Delivery.Pending pending = loop.pending()) {
+            AtomicReference<Long> inserted = new AtomicReference<>();
+            AtomicReference<CompletableFuture<Grant>> granted = new AtomicReference<>();
+            AtomicReference<CompletableFuture<CallRow>> watch = new AtomicReference<>();
+            Calls.Entered entered;
+            try {
+                entered = admission.run(() -> calls.joinAndGrant(limit, callClass, program, owner, lease,
+                        options.deadline(), keys, callId -> {
+                            Long before = inserted.getAndSet(callId);
+                            if (before != null) {
+                                waiters.drop(before); // an earlier try that rolled back: nothing to sweep
+                            }
+                            if (hears == Hears.WAITER) {
+                                granted.set(waiters.register(callId));
+                            } else if (hears == Hears.WATCH) {
+                                // a rolled-back join's watch ends at the next poll (Delivery)
+                                watch.set(watches.watch(callId));
+                            }
+                        }, pending::hold)).orElseThrow(() -> new UnknownLimitException(limit));
+            } catch (Calls.DeadlineMiss miss) {
+                Duration wait = Duration.between(miss.estimate().now(), miss.estimate().grantAt());
+                LOG.info(() -> "a call on limit " + limit + " was refused: its deadline of " + options.deadline()
+                        + " is shorter than the estimated wait of " + wait);
+                throw new DeadlineException(limit, options.deadline(), miss.estimate().grantAt(), wait);
+            } catch (Calls.SubmissionKeyReused e) {
+                throw new SubmissionKeyReusedException(e.getMessage());
+            } catch (Calls.LineFull full) {
+                throw new LineFullException(limit, full.getMessage(), full.retryAfter());
+            } catch (GateException e) {
+                if (e instanceof GatePausedException) {
+                    tally.turnedAwayPaused(); // a call, not a status read or an operator's action
+                }
+                throw failed(inserted.get(), e);
+            } catch (RuntimeException e) {
+                LOG.log(Level.SEVERE, "a call on limit " + limit + " failed to join", e);
+                // the operators' log has the cause; the caller hears the step, not the database's text
+                throw failed(inserted.get(), new GateFailedException("the gate failed to take a call on limit " + limit
+                        + "; nothing joined (see the gate's log)", e));
             }
-            throw failed(inserted.get(), e);
-        } catch (RuntimeException e) {
-            LOG.log(Level.SEVERE, "a call on limit " + limit + " failed to join", e);
-            // the operators' log has the cause; the caller hears the step, not the database's text
-            throw failed(inserted.get(), new GateFailedException("the gate failed to take a call on limit " + limit
-                    + "; nothing joined (see the gate's log)", e));
+            Calls.Joined joined = entered.joined();
+            if (joined.repeated()) {
+                LOG.info(() -> "call " + joined.id() + " limit=" + limit + " class=" + callClass + ": " + program
+                        + " submitted it again (its first answer was lost); the same call answers");
+                return new Entry(joined.id(), false, true, null, Optional.empty(), null);
+            }
+            if (joined.joinedExisting()) {
+                tally.dedupeJoined(limit);
+                LOG.fine(() -> program + " joined call " + joined.id() + " of limit " + limit + " by its dedupe key");
+                return new Entry(joined.id(), true, false, null, Optional.empty(), null);
+            }
+            LOG.fine(() -> "call " + joined.id() + " limit=" + limit + " class=" + callClass + " joined the line for "
+                    + program);
+            loop.passMade(entered.pass());
+            return new Entry(joined.id(), false, false, granted.get(), entered.row(), watch.get());
         }
-        Calls.Joined joined = entered.joined();
-        if (joined.repeated()) {
-            LOG.info(() -> "call " + joined.id() + " limit=" + limit + " class=" + callClass + ": " + program
-                    + " submitted it again (its first answer was lost); the same call answers");
-            return new Entry(joined.id(), false, true, null, Optional.empty(), null);
-        }
-        if (joined.joinedExisting()) {
-            tally.dedupeJoined(limit);
-            LOG.fine(() -> program + " joined call " + joined.id() + " of limit " + limit + " by its dedupe key");
-            return new Entry(joined.id(), true, false, null, Optional.empty(), null);
-        }
-        LOG.fine(() -> "call " + joined.id() + " limit=" + limit + " class=" + callClass + " joined the line for "
-                + program);
-        loop.passMade(entered.pass());
-        return new Entry(joined.id(), false, false, granted.get(), entered.row(), watch.get());
     }
 
     /**

@@ -33,12 +33,12 @@ public final class ProgramCalls {
     private final Outcomes outcomes;
     private final Estimates estimates;
     private final Delivery delivery;
-    private final StateWatches watches;
+    private final StateWatches<CallRow> watches;
     private final GrantLoop loop;
     private final TryNow tryNow;
 
     ProgramCalls(Admission admission, Joining joining, Calls calls, Outcomes outcomes, Estimates estimates,
-                 Delivery delivery, StateWatches watches, GrantLoop loop, TryNow tryNow) {
+                 Delivery delivery, StateWatches<CallRow> watches, GrantLoop loop, TryNow tryNow) {
         this.tryNow = tryNow;
         this.admission = admission;
         this.joining = joining;
@@ -59,14 +59,17 @@ public final class ProgramCalls {
      * A program's submission: its call, whether it joined a live call of the same dedupe key, and whether it repeated
      * a submission already taken (same submission key: the call is the one made then, as it is now).
      */
-    public record Submitted(CallRow call, boolean joined, boolean repeated, CompletableFuture<Void> leftWaiting) {
+    public record Submitted(CallRow call, boolean joined, boolean repeated, CompletableFuture<CallRow> leftWaiting) {
 
         public Submitted(CallRow call, boolean joined, boolean repeated) {
             this(call, joined, repeated, null);
         }
 
-        /** A new call watched from before its row committed: completes when it leaves WAITING; else empty. */
-        public Optional<CompletableFuture<Void>> watch() {
+        /**
+         * A new call watched from before its row committed: completes when it leaves WAITING (with the call as it
+         * left, when the news carried it whole, else null); else empty.
+         */
+        public Optional<CompletableFuture<CallRow>> watch() {
             return Optional.ofNullable(leftWaiting);
         }
     }
@@ -115,8 +118,11 @@ public final class ProgramCalls {
         return admission.run(() -> estimates.of(callId));
     }
 
-    /** Completes (on an executor, never on the thread that learned it) when the call leaves WAITING. */
-    public CompletableFuture<Void> whenLeftWaiting(long callId) {
+    /**
+     * Completes (on an executor, never on the thread that learned it) when the call leaves WAITING: with the call as
+     * it left when the news carried it whole (a grant made here), else with null (read it).
+     */
+    public CompletableFuture<CallRow> whenLeftWaiting(long callId) {
         return watches.watch(callId);
     }
 

@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 
 /**
@@ -197,10 +198,12 @@ public final class Calls {
      * <p>Lock order holds: the new row is invisible to others until commit, so nobody waits for it while this
      * transaction takes the slot row (SKIP LOCKED: if another holds it, the join commits alone and the loop grants).
      * If the grant fails, the join rolls back with it: a caller who hears "no" has nothing in the line.
+     * {@code passBeforeCommit} sees the pass's grants before they commit (and before anyone hears of them).
      */
     public Optional<Entered> joinAndGrant(String limit, CallClass callClass, String program, String owner,
                                           Duration lease, Duration deadline, CallKeys keys,
-                                          LongConsumer beforeCommit) throws StoreUnavailable {
+                                          LongConsumer beforeCommit, Consumer<GrantPass> passBeforeCommit)
+            throws StoreUnavailable {
         return tx.run(c -> {
             List<Inserted> inserted = new ArrayList<>(1);
             Optional<Joined> joined = join(c, limit, callClass, program, owner, lease, deadline, keys, true, inserted,
@@ -213,6 +216,7 @@ public final class Calls {
             }
             Inserted mine = inserted.get(0);
             GrantPass pass = Granter.grantDue(c, limit, mine.slot());
+            passBeforeCommit.accept(pass);
             Optional<Grant> grant = pass.grants().stream().filter(g -> g.callId() == mine.id()).findFirst();
             CallRow row = grant.isPresent()
                     ? new CallRow(mine.id(), limit, callClass, program, owner, CallState.GRANTED, mine.enqueuedAt(),

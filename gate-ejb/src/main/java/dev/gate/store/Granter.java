@@ -4,6 +4,7 @@ import dev.gate.client.CallClass;
 import dev.gate.line.AdaptiveRate;
 import dev.gate.line.Aging;
 import dev.gate.line.Beat;
+import dev.gate.line.CallState;
 import dev.gate.line.DueRun;
 import dev.gate.line.LimitRules;
 import dev.gate.line.Pace;
@@ -20,6 +21,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * The grant transaction for one limit. Locks the limit's slot row (the per-limit mutex across every gate instance),
@@ -112,7 +114,8 @@ public final class Granter {
                 UPDATE gate_call c SET state = 'GRANTED', granted_at = t.at, aged = head.aged,
                                        lease_expires_at = t.at + c.lease_ms * interval '1 millisecond'
                 FROM head, t WHERE c.id = head.id
-                RETURNING c.id, c.limit_name, c.call_class, c.owner, c.program, c.enqueued_at, c.granted_at, c.aged),
+                RETURNING c.id, c.limit_name, c.call_class, c.owner, c.program, c.enqueued_at, c.granted_at, c.aged,
+                          c.lease_expires_at, c.dedupe_key IS NULL AS alone),
             sent AS (
                 INSERT INTO gate_send (limit_name, call_id, sent_at, slot_at, seq)
                 SELECT limit_name, id, granted_at, ?, ? FROM granted),
@@ -122,8 +125,8 @@ public final class Granter {
                 FROM nx WHERE limit_name = ? AND EXISTS (SELECT 1 FROM granted))""";
 
     private static final String GRANT_ANSWER = """
-            SELECT id, call_class, owner, enqueued_at, granted_at, aged, (SELECT next_slot FROM nx) AS next_slot,
-                   pg_notify('""" + CHANNEL + """
+            SELECT id, call_class, owner, program, enqueued_at, granted_at, lease_expires_at, alone, aged,
+                   (SELECT next_slot FROM nx) AS next_slot, pg_notify('""" + CHANNEL + """
             ', id::text) AS announced,
                    EXISTS (SELECT 1 FROM gate_call o WHERE o.limit_name = granted.limit_name AND o.state = 'WAITING'
                                                        AND o.id <> granted.id) AS more_waiting
@@ -167,7 +170,8 @@ public final class Granter {
                 UPDATE gate_call c SET state = 'GRANTED', granted_at = t.at, aged = false,
                                        lease_expires_at = t.at + c.lease_ms * interval '1 millisecond'
                 FROM head, t WHERE c.id = head.id
-                RETURNING c.id, c.limit_name, c.call_class, c.owner, c.enqueued_at, c.granted_at, head.n),
+                RETURNING c.id, c.limit_name, c.call_class, c.owner, c.program, c.enqueued_at, c.granted_at,
+                          c.lease_expires_at, c.dedupe_key IS NULL AS alone, head.n),
             sent AS (
                 INSERT INTO gate_send (limit_name, call_id, sent_at, slot_at, seq)
                 SELECT g.limit_name, g.id, g.granted_at, step.slot_at, ? + g.n FROM granted g JOIN step ON step.n = g.n),
@@ -177,7 +181,8 @@ public final class Granter {
             moved AS (
                 UPDATE gate_slot SET next_slot_at = nx.next_slot, send_seq = ? + nx.n
                 FROM nx WHERE limit_name = ?)
-            SELECT id, call_class, owner, enqueued_at, granted_at, false AS aged, (SELECT next_slot FROM nx) AS next_slot,
+            SELECT id, call_class, owner, program, enqueued_at, granted_at, lease_expires_at, alone, false AS aged,
+                   (SELECT next_slot FROM nx) AS next_slot,
                    (SELECT pg_notify('""" + CHANNEL + """
             ', ids) FROM (SELECT string_agg(id::text, ',') AS ids FROM granted) a WHERE ids IS NOT NULL) AS announced,
                    EXISTS (SELECT 1 FROM gate_call o WHERE o.limit_name = ? AND o.state = 'WAITING'
@@ -273,7 +278,16 @@ public final class Granter {
      * its lock's round trip are behind it when the slot comes, and the send goes out on time.
      */
     public GrantPass grantDue(String limit, Duration lead) throws StoreUnavailable {
-        return tx.run(c -> grantDue(c, limit, lead));
+        return grantDue(limit, lead, pass -> { });
+    }
+
+    /** As above; {@code beforeCommit} sees the pass before it commits (and before anyone hears of it). */
+    public GrantPass grantDue(String limit, Duration lead, Consumer<GrantPass> beforeCommit) throws StoreUnavailable {
+        return tx.run(c -> {
+            GrantPass pass = grantDue(c, limit, lead);
+            beforeCommit.accept(pass);
+            return pass;
+        });
     }
 
     /** As {@link #grantDue(String)}, inside a transaction of the caller's. */
@@ -791,14 +805,30 @@ public final class Granter {
             Instant next = null;
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    grants.add(new Grant(rs.getLong("id"), limit, CallClass.ofRank(rs.getInt("call_class")),
-                            rs.getString("owner"), Times.get(rs, "enqueued_at"), Times.get(rs, "granted_at"), false));
+                    grants.add(granted(rs, limit));
                     more = rs.getBoolean("more_waiting");
                     next = Times.get(rs, "next_slot");
                 }
             }
             return new Ran(List.copyOf(grants), more, next);
         }
+    }
+
+    /**
+     * A grant as its statement returned it; the call whole (as {@link Calls#findVisible} reads it) unless dedupe
+     * joiners may share it, whose count the statement does not read.
+     */
+    private static Grant granted(ResultSet rs, String limit) throws SQLException {
+        long id = rs.getLong("id");
+        CallClass callClass = CallClass.ofRank(rs.getInt("call_class"));
+        String owner = rs.getString("owner");
+        Instant enqueued = Times.get(rs, "enqueued_at");
+        Instant grantedAt = Times.get(rs, "granted_at");
+        CallRow whole = rs.getBoolean("alone")
+                ? new CallRow(id, limit, callClass, rs.getString("program"), owner, CallState.GRANTED, enqueued,
+                        Times.get(rs, "lease_expires_at"), grantedAt, null, null, 0)
+                : null;
+        return new Grant(id, limit, callClass, owner, enqueued, grantedAt, rs.getBoolean("aged"), whole);
     }
 
     private static long micros(Instant t) {
@@ -848,10 +878,8 @@ public final class Granter {
                 if (!rs.next()) {
                     return Optional.empty();
                 }
-                return Optional.of(new Head(new Grant(rs.getLong("id"), limit,
-                        CallClass.ofRank(rs.getInt("call_class")), rs.getString("owner"),
-                        Times.get(rs, "enqueued_at"), Times.get(rs, "granted_at"), rs.getBoolean("aged")),
-                        rs.getBoolean("more_waiting"), Times.get(rs, "next_slot")));
+                return Optional.of(new Head(granted(rs, limit), rs.getBoolean("more_waiting"),
+                        Times.get(rs, "next_slot")));
             }
         }
     }

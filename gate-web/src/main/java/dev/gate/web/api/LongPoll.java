@@ -75,7 +75,7 @@ public class LongPoll {
      * before its row committed), so the call cannot have left WAITING unseen: it is not read again until it does.
      */
     void answer(AsyncResponse response, String program, CallView call, int waitSeconds,
-                Function<CallView, Response> render, Optional<CompletableFuture<Void>> watchedBefore) {
+                Function<CallView, Response> render, Optional<CompletableFuture<Optional<CallView>>> watchedBefore) {
         if (waitSeconds == 0 || !call.waiting()) {
             response.resume(render.apply(call));
             return;
@@ -83,7 +83,7 @@ public class LongPoll {
         if (!hold(response, program)) {
             // answered at once after all: a submission's view made for holding has no estimate, so read it whole
             if (watchedBefore.isPresent()) {
-                whenLeft(response, program, call.id(), System.nanoTime(), render, false);
+                whenLeft(response, program, call.id(), System.nanoTime(), render, Left.NOT_YET);
             } else {
                 response.resume(render.apply(call));
             }
@@ -106,29 +106,39 @@ public class LongPoll {
         }
     }
 
+    /** What a watch said when the answer was due: the call left WAITING (and maybe as what), or not yet. */
+    private record Left(boolean left, Optional<CallView> as) {
+        static final Left NOT_YET = new Left(false, Optional.empty());
+    }
+
     /** When {@code watch} completes (the call left WAITING) or the wait passes, {@link #whenLeft}. */
-    private void onLeft(CompletableFuture<Void> watch, AsyncResponse response, String program, long id,
+    private void onLeft(CompletableFuture<Optional<CallView>> watch, AsyncResponse response, String program, long id,
                         long untilNanos, Function<CallView, Response> render) {
         // a future of our own (the engine's is never completed from here); a failed watch answers at once. The read
         // and the answer run on the web's own executor: never on the engine's thread that brought the news, nor on
         // the JDK's single timer thread
-        watch.handle((left, failed) -> failed == null)
-                .completeOnTimeout(Boolean.FALSE, Math.max(0, untilNanos - System.nanoTime()), TimeUnit.NANOSECONDS)
+        watch.handle((as, failed) -> failed == null ? new Left(true, as) : Left.NOT_YET)
+                .completeOnTimeout(Left.NOT_YET, Math.max(0, untilNanos - System.nanoTime()), TimeUnit.NANOSECONDS)
                 .thenAcceptAsync(left -> whenLeft(response, program, id, untilNanos, render, left), executor);
     }
 
     /**
-     * The call as it is now answers; but if its watch ended while it still waits (the instance's poll can end a
-     * watch whose call's row had not committed yet: a submission's, registered before), it is watched again.
+     * The call as it left WAITING answers when the news brought it (a grant made here: no read), else the call as it
+     * is now; but if its watch ended while it still waits (the instance's poll can end a watch whose call's row had
+     * not committed yet: a submission's, registered before), it is watched again.
      */
     private void whenLeft(AsyncResponse response, String program, long id, long untilNanos,
-                          Function<CallView, Response> render, boolean left) {
+                          Function<CallView, Response> render, Left left) {
         if (response.isDone()) {
+            return;
+        }
+        if (left.as().isPresent()) {
+            response.resume(render.apply(left.as().get()));
             return;
         }
         try {
             CallView now = current(program, id);
-            if (left && now.waiting() && untilNanos - System.nanoTime() > 0) {
+            if (left.left() && now.waiting() && untilNanos - System.nanoTime() > 0) {
                 onLeft(programs.whenLeftWaiting(id), response, program, id, untilNanos, render);
                 return;
             }
