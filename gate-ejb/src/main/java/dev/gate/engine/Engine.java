@@ -2,6 +2,7 @@ package dev.gate.engine;
 
 import dev.gate.client.CallEndedException;
 import dev.gate.store.FreeSlot;
+import dev.gate.store.GateTables;
 import dev.gate.store.ActionLog;
 import dev.gate.store.CallRow;
 import dev.gate.store.Calls;
@@ -57,6 +58,7 @@ public final class Engine {
     private final OperatorActions operators;
     private final StateWatches<CallRow> watches;
     private ScheduledFuture<?> ticks;
+    private final TableUpkeep upkeep;
 
     /**
      * @param poolName the pool's name, for the refusal message
@@ -103,6 +105,7 @@ public final class Engine {
         this.limits = new LimitControl(admission, limitTable, new LineView(jpa), loop, keys);
         this.operators = new OperatorActions(owner, admission, limitTable, calls, new ActionLog(tx), waiters,
                 delivery, loop);
+        this.upkeep = new TableUpkeep(new GateTables(dataSource), settings, health, threads);
     }
 
     public void start() {
@@ -110,6 +113,7 @@ public final class Engine {
         long every = settings.retry().toMillis();
         ticks = scheduler.scheduleWithFixedDelay(housekeeper::tick, every, every, TimeUnit.MILLISECONDS);
         loop.wake();
+        upkeep.start();
         LOG.info(() -> "gate instance " + owner + " started");
     }
 
@@ -137,6 +141,7 @@ public final class Engine {
             ticks.cancel(false);
         }
         listener.stop();
+        upkeep.stop();
         completions.shutdown(); // a watch ended after this completes on the thread that ends it
     }
 
@@ -161,6 +166,11 @@ public final class Engine {
     /** The limits, as operators see and change them. */
     public LimitControl limits() {
         return limits;
+    }
+
+    /** The care of the gate's tables: their last check, and a check now. */
+    public TableUpkeep tables() {
+        return upkeep;
     }
 
     /** Whether calls are paused because the database is unavailable. */

@@ -1,5 +1,7 @@
 package dev.gate.engine;
 
+import dev.gate.line.TableCare;
+
 import java.time.Duration;
 
 /**
@@ -19,10 +21,13 @@ import java.time.Duration;
  * @param callerWait   longest wait of a caller operation for its turn at the database
  * @param retention    how long finished calls are kept (the send log keeps only what its windows need)
  * @param pruneEvery   how often the housekeeping deletes what retention no longer keeps
+ * @param tableCare    when the gate's tables need a vacuum, and when a transaction holds vacuum back too long
+ * @param selfVacuum   whether the gate vacuums its tables itself where autovacuum does not (else it warns)
  */
 public record EngineSettings(Duration defaultLease, Duration minLease, Duration maxLease, Duration heartbeat,
                              Duration waiterPoll, Duration idlePoll, Duration retry, int callerConcurrency,
-                             Duration callerWait, Duration retention, Duration pruneEvery) {
+                             Duration callerWait, Duration retention, Duration pruneEvery, TableCare tableCare,
+                             boolean selfVacuum) {
 
     public static final int DEFAULT_CALLER_CONCURRENCY = 16;
 
@@ -36,6 +41,14 @@ public record EngineSettings(Duration defaultLease, Duration minLease, Duration 
         if (retention.isNegative() || retention.isZero()) {
             throw new IllegalArgumentException("retention must be positive: " + retention);
         }
+    }
+
+    /** With the default table care, self-vacuum on. */
+    public EngineSettings(Duration defaultLease, Duration minLease, Duration maxLease, Duration heartbeat,
+                          Duration waiterPoll, Duration idlePoll, Duration retry, int callerConcurrency,
+                          Duration callerWait, Duration retention, Duration pruneEvery) {
+        this(defaultLease, minLease, maxLease, heartbeat, waiterPoll, idlePoll, retry, callerConcurrency, callerWait,
+                retention, pruneEvery, TableCare.DEFAULTS, true);
     }
 
     /** With the default retention (7 days), pruned every minute. */
@@ -54,11 +67,16 @@ public record EngineSettings(Duration defaultLease, Duration minLease, Duration 
 
     public EngineSettings withCallerConcurrency(int callers) {
         return new EngineSettings(defaultLease, minLease, maxLease, heartbeat, waiterPoll, idlePoll, retry, callers,
-                callerWait, retention, pruneEvery);
+                callerWait, retention, pruneEvery, tableCare, selfVacuum);
     }
 
     public EngineSettings withRetention(Duration keep, Duration every) {
         return new EngineSettings(defaultLease, minLease, maxLease, heartbeat, waiterPoll, idlePoll, retry,
-                callerConcurrency, callerWait, keep, every);
+                callerConcurrency, callerWait, keep, every, tableCare, selfVacuum);
+    }
+
+    public EngineSettings withTableCare(TableCare care, boolean vacuumItself) {
+        return new EngineSettings(defaultLease, minLease, maxLease, heartbeat, waiterPoll, idlePoll, retry,
+                callerConcurrency, callerWait, retention, pruneEvery, care, vacuumItself);
     }
 }

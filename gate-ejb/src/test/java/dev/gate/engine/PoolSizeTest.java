@@ -23,12 +23,12 @@ class PoolSizeTest {
     @Test
     void aPoolTooSmallIsRefusedWithItsNameItsSizeAndTheSizeNeeded() {
         EngineSettings settings = EngineSettings.defaults(); // 16 callers in flight
-        assertEquals(19, PoolNeeds.connections(settings));
+        assertEquals(20, PoolNeeds.connections(settings));
         IllegalStateException refused = assertThrows(IllegalStateException.class, () -> new Engine("small",
                 copies.server().pool(copies.name(), 10), "GateDS", 10, new ScheduledThreadPoolExecutor(1),
                 Executors.defaultThreadFactory(), settings));
         assertTrue(refused.getMessage().contains("GateDS has 10 connections"), refused.getMessage());
-        assertTrue(refused.getMessage().contains("needs at least 19"), refused.getMessage());
+        assertTrue(refused.getMessage().contains("needs at least 20"), refused.getMessage());
     }
 
     @Test

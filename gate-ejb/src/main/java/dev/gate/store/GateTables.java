@@ -1,0 +1,179 @@
+package dev.gate.store;
+
+import dev.gate.line.TableCare;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.SQLWarning;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * The gate's tables as the database keeps them (rows, dead rows, size on disk, whether autovacuum looks after them),
+ * the oldest transaction that holds vacuum back, and a vacuum of one table. Read from the statistics views, which
+ * cost no table scan; the vacuum runs outside any transaction, on a connection of its own for its run.
+ */
+public final class GateTables {
+
+    // The gate's tables: autovacuum looks after one when it is on globally and not switched off for the table.
+    // Sizes with their indexes and TOAST. Statistics, not counts: they lag by up to a second or so.
+    static final String TABLES = """
+            SELECT s.relname, s.n_live_tup, s.n_dead_tup, pg_total_relation_size(s.relid) AS bytes,
+                   current_setting('autovacuum')::boolean
+                     AND coalesce((SELECT o.option_value::boolean FROM pg_options_to_table(c.reloptions) o
+                                   WHERE o.option_name = 'autovacuum_enabled'), true) AS autovacuum_on,
+                   greatest(s.last_vacuum, s.last_autovacuum) AS last_vacuum, clock_timestamp() AS now
+            FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
+            WHERE s.schemaname = current_schema() AND s.relname LIKE 'gate\\_%'
+            ORDER BY s.relname""";
+
+    // The oldest transaction of this database that holds a snapshot or a transaction id: every row dead since it
+    // began stays, whoever vacuums. Other roles' sessions show only to a role allowed to read all statistics
+    // (pg_read_all_stats, or pg_monitor): the gate says whether it can see them.
+    static final String OLDEST = """
+            SELECT a.pid, coalesce(nullif(a.application_name, ''), a.usename, '?') AS who, a.xact_start, a.state,
+                   pg_has_role(current_user, 'pg_read_all_stats', 'member') AS sees_all
+            FROM (SELECT 1) one
+            LEFT JOIN pg_stat_activity a
+              ON a.datname = current_database() AND a.pid <> pg_backend_pid() AND a.xact_start IS NOT NULL
+                 AND (a.backend_xmin IS NOT NULL OR a.backend_xid IS NOT NULL)
+            ORDER BY a.xact_start NULLS LAST
+            LIMIT 1""";
+
+    private static final Pattern TABLE_NAME = Pattern.compile("gate_[a-z_]{1,58}");
+
+    /** One table: its care figures, and its size on disk in bytes (indexes included). */
+    public record Table(TableCare.Table care, long bytes) {
+    }
+
+    /** A transaction that holds vacuum back: its session (pid), its program, since when, and its state. */
+    public record Holder(int pid, String who, Instant since, String state) {
+    }
+
+    /**
+     * What the statistics say now (the database's clock): the tables, whether autovacuum is on globally, the oldest
+     * transaction holding vacuum back (if any) and whether other roles' transactions are visible to the gate.
+     */
+    public record Snapshot(Instant at, List<Table> tables, boolean autovacuumOn, Optional<Holder> oldest,
+                           boolean seesAllSessions) {
+
+        public List<TableCare.Table> care() {
+            return tables.stream().map(Table::care).toList();
+        }
+    }
+
+    /** How a vacuum went. */
+    public enum Vacuumed {
+        /** Done (and analyzed). */
+        DONE,
+        /** Another vacuum or a lock of an incompatible kind held the table: skipped, nothing waited. */
+        SKIPPED_LOCKED,
+        /** It ran past its time and was cancelled: what it did stays, the rest waits for the next one. */
+        TIMED_OUT
+    }
+
+    private final DataSource dataSource;
+    private final Tx tx;
+
+    public GateTables(DataSource dataSource) {
+        this.dataSource = dataSource;
+        this.tx = new Tx(dataSource);
+    }
+
+    public Snapshot read() throws StoreUnavailable {
+        return tx.run(c -> {
+            List<Table> tables = new ArrayList<>();
+            boolean globalOn;
+            Instant at = null;
+            try (Statement s = c.createStatement()) {
+                try (ResultSet rs = s.executeQuery("SELECT current_setting('autovacuum')::boolean")) {
+                    rs.next();
+                    globalOn = rs.getBoolean(1);
+                }
+                try (ResultSet rs = s.executeQuery(TABLES)) {
+                    while (rs.next()) {
+                        at = Times.get(rs, "now");
+                        tables.add(new Table(new TableCare.Table(rs.getString("relname"), rs.getLong("n_live_tup"),
+                                rs.getLong("n_dead_tup"), rs.getBoolean("autovacuum_on"),
+                                Times.get(rs, "last_vacuum")), rs.getLong("bytes")));
+                    }
+                }
+                Optional<Holder> oldest = Optional.empty();
+                boolean seesAll;
+                try (ResultSet rs = s.executeQuery(OLDEST)) {
+                    rs.next();
+                    seesAll = rs.getBoolean("sees_all");
+                    if (rs.getObject("pid") != null) {
+                        oldest = Optional.of(new Holder(rs.getInt("pid"), rs.getString("who"),
+                                Times.get(rs, "xact_start"), rs.getString("state")));
+                    }
+                }
+                if (at == null) {
+                    try (ResultSet rs = s.executeQuery("SELECT clock_timestamp() AS now")) {
+                        rs.next();
+                        at = Times.get(rs, "now");
+                    }
+                }
+                return new Snapshot(at, List.copyOf(tables), globalOn, oldest, seesAll);
+            }
+        });
+    }
+
+    /**
+     * {@code VACUUM (SKIP_LOCKED, ANALYZE)} of one of the gate's tables, outside any transaction, cancelled by the
+     * database after {@code timeout}. It takes no lock a grant, a join or retention needs (SHARE UPDATE EXCLUSIVE:
+     * only another vacuum or a schema change conflicts, and then it skips rather than waits).
+     */
+    public Vacuumed vacuum(String table, Duration timeout) throws StoreUnavailable {
+        if (!TABLE_NAME.matcher(table).matches()) {
+            throw new IllegalArgumentException("not a gate table: " + table);
+        }
+        try (Connection c = dataSource.getConnection()) {
+            // the engine's session timeouts (500 ms a statement) are lifted for this run; the next transaction on
+            // this connection makes them again
+            ConnectionSettings.lift(c);
+            c.setAutoCommit(true);
+            try {
+                c.setNetworkTimeout(Runnable::run, (int) Math.min(Integer.MAX_VALUE, timeout.toMillis() + 5_000));
+            } catch (java.sql.SQLFeatureNotSupportedException | AbstractMethodError unsupported) {
+                // the driver's socketTimeout bounds the wait instead
+            }
+            try (Statement s = c.createStatement()) {
+                s.execute("SET statement_timeout = '" + timeout.toMillis() + "ms'");
+                try {
+                    s.execute("VACUUM (SKIP_LOCKED, ANALYZE) " + table);
+                    return skipped(s.getWarnings()) ? Vacuumed.SKIPPED_LOCKED : Vacuumed.DONE;
+                } catch (SQLException e) {
+                    if ("57014".equals(e.getSQLState())) {
+                        return Vacuumed.TIMED_OUT;
+                    }
+                    throw e;
+                } finally {
+                    s.execute("RESET statement_timeout");
+                }
+            }
+        } catch (SQLException e) {
+            if (Tx.isUnavailable(e)) {
+                throw new StoreUnavailable(e);
+            }
+            throw new IllegalStateException("vacuum of " + table + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    /** PostgreSQL says "skipping vacuum of ... --- lock not available" as a warning, not an error. */
+    private static boolean skipped(SQLWarning w) {
+        for (; w != null; w = w.getNextWarning()) {
+            if (w.getMessage() != null && w.getMessage().contains("skipping")) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

@@ -1,0 +1,169 @@
+package dev.gate.engine;
+
+import dev.gate.client.CallClass;
+import dev.gate.line.TableCare;
+import dev.gate.store.GateTables;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The gate keeps its tables small where autovacuum does not: it vacuums a table whose dead rows pass the bound, or,
+ * switched off, warns that nothing will; a vacuum that cannot get its lock skips and nothing waits on it; a long
+ * transaction that holds vacuum back is named. Autovacuum is switched off for gate_call here (whatever the server's
+ * setting), so the test means the same on a server with autovacuum on or off.
+ */
+class TableUpkeepTest {
+
+    @RegisterExtension
+    final GateCopies copies = new GateCopies();
+
+    private final List<LogRecord> logged = new CopyOnWriteArrayList<>();
+    private final Handler capture = new Handler() {
+        @Override
+        public void publish(LogRecord r) {
+            logged.add(r);
+        }
+
+        @Override
+        public void flush() {
+        }
+
+        @Override
+        public void close() {
+        }
+    };
+
+    @BeforeEach
+    void listen() {
+        Logger.getLogger(TableUpkeep.class.getName()).addHandler(capture);
+    }
+
+    @AfterEach
+    void stopListening() {
+        Logger.getLogger(TableUpkeep.class.getName()).removeHandler(capture);
+    }
+
+    @Test
+    void aTableAutovacuumDoesNotLookAfterIsVacuumedByTheGateOnceItsDeadRowsPassTheBound() throws Exception {
+        Engine gate = copies.start("keeper");
+        churn(20_000);
+        TableUpkeep.Status s = gate.tables().check().orElseThrow();
+        assertTrue(s.autovacuumOff().contains("gate_call"), s.autovacuumOff().toString());
+        TableUpkeep.Vacuum v = s.lastVacuum().orElseThrow();
+        assertEquals("gate_call", v.table());
+        assertEquals(GateTables.Vacuumed.DONE, v.result());
+        assertTrue(v.deadRowsBefore() >= 20_000, "the statistics counted the dead rows: " + v.deadRowsBefore());
+        assertTrue(deadRows() < 1_000, "the dead rows are gone: " + deadRows());
+        assertTrue(said(Level.INFO, "vacuumed gate_call"), "the operators' log says so");
+        assertTrue(said(Level.INFO, "autovacuum is off for"), "and that autovacuum does not look after it");
+
+        // the migration's storage parameters: by rows, and room on the slot's pages for its HOT updates
+        assertEquals(1, copies.count("SELECT count(*) FROM pg_class WHERE relname = 'gate_call' "
+                + "AND 'autovacuum_vacuum_scale_factor=0' = ANY (reloptions)"));
+        assertEquals(1, copies.count("SELECT count(*) FROM pg_class WHERE relname = 'gate_slot' "
+                + "AND 'fillfactor=50' = ANY (reloptions)"));
+    }
+
+    @Test
+    void switchedOffItWarnsAndLeavesTheTableAlone() throws Exception {
+        Engine gate = copies.start("warner", GateCopies.FAST.withTableCare(TableCare.DEFAULTS, false),
+                new ScheduledThreadPoolExecutor(2));
+        churn(20_000);
+        TableUpkeep.Status s = gate.tables().check().orElseThrow();
+        assertTrue(s.lastVacuum().isEmpty(), "no vacuum of the gate's");
+        assertEquals(List.of("gate_call"), s.leftToGrow());
+        assertTrue(deadRows() >= 20_000, "the dead rows stay: " + deadRows());
+        assertTrue(said(Level.WARNING, "GATE_SELF_VACUUM=off: nothing removes their dead rows"),
+                "the operators' log warns");
+    }
+
+    @Test
+    void aVacuumThatCannotGetItsLockSkipsAndNoGrantWaitsOnIt() throws Exception {
+        Engine gate = copies.start("skipper");
+        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('open', 1000, 1000)");
+        churn(20_000);
+        try (Connection holder = copies.connect(); Statement st = holder.createStatement()) {
+            holder.setAutoCommit(false);
+            st.execute("LOCK TABLE gate_call IN SHARE UPDATE EXCLUSIVE MODE"); // what another vacuum holds
+            TableUpkeep.Vacuum v = gate.tables().check().orElseThrow().lastVacuum().orElseThrow();
+            assertEquals(GateTables.Vacuumed.SKIPPED_LOCKED, v.result());
+            // the line goes on meanwhile: the lock a vacuum takes is not one a grant needs
+            var permit = gate.callers().acquire("open", CallClass.INTERACTIVE, Duration.ofSeconds(5), "web",
+                    Duration.ofSeconds(30));
+            gate.callers().complete(permit.callId(), 200);
+            holder.rollback();
+        }
+        assertEquals(GateTables.Vacuumed.DONE, gate.tables().check().orElseThrow().lastVacuum().orElseThrow()
+                .result(), "the next check vacuums it");
+    }
+
+    @Test
+    void aLongTransactionThatHoldsVacuumBackIsNamed() throws Exception {
+        Engine gate = copies.start("namer", GateCopies.FAST.withTableCare(
+                new TableCare(1_000, 0.1, Duration.ofMinutes(1), Duration.ofMillis(1)), true),
+                new ScheduledThreadPoolExecutor(2));
+        try (Connection report = copies.connect(); Statement st = report.createStatement()) {
+            st.execute("SET application_name = 'nightly-report'");
+            report.setAutoCommit(false);
+            st.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
+            st.execute("SELECT count(*) FROM gate_limit"); // its snapshot is held until it ends
+            GateCopies.await("the transaction to be older than the span", Duration.ofSeconds(5),
+                    () -> heldBackBy(gate).equals("nightly-report"));
+            assertTrue(said(Level.WARNING, "a transaction of 'nightly-report'"), "the operators' log names it");
+            report.rollback();
+        }
+        assertEquals("", heldBackBy(gate));
+        assertTrue(said(Level.INFO, "no longer held back"));
+    }
+
+    private static String heldBackBy(Engine gate) {
+        try {
+            return gate.tables().check().orElseThrow().heldBack().map(GateTables.Holder::who).orElse("");
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** {@code n} finished calls written and deleted, as a day of calls and retention leave them: dead rows. */
+    private void churn(int n) throws Exception {
+        copies.sql("ALTER TABLE gate_call SET (autovacuum_enabled = false)");
+        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('churn', 10, 1000)");
+        copies.sql("""
+                INSERT INTO gate_call (limit_name, call_class, program, owner, state, enqueued_at, granted_at,
+                                       done_at, lease_ms, lease_expires_at)
+                SELECT 'churn', 2, 'p', 'program:p', 'DONE', now(), now(), now(), 30000, now()
+                FROM generate_series(1, ?) i""", n);
+        copies.sql("DELETE FROM gate_call WHERE limit_name = 'churn'");
+        // the statistics reach the views a moment after the deleting session's commit
+        GateCopies.await("the statistics to count the dead rows", Duration.ofSeconds(10), () -> deadRows() >= n);
+    }
+
+    private long deadRows() {
+        try {
+            return copies.count("SELECT n_dead_tup FROM pg_stat_user_tables WHERE relname = 'gate_call'");
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private boolean said(Level level, String text) {
+        return logged.stream().anyMatch(r -> r.getLevel().equals(level) && r.getMessage() != null
+                && r.getMessage().contains(text));
+    }
+}
