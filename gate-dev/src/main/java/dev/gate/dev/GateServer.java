@@ -29,10 +29,12 @@ public final class GateServer implements AutoCloseable {
 
     private final Process process;
     private final Path deployments;
+    private final String base;
 
-    private GateServer(Process process, Path deployments) {
+    private GateServer(Process process, Path deployments, String base) {
         this.process = process;
         this.deployments = deployments;
+        this.base = base;
     }
 
     /**
@@ -47,15 +49,27 @@ public final class GateServer implements AutoCloseable {
     /** As above, with more deployments beside the EAR (the demo's WARs); a demo WAR not named is removed. */
     public static GateServer start(Path server, List<Path> deployments, Map<String, String> env,
                                    boolean inheritOutput) throws IOException {
+        return start(server, deployments, env, inheritOutput, 0);
+    }
+
+    /**
+     * As above, every port of the server moved by {@code portOffset} (a second server beside the first, from a copy
+     * of the provisioned server's folder): it answers at {@link #base()}.
+     */
+    public static GateServer start(Path server, List<Path> deployments, Map<String, String> env,
+                                   boolean inheritOutput, int portOffset) throws IOException {
         Path folder = deploy(server, deployments);
-        Launcher launcher = Launcher.of(StandaloneCommandBuilder.of(server).addJavaOptions("-Xms256m", "-Xmx1g"))
-                .addEnvironmentVariables(env);
+        StandaloneCommandBuilder command = StandaloneCommandBuilder.of(server).addJavaOptions("-Xms256m", "-Xmx1g");
+        if (portOffset != 0) {
+            command.addJavaOption("-Djboss.socket.binding.port-offset=" + portOffset);
+        }
+        Launcher launcher = Launcher.of(command).addEnvironmentVariables(env);
         if (inheritOutput) {
             launcher.inherit();
         } else {
             launcher.redirectOutput(server.resolve("standalone/log/console.log"));
         }
-        return new GateServer(launcher.launch(), folder);
+        return new GateServer(launcher.launch(), folder, "http://localhost:" + (8080 + portOffset) + "/gate");
     }
 
     /** Into the deployments folder, after what an earlier run (or a killed one) left there. */
@@ -80,7 +94,7 @@ public final class GateServer implements AutoCloseable {
     /** Waits until the API answers (401 included: deployed); false if the server died or {@code limit} passed. */
     public boolean awaitGate(Duration limit) throws InterruptedException {
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-        HttpRequest ping = HttpRequest.newBuilder(URI.create(BASE + "/api/v1/limits"))
+        HttpRequest ping = HttpRequest.newBuilder(URI.create(base + "/api/v1/limits"))
                 .timeout(Duration.ofSeconds(5)).build();
         long until = System.nanoTime() + limit.toNanos();
         while (System.nanoTime() < until && process.isAlive()) {
@@ -95,6 +109,11 @@ public final class GateServer implements AutoCloseable {
             Thread.sleep(500);
         }
         return false;
+    }
+
+    /** Where this server's gate answers ({@link #BASE} unless its ports were moved). */
+    public String base() {
+        return base;
     }
 
     public Process process() {

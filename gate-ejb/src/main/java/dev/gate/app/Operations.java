@@ -20,6 +20,7 @@ import jakarta.ejb.TransactionAttributeType;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * An operator's hand on the line: pause a limit for a time and resume it, cancel a waiting call, drain a program's
@@ -39,6 +40,18 @@ public class Operations {
 
     @EJB
     SlotLoop host;
+
+    /** The gate's tables as the last upkeep check found them; empty before the first check. */
+    public Optional<TableHealth> tables() {
+        return host.engine().tables().status().map(s -> new TableHealth(s.tables().at(), s.autovacuumOff(),
+                s.selfVacuum(), s.leftToGrow(),
+                s.heldBack().map(h -> new TableHealth.HeldBack(h.who(), h.pid(), h.state(), h.since())),
+                s.tables().seesAllSessions(),
+                s.lastVacuum().map(v -> new TableHealth.Vacuum(v.table(), v.at(), v.result().name(),
+                        v.deadRowsBefore(), v.took())),
+                s.tables().tables().stream().map(t -> new TableHealth.Figures(t.care().name(), t.care().liveRows(),
+                        t.care().deadRows(), t.bytes(), t.care().autovacuumOn())).toList()));
+    }
 
     /** No grant on the limit for {@code span} (1 s to 7 days); answers the pause's end. */
     public Instant pause(String limit, Duration span, String actor) throws GateException {

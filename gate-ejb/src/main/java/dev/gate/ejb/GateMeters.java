@@ -6,6 +6,8 @@ import dev.gate.client.GateException;
 import dev.gate.client.LimitStatus;
 import dev.gate.client.RuleUse;
 import dev.gate.engine.Engine;
+import dev.gate.engine.TableUpkeep;
+import dev.gate.store.GateTables;
 import dev.gate.engine.Tally;
 import dev.gate.store.Grant;
 import io.micrometer.core.instrument.Counter;
@@ -140,6 +142,7 @@ final class GateMeters implements Tally {
                 set(seen, "gate.effective.calls", limit, l.getEffectiveCalls()); // the adaptive rate in force
             }
         }
+        engine.tables().status().ifPresent(t -> tables(seen, t));
         for (String gone : new HashSet<>(gauges.keySet())) {
             if (!seen.contains(gone)) {
                 Tags tags = gaugeTags.remove(gone);
@@ -150,6 +153,24 @@ final class GateMeters implements Tally {
                 }
             }
         }
+    }
+
+    /**
+     * The gate's tables as the last upkeep check read them: rows, dead rows, size on disk, whether autovacuum looks
+     * after each; and how long the oldest transaction of the database has held vacuum back (0: none).
+     */
+    private void tables(Set<String> seen, TableUpkeep.Status t) {
+        for (GateTables.Table table : t.tables().tables()) {
+            Tags tags = Tags.of("table", table.care().name());
+            set(seen, "gate.table.live.rows", tags, table.care().liveRows());
+            set(seen, "gate.table.dead.rows", tags, table.care().deadRows());
+            set(seen, "gate.table.size.bytes", tags, table.bytes());
+            set(seen, "gate.table.autovacuum", tags, table.care().autovacuumOn() ? 1 : 0);
+        }
+        set(seen, "gate.vacuum.held.back.seconds", Tags.empty(), t.tables().oldest()
+                .map(h -> Math.max(0, java.time.Duration.between(h.since(), t.tables().at()).toMillis() / 1000.0))
+                .orElse(0.0));
+        set(seen, "gate.self.vacuum", Tags.empty(), t.selfVacuum() ? 1 : 0);
     }
 
     /** The meters this instance registered, gone with it (a redeployment registers them anew). */

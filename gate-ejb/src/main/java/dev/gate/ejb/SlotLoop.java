@@ -7,6 +7,7 @@ import dev.gate.engine.InstanceName;
 import dev.gate.line.LimitDeclarations;
 import dev.gate.line.Pace;
 import dev.gate.line.Span;
+import dev.gate.line.TableCare;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;
@@ -77,7 +78,8 @@ public class SlotLoop {
         // finished calls are kept this long (GATE_RETENTION, e.g. 7d, 12h, P30D); the send log only as its windows need
         java.time.Duration retention = config.getOptionalValue("gate.retention", String.class).map(Span::parse)
                 .orElse(EngineSettings.DEFAULT_RETENTION);
-        EngineSettings settings = EngineSettings.defaults().withCallerConcurrency(callers);
+        EngineSettings settings = EngineSettings.defaults().withCallerConcurrency(callers)
+                .withTableCare(tableCare(config), selfVacuum(config));
         Tally tally = Tally.NONE;
         if (registry.isResolvable()) {
             meters = new GateMeters(registry.get(), () -> engine != null && !engine.paused());
@@ -113,6 +115,24 @@ public class SlotLoop {
 
     public Engine engine() {
         return engine;
+    }
+
+    /** GATE_SELF_VACUUM: on (the default) or off; off leaves the tables autovacuum skips to the operator. */
+    static boolean selfVacuum(Config config) {
+        String v = config.getOptionalValue("gate.self-vacuum", String.class).orElse("on").trim()
+                .toLowerCase(java.util.Locale.ROOT);
+        return switch (v) {
+            case "on", "true" -> true;
+            case "off", "false" -> false;
+            default -> throw new IllegalStateException("GATE_SELF_VACUUM (gate.self-vacuum) must be on or off: " + v);
+        };
+    }
+
+    /** GATE_VACUUM_HELD_BACK_AFTER (e.g. 10m): a transaction holding vacuum back this long is warned of. */
+    static TableCare tableCare(Config config) {
+        TableCare d = TableCare.DEFAULTS;
+        return config.getOptionalValue("gate.vacuum.held-back-after", String.class).map(Span::parse)
+                .map(after -> new TableCare(d.floor(), d.share(), d.rest(), after)).orElse(d);
     }
 
     private void declareLimits() {

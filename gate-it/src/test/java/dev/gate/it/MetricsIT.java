@@ -90,6 +90,19 @@ class MetricsIT {
     }
 
     @Test
+    void theGateTablesAreGaugedWithWhetherAutovacuumLooksAfterThem() throws Exception {
+        String call = "table=\"gate_call\"";
+        Scrape s = until(x -> x.value("gate_table_size_bytes", call) > 0, Duration.ofSeconds(20));
+        assertTrue(s.text.contains("gate_table_dead_rows{"), "dead rows per table");
+        assertTrue(s.text.contains("gate_table_live_rows{"), "live rows per table");
+        assertTrue(s.text.contains("gate_vacuum_held_back_seconds"), "the age of the oldest transaction holding vacuum back");
+        // the migration leaves autovacuum on for the tables: it is on for them exactly when it is on in the server
+        double on = ItDatabase.count("SELECT CASE WHEN current_setting('autovacuum')::boolean THEN 1 ELSE 0 END");
+        assertEquals(on, s.value("gate_table_autovacuum", call), s.text);
+        assertEquals(1.0, s.value("gate_self_vacuum", ""), "the gate vacuums where autovacuum does not (default)");
+    }
+
+    @Test
     void whileTheDatabaseIsCutTheGaugeSaysDownAndEachPausedCallIsCounted() throws Exception {
         Api.put("ops", "/limits/metrics-cut", "{\"calls\":5,\"windowSeconds\":1}");
         Scrape before = scrape();

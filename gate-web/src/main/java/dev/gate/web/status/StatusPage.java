@@ -46,9 +46,12 @@ public class StatusPage implements Serializable {
     private List<JobRow> jobs = List.of();
     private String unavailable;
     private boolean read;
+    private List<String> tableNotes = List.of();
 
     /** Reads the line (once per request). */
     public void load() {
+        // the tables' last check, held by the engine: no database read
+        tableNotes = operations.tables().map(TableNotes::of).orElse(List.of());
         try {
             panels = admin.all().stream()
                     .sorted(Comparator.comparingLong(LimitStatus::getWaitingTotal).reversed()
@@ -78,6 +81,11 @@ public class StatusPage implements Serializable {
 
     public List<OperatorAction> getActions() {
         return actions;
+    }
+
+    /** What the page says of the gate's tables (vacuum), if anything. */
+    public List<String> getTableNotes() {
+        return tableNotes;
     }
 
     /** Why the line cannot be read now (calls are paused); null while it can. */
