@@ -43,6 +43,7 @@ public final class GateTables {
             FROM (SELECT 1) one
             LEFT JOIN pg_stat_activity a
               ON a.datname = current_database() AND a.pid <> pg_backend_pid() AND a.xact_start IS NOT NULL
+                 AND a.backend_type = 'client backend' -- an autovacuum worker's xmin holds no vacuum back
                  AND (a.backend_xmin IS NOT NULL OR a.backend_xid IS NOT NULL)
             ORDER BY a.xact_start NULLS LAST
             LIMIT 1""";

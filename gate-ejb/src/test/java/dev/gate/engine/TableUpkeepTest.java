@@ -3,6 +3,8 @@ package dev.gate.engine;
 import dev.gate.client.CallClass;
 import dev.gate.line.TableCare;
 import dev.gate.store.GateTables;
+import dev.gate.store.Tx;
+import com.zaxxer.hikari.HikariDataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -20,6 +22,7 @@ import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -114,16 +117,34 @@ class TableUpkeepTest {
     }
 
     @Test
+    void aVacuumCancelledByItsTimeoutIsNoOutageAndLeavesItsConnectionToTheLine() throws Exception {
+        Engine gate = copies.start("timer");
+        churn(100_000);
+        try (HikariDataSource one = copies.pool(1)) {
+            assertEquals(GateTables.Vacuumed.TIMED_OUT, new GateTables(one).vacuum("gate_call", Duration.ofMillis(1)));
+            // the pool's one connection serves the next transaction with the gate's own timeouts again
+            assertEquals("500ms", new Tx(one).run(c -> {
+                try (Statement st = c.createStatement(); var rs = st.executeQuery("SHOW statement_timeout")) {
+                    rs.next();
+                    return rs.getString(1);
+                }
+            }));
+        }
+        assertFalse(gate.paused(), "a vacuum's timeout pauses nothing");
+    }
+
+    @Test
     void aLongTransactionThatHoldsVacuumBackIsNamed() throws Exception {
         Engine gate = copies.start("namer", GateCopies.FAST.withTableCare(
-                new TableCare(1_000, 0.1, Duration.ofMinutes(1), Duration.ofMillis(1)), true),
+                new TableCare(1_000, 0.1, Duration.ofMinutes(1), Duration.ofSeconds(1)), true),
                 new ScheduledThreadPoolExecutor(2));
         try (Connection report = copies.connect(); Statement st = report.createStatement()) {
             st.execute("SET application_name = 'nightly-report'");
             report.setAutoCommit(false);
             st.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
             st.execute("SELECT count(*) FROM gate_limit"); // its snapshot is held until it ends
-            GateCopies.await("the transaction to be older than the span", Duration.ofSeconds(5),
+            // past the span (1 s here): the engine's own transactions, a few ms each, never are
+            GateCopies.await("the transaction to be older than the span", Duration.ofSeconds(10),
                     () -> heldBackBy(gate).equals("nightly-report"));
             assertTrue(said(Level.WARNING, "a transaction of 'nightly-report'"), "the operators' log names it");
             report.rollback();
