@@ -42,8 +42,9 @@ public final class LimitTable {
                 SELECT id FROM gate_call WHERE limit_name IN %s AND state NOT IN ('WAITING', 'GRANTED') LIMIT ?)"""
             .formatted(LIMIT_AND_KEYS);
 
-    private static final String DROP_SENDS = """
-            DELETE FROM gate_send WHERE id IN (SELECT id FROM gate_send WHERE limit_name IN %s LIMIT ?)"""
+    // By row address (a TID scan): no index on the send's id (its key is the limit and the send number)
+    static final String DROP_SENDS = """
+            DELETE FROM gate_send WHERE ctid = ANY (ARRAY(SELECT ctid FROM gate_send WHERE limit_name IN %s LIMIT ?))"""
             .formatted(LIMIT_AND_KEYS);
 
     // A template's keys, a batch at a time (each takes its slot, rules and turns by cascade).

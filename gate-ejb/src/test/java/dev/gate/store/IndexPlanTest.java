@@ -13,6 +13,7 @@ import java.sql.Statement;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -98,6 +99,19 @@ class IndexPlanTest {
         String plan = explain(Granter.probeSql(1), "vendor-7", 5000L, "vendor-7", 4401L);
         assertTrue(plan.contains("gate_send_seq"), plan);
         assertFalse(plan.contains("Seq Scan"), plan);
+    }
+
+    @Test
+    void aSendIsIndexedByItsLimitAndNumberAndByItsTimeOnly() throws SQLException {
+        // what the window counts, the beat and retention read; a grant writes no other index entry for its send
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
+                "SELECT string_agg(indexname, ',' ORDER BY indexname) FROM pg_indexes WHERE tablename = 'gate_send'")) {
+            rs.next();
+            assertEquals("gate_send_seq,gate_send_window", rs.getString(1));
+        }
+        // a removed limit's sends go by row address (no index on the send's id to join the batch by)
+        String plan = explain(LimitTable.DROP_SENDS, "vendor-7", "vendor-7", 500);
+        assertTrue(plan.contains("Tid Scan on gate_send"), plan);
     }
 
     @Test
