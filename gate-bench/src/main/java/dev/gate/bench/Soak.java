@@ -52,7 +52,7 @@ public final class Soak {
         }
         GateDatabase db = GateDatabase.fresh("gate_soak" + (offset == 0 ? "" : "_" + offset));
         Map<String, String> env = Map.of("GATE_DB_URL", db.server().url(db.name()), "GATE_DB_USER",
-                db.server().user(), "GATE_DB_PASSWORD", db.server().password(), "GATE_DEV_MODE", "true",
+                db.server().user(), "GATE_DB_PASSWORD", HttpSide.password(db), "GATE_DEV_MODE", "true",
                 "GATE_RETENTION", retention);
         List<Sample> samples = new ArrayList<>();
         try (GateServer gate = GateServer.start(server, List.of(ear), env, false, offset)) {

@@ -59,6 +59,7 @@ public final class Engine {
     private final StateWatches<CallRow> watches;
     private ScheduledFuture<?> ticks;
     private final TableUpkeep upkeep;
+    private final Joining joining;
 
     /**
      * @param poolName the pool's name, for the refusal message
@@ -98,6 +99,7 @@ public final class Engine {
         KeyedLines lines = new KeyedLines(admission, keys);
         FreeSlot freeSlot = new FreeSlot(tx);
         Joining joining = new Joining(settings, admission, calls, freeSlot, waiters, watches, loop, tally, lines);
+        this.joining = joining;
         TryNow tryNow = new TryNow(settings, admission, freeSlot, tally, waiters, lines);
         this.callers = new Callers(owner, admission, joining, calls, outcomes, waiters, watches, loop, tally, tryNow);
         this.programs = new ProgramCalls(admission, joining, calls, outcomes, new Estimates(tx), delivery, watches,
@@ -166,6 +168,11 @@ public final class Engine {
     /** The limits, as operators see and change them. */
     public LimitControl limits() {
         return limits;
+    }
+
+    /** The way into the line (for tests of this package: its groups). */
+    Joining joining() {
+        return joining;
     }
 
     /** The care of the gate's tables: their last check, and a check now. */

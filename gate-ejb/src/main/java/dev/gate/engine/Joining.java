@@ -24,6 +24,7 @@ import dev.gate.wait.StateWatches;
 import dev.gate.wait.Waiters;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
@@ -54,6 +55,9 @@ final class Joining {
     private final KeyedLines lines;
     private final FreeSlot freeSlot;
     private final StateWatches<CallRow> watches;
+    private final JoinGroups<Member, Optional<CallRow>> groups = new JoinGroups<>(this::joinGroup);
+    /** Benchmarks only ({@code -Dgate.join.alone=true}): every call joins on its own, as before group joins. */
+    private static final boolean ALONE = Boolean.getBoolean("gate.join.alone");
 
     /** Who hears that the call left WAITING: registered before its row commits, so no grant can come before it. */
     enum Hears {
@@ -140,6 +144,13 @@ final class Joining {
                         Optional.of(new CallRow(g.callId(), limit, callClass, program, owner, CallState.GRANTED,
                                 g.enqueuedAt(), g.grantedAt().plus(lease), g.grantedAt(), null, null, 0)), null);
             }
+            if (keys.submission() == null && options.deadline() == null && !ALONE) {
+                // calls arriving together join together; one the group could not take joins alone, below
+                Optional<Entry> grouped = grouped(limit, callClass, program, owner, lease, hears);
+                if (grouped.isPresent()) {
+                    return grouped.get();
+                }
+            }
         }
         // the pass's grants are delivered from here once committed, not from the instance's own announcement
         try (Delivery.Pending pending = loop.pending()) {
@@ -149,18 +160,8 @@ final class Joining {
             Calls.Entered entered;
             try {
                 entered = admission.run(() -> calls.joinAndGrant(limit, callClass, program, owner, lease,
-                        options.deadline(), keys, callId -> {
-                            Long before = inserted.getAndSet(callId);
-                            if (before != null) {
-                                waiters.drop(before); // an earlier try that rolled back: nothing to sweep
-                            }
-                            if (hears == Hears.WAITER) {
-                                granted.set(waiters.register(callId));
-                            } else if (hears == Hears.WATCH) {
-                                // a rolled-back join's watch ends at the next poll (Delivery)
-                                watch.set(watches.watch(callId));
-                            }
-                        }, pending::hold)).orElseThrow(() -> new UnknownLimitException(limit));
+                        options.deadline(), keys, callId -> registered(callId, hears, inserted, granted, watch),
+                        pending::hold)).orElseThrow(() -> new UnknownLimitException(limit));
             } catch (Calls.DeadlineMiss miss) {
                 Duration wait = Duration.between(miss.estimate().now(), miss.estimate().grantAt());
                 LOG.info(() -> "a call on limit " + limit + " was refused: its deadline of " + options.deadline()
@@ -196,6 +197,97 @@ final class Joining {
                     + program);
             loop.passMade(entered.pass());
             return new Entry(joined.id(), false, false, granted.get(), entered.row(), watch.get());
+        }
+    }
+
+    /** The groups of calls joining together (for tests: who waits for a group's join). */
+    JoinGroups<?, ?> groups() {
+        return groups;
+    }
+
+    /**
+     * One call of a group join, and what the join registers for it before its row commits (as the join of one
+     * does): the waiter or watch that hears of its grant, and the id it got (a retried group's earlier id dropped).
+     */
+    private final class Member {
+        final CallClass callClass;
+        final String program;
+        final String owner;
+        final Duration lease;
+        final Hears hears;
+        final AtomicReference<Long> inserted = new AtomicReference<>();
+        final AtomicReference<CompletableFuture<Grant>> granted = new AtomicReference<>();
+        final AtomicReference<CompletableFuture<CallRow>> watch = new AtomicReference<>();
+
+        Member(CallClass callClass, String program, String owner, Duration lease, Hears hears) {
+            this.callClass = callClass;
+            this.program = program;
+            this.owner = owner;
+            this.lease = lease;
+            this.hears = hears;
+        }
+
+        void beforeCommit(long callId) {
+            registered(callId, hears, inserted, granted, watch);
+        }
+    }
+
+    /** Who hears of {@code callId}'s grant, registered before its row commits; a rolled-back try's is dropped. */
+    private void registered(long callId, Hears hears, AtomicReference<Long> inserted,
+                            AtomicReference<CompletableFuture<Grant>> granted,
+                            AtomicReference<CompletableFuture<CallRow>> watch) {
+        Long before = inserted.getAndSet(callId);
+        if (before != null) {
+            waiters.drop(before); // an earlier try that rolled back: nothing to sweep
+        }
+        if (hears == Hears.WAITER) {
+            granted.set(waiters.register(callId));
+        } else if (hears == Hears.WATCH) {
+            // a rolled-back join's watch ends at the next poll (Delivery)
+            watch.set(watches.watch(callId));
+        }
+    }
+
+    /**
+     * The call joins with whoever arrives at the limit with it ({@link JoinGroups}); empty when the group could not
+     * take it (a cap, a limit whose calls join one by one): it then joins alone. A group's failure is the call's.
+     */
+    private Optional<Entry> grouped(String limit, CallClass callClass, String program, String owner, Duration lease,
+                                    Hears hears) throws GateException {
+        Member m = new Member(callClass, program, owner, lease, hears);
+        Optional<CallRow> row;
+        try {
+            row = groups.join(limit, m);
+        } catch (GateException e) {
+            if (e instanceof GatePausedException) {
+                tally.turnedAwayPaused();
+            }
+            throw failed(m.inserted.get(), e);
+        } catch (Exception e) { // logged once, by the group's leader (joinGroup)
+            throw failed(m.inserted.get(), new GateFailedException("the gate failed to take a call on limit " + limit
+                    + "; nothing joined (see the gate's log)", e));
+        }
+        if (row.isEmpty()) {
+            return Optional.empty();
+        }
+        CallRow r = row.get();
+        LOG.fine(() -> "call " + r.id() + " limit=" + limit + " class=" + callClass + " joined the line for "
+                + program + " (with the calls that arrived with it)");
+        return Optional.of(new Entry(r.id(), false, false, m.granted.get(), row, m.watch.get()));
+    }
+
+    /** A group's join: one statement and one commit for its members, the pass made under it delivered after. */
+    private List<Optional<CallRow>> joinGroup(String limit, List<Member> members) throws GateException {
+        try (Delivery.Pending pending = loop.pending()) {
+            Calls.GroupEntered entered = admission.run(() -> calls.joinGroupAndGrant(limit, members.stream()
+                    .map(m -> new Calls.GroupMember(m.callClass, m.program, m.owner, m.lease, m::beforeCommit))
+                    .toList(), pending::hold));
+            loop.passMade(entered.pass());
+            return entered.rows();
+        } catch (RuntimeException e) {
+            // the operators' log has the cause once; each member hears the step, not the database's text
+            LOG.log(Level.SEVERE, members.size() + " calls on limit " + limit + " failed to join together", e);
+            throw e;
         }
     }
 

@@ -31,6 +31,8 @@ public final class TableUpkeep {
     private static final Logger LOG = Logger.getLogger(TableUpkeep.class.getName());
 
     static final Duration CHECK_EVERY = Duration.ofSeconds(30);
+    /** The first check waits for the instance's start to settle (its pool's first connections go to the line). */
+    static final Duration FIRST_CHECK = Duration.ofSeconds(5);
     static final Duration VACUUM_TIMEOUT = Duration.ofMinutes(2);
 
     /** A vacuum this instance ran: the table, when, how it went, the dead rows before, and how long it took. */
@@ -77,7 +79,8 @@ public final class TableUpkeep {
     }
 
     void start() {
-        thread.scheduleWithFixedDelay(this::checkQuietly, 0, CHECK_EVERY.toMillis(), TimeUnit.MILLISECONDS);
+        thread.scheduleWithFixedDelay(this::checkQuietly, FIRST_CHECK.toMillis(), CHECK_EVERY.toMillis(),
+                TimeUnit.MILLISECONDS);
     }
 
     void stop() {
