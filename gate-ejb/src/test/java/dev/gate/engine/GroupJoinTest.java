@@ -36,18 +36,10 @@ class GroupJoinTest {
     @Test
     void callsArrivingWhileAJoinRunsJoinTogetherInOneTransactionAndAreGrantedAsAny() throws Exception {
         Engine gate = heldLine("together");
-        CountDownLatch hold = new CountDownLatch(1);
-        gate.joining().groups().holdLeaders(hold);
         ExecutorService callers = Executors.newFixedThreadPool(10);
         try {
-            List<Future<ProgramCalls.Submitted>> web = new ArrayList<>();
-            for (int i = 0; i < 10; i++) {
-                web.add(callers.submit(() -> submit(gate, "together", "web")));
-            }
-            GateCopies.await("ten calls gathered at the limit", Duration.ofSeconds(10),
-                    () -> gate.joining().groups().waiting("together") == 10);
-            hold.countDown();
-            gate.joining().groups().holdLeaders(null);
+            List<Future<ProgramCalls.Submitted>> web = gathered(gate, "together", callers, List.of("web", "web", "web",
+                    "web", "web", "web", "web", "web", "web", "web"));
             List<ProgramCalls.Submitted> joined = new ArrayList<>();
             for (Future<ProgramCalls.Submitted> f : web) {
                 joined.add(f.get(5, TimeUnit.SECONDS));
@@ -80,19 +72,10 @@ class GroupJoinTest {
                 BEGIN RAISE EXCEPTION 'boom'; END $$ LANGUAGE plpgsql""");
         copies.sql("CREATE TRIGGER boom BEFORE INSERT ON gate_call FOR EACH ROW WHEN (NEW.program = 'boom') "
                 + "EXECUTE FUNCTION boom()");
-        CountDownLatch hold = new CountDownLatch(1);
-        gate.joining().groups().holdLeaders(hold);
         ExecutorService callers = Executors.newFixedThreadPool(6);
         try {
-            List<Future<ProgramCalls.Submitted>> group = new ArrayList<>();
-            for (int i = 0; i < 5; i++) {
-                group.add(callers.submit(() -> submit(gate, "failing", "web")));
-            }
-            group.add(callers.submit(() -> submit(gate, "failing", "boom")));
-            GateCopies.await("six calls gathered at the limit", Duration.ofSeconds(10),
-                    () -> gate.joining().groups().waiting("failing") == 6);
-            hold.countDown();
-            gate.joining().groups().holdLeaders(null);
+            List<Future<ProgramCalls.Submitted>> group = gathered(gate, "failing", callers,
+                    List.of("web", "web", "web", "web", "web", "boom"));
             for (Future<ProgramCalls.Submitted> f : group) {
                 java.util.concurrent.ExecutionException e = assertThrows(
                         java.util.concurrent.ExecutionException.class, () -> f.get(5, TimeUnit.SECONDS));
@@ -106,6 +89,25 @@ class GroupJoinTest {
         } finally {
             callers.shutdownNow();
         }
+    }
+
+    /**
+     * One submission of each program at {@code limit}, the group's leader held until all of them have gathered,
+     * then let go: they join as one group.
+     */
+    private static List<Future<ProgramCalls.Submitted>> gathered(Engine gate, String limit, ExecutorService callers,
+                                                                List<String> programs) throws Exception {
+        CountDownLatch hold = new CountDownLatch(1);
+        gate.joining().groups().holdLeaders(hold);
+        List<Future<ProgramCalls.Submitted>> submitted = new ArrayList<>();
+        for (String program : programs) {
+            submitted.add(callers.submit(() -> submit(gate, limit, program)));
+        }
+        GateCopies.await(programs.size() + " calls gathered at the limit", Duration.ofSeconds(10),
+                () -> gate.joining().groups().waiting(limit) == programs.size());
+        hold.countDown();
+        gate.joining().groups().holdLeaders(null);
+        return submitted;
     }
 
     /** A gate whose loop never runs, and a limit whose slot is far off: joined calls wait. */

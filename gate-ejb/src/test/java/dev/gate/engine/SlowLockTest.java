@@ -3,8 +3,6 @@ package dev.gate.engine;
 import dev.gate.client.CallClass;
 import dev.gate.client.CallOptions;
 import dev.gate.client.Permit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -16,14 +14,10 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.logging.Handler;
 import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -38,34 +32,8 @@ class SlowLockTest {
 
     @RegisterExtension
     final GateCopies copies = new GateCopies();
-    private final List<LogRecord> pauses = new CopyOnWriteArrayList<>();
-    private final Handler pauseLog = new Handler() {
-        @Override
-        public void publish(LogRecord r) {
-            if (r.getLevel().intValue() >= Level.WARNING.intValue() && String.valueOf(r.getMessage())
-                    .contains("calls are paused")) {
-                pauses.add(r);
-            }
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void close() {
-        }
-    };
-
-    @BeforeEach
-    void database() throws Exception {
-        Logger.getLogger(Health.class.getName()).addHandler(pauseLog);
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        Logger.getLogger(Health.class.getName()).removeHandler(pauseLog);
-    }
+    @RegisterExtension
+    final LogCapture health = new LogCapture(Health.class);
 
     @Test
     void aSlotRowHeldForTwoSecondsPausesNothingAndTheLineResumesInOrder() throws Exception {
@@ -120,7 +88,8 @@ class SlowLockTest {
         watch.join();
 
         assertFalse(everPaused.get(), "a held lock paused a copy");
-        assertTrue(pauses.isEmpty(), "logged: " + pauses.stream().map(LogRecord::getMessage).toList());
+        List<String> pauses = health.said(Level.WARNING, "calls are paused");
+        assertTrue(pauses.isEmpty(), "logged: " + pauses);
         for (Permit p : permits) {
             assertFalse(p.grantedAt().isBefore(releasedAt), "granted only after the lock was released");
         }

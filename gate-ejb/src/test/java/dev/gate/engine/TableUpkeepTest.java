@@ -5,8 +5,6 @@ import dev.gate.line.TableCare;
 import dev.gate.store.GateTables;
 import dev.gate.store.Tx;
 import com.zaxxer.hikari.HikariDataSource;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -14,12 +12,8 @@ import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.logging.Handler;
 import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -36,31 +30,8 @@ class TableUpkeepTest {
     @RegisterExtension
     final GateCopies copies = new GateCopies();
 
-    private final List<LogRecord> logged = new CopyOnWriteArrayList<>();
-    private final Handler capture = new Handler() {
-        @Override
-        public void publish(LogRecord r) {
-            logged.add(r);
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void close() {
-        }
-    };
-
-    @BeforeEach
-    void listen() {
-        Logger.getLogger(TableUpkeep.class.getName()).addHandler(capture);
-    }
-
-    @AfterEach
-    void stopListening() {
-        Logger.getLogger(TableUpkeep.class.getName()).removeHandler(capture);
-    }
+    @RegisterExtension
+    final LogCapture log = new LogCapture(TableUpkeep.class);
 
     @Test
     void aTableAutovacuumDoesNotLookAfterIsVacuumedByTheGateOnceItsDeadRowsPassTheBound() throws Exception {
@@ -184,7 +155,6 @@ class TableUpkeepTest {
     }
 
     private boolean said(Level level, String text) {
-        return logged.stream().anyMatch(r -> r.getLevel().equals(level) && r.getMessage() != null
-                && r.getMessage().contains(text));
+        return log.saidAny(level, text);
     }
 }
