@@ -67,13 +67,24 @@ public final class HttpPath {
     /** Declares the limit (never reached), warms up for a second, then measures {@code callers} for {@code seconds}. */
     public static Figures run(URI base, String user, String password, String operator, int callers, int seconds)
             throws Exception {
+        return run(base, user, password, operator, callers, seconds, 0);
+    }
+
+    /**
+     * As above on a limit of {@code callsPerSecond} (0: never reached): its callers then always wait for its slots,
+     * a load of one rate whatever else the host runs.
+     */
+    public static Figures run(URI base, String user, String password, String operator, int callers, int seconds,
+                              int callsPerSecond) throws Exception {
         HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(Duration.ofSeconds(5)).build();
         Client caller = new Client(http, base, basic(user + ":" + password));
         Client ops = new Client(http, base, basic(operator));
         // as SideBySide's limit: a burst allowance of 1 ms of its rate (-Dbench.open.burst)
-        int put = ops.send("PUT", "limits/" + LIMIT, "{\"calls\":1000000,\"windowSeconds\":1,\"burst\":"
-                + Integer.getInteger("bench.open.burst", 1_000) + "}").statusCode();
+        String declared = callsPerSecond > 0 ? "{\"calls\":" + callsPerSecond + ",\"windowSeconds\":1}"
+                : "{\"calls\":1000000,\"windowSeconds\":1,\"burst\":" + Integer.getInteger("bench.open.burst", 1_000)
+                + "}";
+        int put = ops.send("PUT", "limits/" + LIMIT, declared).statusCode();
         if (put != 200 && put != 201) {
             throw new IllegalStateException("PUT limits/" + LIMIT + " answered " + put);
         }

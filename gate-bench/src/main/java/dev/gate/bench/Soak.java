@@ -18,13 +18,16 @@ import java.util.Map;
 
 /**
  * Flat for days: a gate at saturation over HTTP with a short retention, for minutes on end, sampled every minute
- * (server memory and threads, rows, dead rows and on-disk size per table, the database's size). Prints the table and
+ * (server memory and threads, rows, dead rows and on-disk size per table, the database's size; each table's and
+ * index's own size at the baseline and at the end). Prints the tables and
  * fails (exit 1) if, after the first retention cycle (finished calls: the retention; sends: their longest window plus
  * retention's send margin; then one prune), the database grows more than 10% over the rest of the run.
  *
  * <p>Arguments: the server directory, the EAR, minutes (default 30), retention (default 2m), callers (default 4),
- * port offset (default 0: a second soak beside a first runs on a copy of the server's folder with an offset). The
- * database: GATE_TEST_DB_URL's server if set (e.g. this machine's service), else an embedded PostgreSQL.
+ * port offset (default 0: a second soak beside a first runs on a copy of the server's folder with an offset), the
+ * limit's calls per second (default 0: never reached, the host's most; a rate below it keeps the load the same
+ * whatever else the host runs, so the rows retention keeps stay the same). The database: GATE_TEST_DB_URL's server
+ * if set (e.g. this machine's service), else an embedded PostgreSQL.
  */
 public final class Soak {
 
@@ -43,6 +46,7 @@ public final class Soak {
         String retention = args.length > 3 && !args[3].isBlank() ? args[3] : "2m";
         int callers = arg(args, 4, 4);
         int offset = arg(args, 5, 0);
+        int rate = arg(args, 6, 0);
         Duration kept = dev.gate.line.Span.parse(retention);
         Duration cycle = (kept.compareTo(SENDS_KEPT) > 0 ? kept : SENDS_KEPT).plus(PRUNE_EVERY);
         int baselineMinute = (int) Math.ceil(cycle.toSeconds() / 60.0) + 1;
@@ -68,15 +72,17 @@ public final class Soak {
                 where = "PostgreSQL " + rs.getString(1) + (System.getenv("GATE_TEST_DB_URL") == null
                         ? " (embedded)" : " (" + System.getenv("GATE_TEST_DB_URL") + ")");
             }
-            System.out.printf("%nsoak: %d callers over HTTP at saturation, retention %s, %d minutes, %s (%s, %d "
-                    + "cores); baseline at minute %d (the first retention cycle)%n", callers, retention, minutes,
-                    where, LocalDate.now(), Runtime.getRuntime().availableProcessors(), baselineMinute);
+            System.out.printf("%nsoak: %d callers over HTTP at saturation (%s), retention %s, %d minutes, %s (%s, %d "
+                    + "cores); baseline at minute %d (the first retention cycle)%n", callers,
+                    rate > 0 ? "a limit of " + rate + " a second, always waited on" : "a limit never reached",
+                    retention, minutes, where, LocalDate.now(), Runtime.getRuntime().availableProcessors(),
+                    baselineMinute);
             System.out.println("| min | grants/s | errors | server RSS | threads | gate_call live / dead | "
                     + "gate_send live / dead | gate_call | gate_send | database |");
             System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
             URI api = URI.create(gate.base() + "/api/v1/");
             for (int minute = 1; minute <= minutes; minute++) {
-                HttpPath.Figures f = HttpPath.run(api, "web", "web", "ops:ops", callers, 60);
+                HttpPath.Figures f = HttpPath.run(api, "web", "web", "ops:ops", callers, 60, rate);
                 Sample s = sample(db, gate.process().pid(), minute, f);
                 samples.add(s);
                 System.out.println(s);
@@ -90,6 +96,15 @@ public final class Soak {
         double growth = (double) (highest - base.databaseBytes()) / base.databaseBytes();
         System.out.printf(Locale.ROOT, "database at minute %d: %s; largest after it: %s (%+.1f%%; allowed %+.0f%%)%n",
                 baselineMinute, mb(base.databaseBytes()), mb(highest), growth * 100, GROWTH_ALLOWED * 100);
+        Sample last = samples.get(samples.size() - 1);
+        System.out.printf("%n| table or index | minute %d | minute %d |%n| --- | --- | --- |%n", base.minute(),
+                last.minute());
+        for (Map.Entry<String, Long> r : last.relations().entrySet()) {
+            long before = base.relations().getOrDefault(r.getKey(), 0L);
+            if (Math.max(before, r.getValue()) >= 100_000) {
+                System.out.printf("| %s | %s | %s |%n", r.getKey(), mb(before), mb(r.getValue()));
+            }
+        }
         if (growth > GROWTH_ALLOWED) {
             System.out.println("FAILED: the database grew more than " + Math.round(GROWTH_ALLOWED * 100)
                     + "% after the first retention cycle");
@@ -100,7 +115,7 @@ public final class Soak {
 
     private record Sample(int minute, HttpPath.Figures load, long rssBytes, int threads, long callLive,
                           long callDead, long sendLive, long sendDead, long callBytes, long sendBytes,
-                          long databaseBytes) {
+                          long databaseBytes, Map<String, Long> relations) {
         @Override
         public String toString() {
             return String.format(Locale.ROOT, "| %d | %,.0f | %d | %s | %d | %,d / %,d | %,d / %,d | %s | %s | %s |",
@@ -142,8 +157,22 @@ public final class Soak {
             rs.next();
             return new Sample(minute, f, rss, threads, rs.getLong("call_live"), rs.getLong("call_dead"),
                     rs.getLong("send_live"), rs.getLong("send_dead"), rs.getLong("call_bytes"),
-                    rs.getLong("send_bytes"), rs.getLong("db_bytes"));
+                    rs.getLong("send_bytes"), rs.getLong("db_bytes"), relations(c));
         }
+    }
+
+    /** Each gate table's and index's own size on disk. */
+    private static Map<String, Long> relations(Connection c) throws Exception {
+        Map<String, Long> sizes = new java.util.TreeMap<>();
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
+                SELECT c.relname, pg_relation_size(c.oid) AS bytes FROM pg_class c
+                JOIN pg_namespace n ON n.oid = c.relnamespace
+                WHERE n.nspname = current_schema() AND c.relname LIKE 'gate\\_%' AND c.relkind IN ('r', 'i')""")) {
+            while (rs.next()) {
+                sizes.put(rs.getString(1), rs.getLong(2));
+            }
+        }
+        return sizes;
     }
 
     private static int arg(String[] args, int i, int otherwise) {
