@@ -49,7 +49,7 @@ class TableUpkeepTest {
 
         // the migration's storage parameters: by rows, and room on the slot's pages for its HOT updates
         assertEquals(1, copies.count("SELECT count(*) FROM pg_class WHERE relname = 'gate_call' "
-                + "AND 'autovacuum_vacuum_threshold=10000' = ANY (reloptions)"));
+                + "AND 'autovacuum_vacuum_threshold=1000' = ANY (reloptions)"));
         assertEquals(1, copies.count("SELECT count(*) FROM pg_class WHERE relname = 'gate_slot' "
                 + "AND 'fillfactor=50' = ANY (reloptions)"));
     }
