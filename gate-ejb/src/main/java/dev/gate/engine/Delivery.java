@@ -55,8 +55,12 @@ final class Delivery {
     final class Pending implements AutoCloseable {
         private List<Long> held = List.of();
 
-        /** The pass is about to commit: its whole grants are delivered here, not from its announcement. */
+        /**
+         * The pass is about to commit: its whole grants are delivered here, not from its announcement. A transaction
+         * tried again (busy) holds its new pass in place of the one that rolled back.
+         */
         void hold(GrantPass pass) {
+            held.forEach(delivering::remove);
             held = pass.grants().stream().filter(g -> g.whole().isPresent()).map(Grant::callId).toList();
             delivering.addAll(held);
         }
@@ -67,6 +71,7 @@ final class Delivery {
         }
     }
 
+    /** A pass's grants, held from its announcement until delivered ({@link Pending}). */
     Pending pending() {
         return new Pending();
     }
@@ -75,8 +80,6 @@ final class Delivery {
     void granted(GrantPass pass) {
         for (Grant g : pass.grants()) {
             watches.left(g.callId(), g.whole().orElse(null)); // a call granted whole needs no read by its watchers
-        }
-        for (Grant g : pass.grants()) {
             if (g.aged()) {
                 LOG.info(() -> "call " + g.callId() + " limit=" + g.limit() + " class=" + g.callClass()
                         + " granted by the starvation guard after waiting "
