@@ -70,6 +70,8 @@ public final class TableUpkeep {
     private List<String> saidOff = List.of();
     private String saidHeldBack;
     private boolean saidBlind;
+    // tables the gate's role may not vacuum (another role owns them): said once, not tried again
+    private final java.util.Set<String> notAllowed = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     TableUpkeep(GateTables tables, EngineSettings settings, Health health, ThreadFactory threads) {
         this.tables = tables;
@@ -119,7 +121,8 @@ public final class TableUpkeep {
                 last == null ? Optional.empty() : last.lastVacuum(), care);
         sayChanges(status);
         if (settings.selfVacuum()) {
-            Optional<TableCare.Table> due = care.next(snap.care(), snap.at());
+            Optional<TableCare.Table> due = care.next(snap.care().stream()
+                    .filter(t -> !notAllowed.contains(t.name())).toList(), snap.at());
             if (due.isPresent()) {
                 status = new Status(snap, true, heldBack, Optional.of(vacuum(due.get(), snap)), care);
             }
@@ -143,6 +146,11 @@ public final class TableUpkeep {
                     + "holds the table; tried again at a later check");
             case TIMED_OUT -> LOG.warning(() -> "vacuum of " + what + " cancelled after " + VACUUM_TIMEOUT.toSeconds()
                     + " s; what it did stays, the rest at a later check");
+            case NOT_ALLOWED -> {
+                notAllowed.add(t.name());
+                LOG.warning(() -> "the gate's role may not vacuum " + what + " (another role owns it): its dead rows "
+                        + "stay until its owner vacuums it or autovacuum is switched on for it; not tried again");
+            }
         }
         return new Vacuum(t.name(), Instant.now(), result, t.deadRows(), took);
     }

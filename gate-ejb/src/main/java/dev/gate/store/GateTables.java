@@ -29,7 +29,7 @@ public final class GateTables {
                    current_setting('autovacuum')::boolean
                      AND coalesce((SELECT o.option_value::boolean FROM pg_options_to_table(c.reloptions) o
                                    WHERE o.option_name = 'autovacuum_enabled'), true) AS autovacuum_on,
-                   greatest(s.last_vacuum, s.last_autovacuum) AS last_vacuum, clock_timestamp() AS now
+                   greatest(s.last_vacuum, s.last_autovacuum) AS last_vacuum
             FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
             WHERE s.schemaname = current_schema() AND s.relname LIKE 'gate\\_%'
             ORDER BY s.relname""";
@@ -39,7 +39,8 @@ public final class GateTables {
     // (pg_read_all_stats, or pg_monitor): the gate says whether it can see them.
     static final String OLDEST = """
             SELECT a.pid, coalesce(nullif(a.application_name, ''), a.usename, '?') AS who, a.xact_start, a.state,
-                   pg_has_role(current_user, 'pg_read_all_stats', 'member') AS sees_all
+                   pg_has_role(current_user, 'pg_read_all_stats', 'member') AS sees_all,
+                   current_setting('autovacuum')::boolean AS autovacuum_on, clock_timestamp() AS now
             FROM (SELECT 1) one
             LEFT JOIN pg_stat_activity a
               ON a.datname = current_database() AND a.pid <> pg_backend_pid() AND a.xact_start IS NOT NULL
@@ -76,6 +77,8 @@ public final class GateTables {
         DONE,
         /** Another vacuum or a lock of an incompatible kind held the table: skipped, nothing waited. */
         SKIPPED_LOCKED,
+        /** The gate's role may not vacuum the table (another role owns it): skipped. */
+        NOT_ALLOWED,
         /** It ran past its time and was cancelled: what it did stays, the rest waits for the next one. */
         TIMED_OUT
     }
@@ -91,38 +94,22 @@ public final class GateTables {
     public Snapshot read() throws StoreUnavailable {
         return tx.run(c -> {
             List<Table> tables = new ArrayList<>();
-            boolean globalOn;
-            Instant at = null;
             try (Statement s = c.createStatement()) {
-                try (ResultSet rs = s.executeQuery("SELECT current_setting('autovacuum')::boolean")) {
-                    rs.next();
-                    globalOn = rs.getBoolean(1);
-                }
                 try (ResultSet rs = s.executeQuery(TABLES)) {
                     while (rs.next()) {
-                        at = Times.get(rs, "now");
                         tables.add(new Table(new TableCare.Table(rs.getString("relname"), rs.getLong("n_live_tup"),
                                 rs.getLong("n_dead_tup"), rs.getBoolean("autovacuum_on"),
                                 Times.get(rs, "last_vacuum")), rs.getLong("bytes")));
                     }
                 }
-                Optional<Holder> oldest = Optional.empty();
-                boolean seesAll;
                 try (ResultSet rs = s.executeQuery(OLDEST)) {
                     rs.next();
-                    seesAll = rs.getBoolean("sees_all");
-                    if (rs.getObject("pid") != null) {
-                        oldest = Optional.of(new Holder(rs.getInt("pid"), rs.getString("who"),
-                                Times.get(rs, "xact_start"), rs.getString("state")));
-                    }
+                    Optional<Holder> oldest = rs.getObject("pid") == null ? Optional.empty()
+                            : Optional.of(new Holder(rs.getInt("pid"), rs.getString("who"),
+                                    Times.get(rs, "xact_start"), rs.getString("state")));
+                    return new Snapshot(Times.get(rs, "now"), List.copyOf(tables), rs.getBoolean("autovacuum_on"),
+                            oldest, rs.getBoolean("sees_all"));
                 }
-                if (at == null) {
-                    try (ResultSet rs = s.executeQuery("SELECT clock_timestamp() AS now")) {
-                        rs.next();
-                        at = Times.get(rs, "now");
-                    }
-                }
-                return new Snapshot(at, List.copyOf(tables), globalOn, oldest, seesAll);
             }
         });
     }
@@ -150,7 +137,7 @@ public final class GateTables {
                 s.execute("SET statement_timeout = '" + timeout.toMillis() + "ms'");
                 try {
                     s.execute("VACUUM (SKIP_LOCKED, ANALYZE) " + table);
-                    return skipped(s.getWarnings()) ? Vacuumed.SKIPPED_LOCKED : Vacuumed.DONE;
+                    return skipped(s.getWarnings());
                 } catch (SQLException e) {
                     if ("57014".equals(e.getSQLState())) {
                         return Vacuumed.TIMED_OUT;
@@ -168,13 +155,22 @@ public final class GateTables {
         }
     }
 
-    /** PostgreSQL says "skipping vacuum of ... --- lock not available" as a warning, not an error. */
-    private static boolean skipped(SQLWarning w) {
+    /**
+     * PostgreSQL says a skip as a warning, not an error: "skipping vacuum of ... --- lock not available" (another
+     * vacuum, a schema change), or, for a table of another role, "skipping ... --- only table or database owner can
+     * vacuum it" (15) / "permission denied to vacuum ..., skipping it" (16 on).
+     */
+    static Vacuumed skipped(SQLWarning w) {
+        Vacuumed found = Vacuumed.DONE;
         for (; w != null; w = w.getNextWarning()) {
-            if (w.getMessage() != null && w.getMessage().contains("skipping")) {
-                return true;
+            String m = String.valueOf(w.getMessage());
+            if (m.contains("lock not available")) {
+                return Vacuumed.SKIPPED_LOCKED;
+            }
+            if (m.contains("skipping")) {
+                found = Vacuumed.NOT_ALLOWED;
             }
         }
-        return false;
+        return found;
     }
 }
