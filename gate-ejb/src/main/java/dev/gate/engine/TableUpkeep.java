@@ -33,7 +33,10 @@ public final class TableUpkeep {
     static final Duration CHECK_EVERY = Duration.ofSeconds(30);
     /** The first check waits for the instance's start to settle (its pool's first connections go to the line). */
     static final Duration FIRST_CHECK = Duration.ofSeconds(5);
-    static final Duration VACUUM_TIMEOUT = Duration.ofMinutes(2);
+    // Short: unlike autovacuum, a VACUUM of ours does not give way to a lock request, so a schema change (a new
+    // version's migration) waits for it, and grants queue behind that change meanwhile. Here a vacuum takes well
+    // under a second; what one does not finish, the next goes on with (pruned pages stay pruned).
+    static final Duration VACUUM_TIMEOUT = Duration.ofSeconds(30);
 
     /** A vacuum this instance ran: the table, when, how it went, the dead rows before, and how long it took. */
     public record Vacuum(String table, Instant at, GateTables.Vacuumed result, long deadRowsBefore, Duration took) {
