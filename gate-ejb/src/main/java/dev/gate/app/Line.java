@@ -63,6 +63,12 @@ public class Line {
                 retryAfter == null ? null : Math.toIntExact(Math.max(0, retryAfter.toSeconds())));
     }
 
+    /** As above, for {@code program}'s own call only: another program's call is refused as not granted. */
+    public void complete(long callId, String program, int vendorStatus, Duration retryAfter) throws GateException {
+        host.engine().callers().complete(callId, program, vendorStatus,
+                retryAfter == null ? null : Math.toIntExact(Math.max(0, retryAfter.toSeconds())));
+    }
+
     /** Try now: granted at once if a slot is free this moment, else when to try again; nothing stays in the line. */
     public Attempt tryNow(String limit, CallClass callClass, String program, CallOptions options)
             throws GateException {

@@ -45,6 +45,7 @@ public final class LimitSpec implements Serializable {
     private List<Duration> coolDownLadder = List.of(Duration.ofSeconds(2), Duration.ofSeconds(5),
             Duration.ofSeconds(15), Duration.ofSeconds(30), Duration.ofSeconds(60));
     private int stepDownAfter = 10;
+    private Duration maxCoolDown = Duration.ofHours(1);
     private Duration receiptMargin;
     private Duration starvingAfter;
     private Duration agingAfter;
@@ -71,6 +72,7 @@ public final class LimitSpec implements Serializable {
         copy.retryFloor = retryFloor;
         copy.coolDownLadder = coolDownLadder;
         copy.stepDownAfter = stepDownAfter;
+        copy.maxCoolDown = maxCoolDown;
         copy.receiptMargin = receiptMargin;
         copy.starvingAfter = starvingAfter;
         copy.agingAfter = agingAfter;
@@ -105,6 +107,14 @@ public final class LimitSpec implements Serializable {
             s.coolDownLadder = List.copyOf(ladder);
             s.stepDownAfter = successesToStepDown;
         });
+    }
+
+    /**
+     * The longest Retry-After a program's reported outcome may pause the whole limit for (default 1 h): a longer ask
+     * is taken as this. Only an operator sets more (or pauses the limit).
+     */
+    public LimitSpec withMaxCoolDown(Duration longest) {
+        return with(s -> s.maxCoolDown = longest);
     }
 
     /**
@@ -274,6 +284,10 @@ public final class LimitSpec implements Serializable {
 
     public int stepDownAfter() {
         return stepDownAfter;
+    }
+
+    public Duration maxCoolDown() {
+        return maxCoolDown;
     }
 
     /** The declared starving mark; null for the server's default. */

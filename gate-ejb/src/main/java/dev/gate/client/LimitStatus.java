@@ -34,6 +34,9 @@ public final class LimitStatus implements Serializable {
     private final List<RuleUse> moreRules;
     private final Instant slowedAt;
     private final Integer slowedBy;
+    private final String slowedByProgram;
+    private final Long slowedByCall;
+    private final long maxCoolDownMs;
     private final Long starvingAfterMs;
     private final Long agingAfterMs;
     private final String agingUpTo;
@@ -49,7 +52,8 @@ public final class LimitStatus implements Serializable {
                        Instant pausedUntil, long savedSends, Map<CallClass, Long> waiting,
                        Map<CallClass, Long> oldestWaitMs, int coolDownStep, Instant asOf, Recent recent,
                        long minIntervalMs, List<Long> coolDownLadderMs, List<RuleUse> moreRules,
-                       Instant slowedAt, Integer slowedBy, Long starvingAfterMs, Long agingAfterMs,
+                       Instant slowedAt, Integer slowedBy, String slowedByProgram, Long slowedByCall,
+                       long maxCoolDownMs, Long starvingAfterMs, Long agingAfterMs,
                        CallClass agingUpTo, boolean fairPrograms, int burst, Integer effectiveCalls,
                        Long openKeys, String parent, LineBounds line) {
         this.name = name;
@@ -71,6 +75,9 @@ public final class LimitStatus implements Serializable {
         this.moreRules = List.copyOf(moreRules);
         this.slowedAt = slowedAt;
         this.slowedBy = slowedBy;
+        this.slowedByProgram = slowedByProgram;
+        this.slowedByCall = slowedByCall;
+        this.maxCoolDownMs = maxCoolDownMs;
         this.starvingAfterMs = starvingAfterMs;
         this.agingAfterMs = agingAfterMs;
         this.agingUpTo = agingUpTo == null ? null : agingUpTo.name();
@@ -252,6 +259,21 @@ public final class LimitStatus implements Serializable {
     /** The status of that signal, or null. */
     public Integer getSlowedBy() {
         return slowedBy;
+    }
+
+    /** The program whose call's outcome started that cool-down, or null. */
+    public String getSlowedByProgram() {
+        return slowedByProgram;
+    }
+
+    /** That call's id, or null. */
+    public Long getSlowedByCall() {
+        return slowedByCall;
+    }
+
+    /** The longest Retry-After a program's outcome is taken at (the limit's maxCoolDown). */
+    public long getMaxCoolDownMs() {
+        return maxCoolDownMs;
     }
 
     /** Every rule's window and its use: the limit's own rule first, then its more rules by window. */

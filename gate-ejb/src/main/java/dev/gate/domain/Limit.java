@@ -55,6 +55,9 @@ public class Limit {
     @Column(name = "step_down_after", nullable = false)
     private int stepDownAfter;
 
+    @Column(name = "max_cooldown_ms", nullable = false)
+    private long maxCoolDownMs;
+
     // null: the default margin (ReceiptMargin)
     @Column(name = "receipt_margin_ms")
     private Long receiptMarginMs;
@@ -137,6 +140,7 @@ public class Limit {
         this.retryFloorMs = options.coolDown().floor().toMillis();
         this.coolDownLadderMs = options.coolDown().steps().stream().map(Duration::toMillis).toArray(Long[]::new);
         this.stepDownAfter = options.coolDown().stepDownAfter();
+        this.maxCoolDownMs = options.coolDown().longestAsk().toMillis();
         Duration margin = options.receiptMargin().declared();
         this.receiptMarginMs = margin == null ? null : margin.toMillis();
         this.agingAfterMs = options.aging() == null ? null : options.aging().after().toMillis();
@@ -172,7 +176,7 @@ public class Limit {
         return new LimitOptions(Duration.ofMillis(minIntervalMs),
                 rules.stream().map(r -> new Pace(r.calls(), Duration.ofMillis(r.windowMs()))).toList(),
                 new CoolDownLadder(Arrays.stream(coolDownLadderMs).map(Duration::ofMillis).toList(),
-                        Duration.ofMillis(retryFloorMs), stepDownAfter),
+                        Duration.ofMillis(retryFloorMs), stepDownAfter, Duration.ofMillis(maxCoolDownMs)),
                 ReceiptMargin.ofNullable(receiptMarginMs == null ? null : Duration.ofMillis(receiptMarginMs)),
                 agingAfterMs == null ? null : new Aging(Duration.ofMillis(agingAfterMs), CallClass.ofRank(agingUpTo)),
                 fairPrograms, burst, adaptive, keyed, parentName,

@@ -34,6 +34,12 @@ public class Slot {
     @Column(name = "slowed_by")
     private Short slowedBy;
 
+    @Column(name = "slowed_program")
+    private String slowedProgram;
+
+    @Column(name = "slowed_call")
+    private Long slowedCall;
+
     @Column(name = "success_run", nullable = false)
     private int successRun;
 
@@ -75,6 +81,16 @@ public class Slot {
     }
 
     /** The status of that signal (429, 503), or null. */
+    /** The program whose call's outcome started the last cool-down, or null. */
+    public String slowedProgram() {
+        return slowedProgram;
+    }
+
+    /** That call, or null. */
+    public Long slowedCall() {
+        return slowedCall;
+    }
+
     public Integer slowedBy() {
         return slowedBy == null ? null : slowedBy.intValue();
     }

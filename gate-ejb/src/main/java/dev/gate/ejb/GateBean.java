@@ -54,12 +54,12 @@ public class GateBean implements Gate {
 
     @Override
     public void complete(Permit permit, int vendorStatus) throws GateException {
-        line.complete(permit.callId(), vendorStatus, null);
+        line.complete(permit.callId(), program(), vendorStatus, null);
     }
 
     @Override
     public void complete(Permit permit, int vendorStatus, Duration retryAfter) throws GateException {
-        line.complete(permit.callId(), vendorStatus, retryAfter);
+        line.complete(permit.callId(), program(), vendorStatus, retryAfter);
     }
 
     @Override

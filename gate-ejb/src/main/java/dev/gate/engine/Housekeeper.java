@@ -237,10 +237,12 @@ final class Housekeeper {
             int k = swept.removed().size();
             int s = retention.pruneSends(PRUNE_BATCH);
             int c = retention.pruneCalls(settings.retention(), PRUNE_BATCH);
+            int r = retention.pruneCoolDowns(PRUNE_BATCH);
             idleKeys += k;
             sends += s;
             finished += c;
-            more = behind || swept.looked() == KEY_BATCH || s == PRUNE_BATCH || c == PRUNE_BATCH;
+            more = behind || swept.looked() == KEY_BATCH || s == PRUNE_BATCH || c == PRUNE_BATCH
+                    || r == PRUNE_BATCH;
         }
         if (idleKeys > 0) {
             int k = idleKeys;

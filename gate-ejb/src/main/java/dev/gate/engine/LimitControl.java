@@ -71,7 +71,8 @@ public final class LimitControl {
             pace = new Pace(spec.calls(), spec.window());
             options = new LimitOptions(spec.minInterval(),
                     spec.moreRules().stream().map(r -> new Pace(r.calls(), r.window())).toList(),
-                    new CoolDownLadder(spec.coolDownLadder(), spec.retryFloor(), spec.stepDownAfter()),
+                    new CoolDownLadder(spec.coolDownLadder(), spec.retryFloor(), spec.stepDownAfter(),
+                            spec.maxCoolDown()),
                     ReceiptMargin.ofNullable(spec.receiptMargin()),
                     spec.agingAfter() == null ? null : new Aging(spec.agingAfter(), spec.agingUpTo()),
                     spec.fairPrograms(), spec.burst(), spec.adaptive(), spec.keyed(), spec.parent(),

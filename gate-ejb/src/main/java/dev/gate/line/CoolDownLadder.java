@@ -9,14 +9,31 @@ import java.util.Optional;
  * What a vendor's "slow down" does to the whole limit. A rate-limit signal (429, or 503 with Retry-After) pauses
  * every class for as long as the vendor asked, or the floor when it did not say, and at least the ladder's current
  * step: repeated signals climb the ladder (default 2 s, 5 s, 15 s, 30 s, 60 s); a run of successes steps it down.
+ * What a program reports the vendor asked is taken up to {@code longestAsk} (default 1 h): one program's outcome
+ * cannot pause every program's line for a day. The ladder's own steps are the operator's and are not capped.
  */
-public record CoolDownLadder(List<Duration> steps, Duration floor, int stepDownAfter) {
+public record CoolDownLadder(List<Duration> steps, Duration floor, int stepDownAfter, Duration longestAsk) {
+
+    /** The longest Retry-After a program's outcome is taken at when the limit does not say. */
+    public static final Duration DEFAULT_LONGEST_ASK = Duration.ofHours(1);
 
     public CoolDownLadder {
         steps = List.copyOf(steps);
         if (steps.isEmpty() || floor.isNegative() || floor.isZero() || stepDownAfter < 1) {
             throw new IllegalArgumentException("a cool-down needs steps, a positive floor and a positive run");
         }
+        if (longestAsk.isNegative() || longestAsk.isZero()) {
+            throw new IllegalArgumentException("the longest Retry-After taken must be positive");
+        }
+    }
+
+    public CoolDownLadder(List<Duration> steps, Duration floor, int stepDownAfter) {
+        this(steps, floor, stepDownAfter, DEFAULT_LONGEST_ASK);
+    }
+
+    /** What a reported Retry-After is taken as: at most {@link #longestAsk}. */
+    public Optional<Duration> taken(Optional<Duration> asked) {
+        return asked.map(a -> a.compareTo(longestAsk) > 0 ? longestAsk : a);
     }
 
     /** Whether the vendor's answer says "slow down"; such an answer is no failure of the call itself. */
@@ -27,7 +44,7 @@ public record CoolDownLadder(List<Duration> steps, Duration floor, int stepDownA
     /** A rate-limit signal at {@code now}: one step up, and paused at least until the longer of ask and step. */
     public CoolDown signalled(CoolDown state, Optional<Duration> asked, Instant now) {
         int step = Math.min(state.step() + 1, steps.size());
-        Duration pause = asked.filter(a -> !a.isNegative() && !a.isZero()).orElse(floor);
+        Duration pause = taken(asked).filter(a -> !a.isNegative() && !a.isZero()).orElse(floor);
         Duration ladder = steps.get(step - 1);
         if (ladder.compareTo(pause) > 0) {
             pause = ladder;

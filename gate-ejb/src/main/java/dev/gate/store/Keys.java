@@ -21,7 +21,7 @@ public final class Keys {
     private static final String LIMIT_COLUMNS = """
             calls, window_ms, min_interval_ms, retry_floor_ms, cooldown_ladder_ms, step_down_after, receipt_margin_ms,
             starving_after_ms, aging_after_ms, aging_up_to, fair_programs, burst, adaptive, parent_name, max_waiting,
-            max_waiting_per_program""";
+            max_waiting_per_program, max_cooldown_ms""";
 
     // Opens the key's row from its template, or touches it (its last use, written at most once a minute: a busy key
     // does not rewrite its row on each call): the upsert locks the row, waits for a sweep that holds it and, if that
@@ -131,7 +131,7 @@ public final class Keys {
                    starving_after_ms = t.starving_after_ms, aging_after_ms = t.aging_after_ms,
                    aging_up_to = t.aging_up_to, fair_programs = t.fair_programs, burst = t.burst,
                    adaptive = t.adaptive, parent_name = t.parent_name, max_waiting = t.max_waiting,
-                   max_waiting_per_program = t.max_waiting_per_program,
+                   max_waiting_per_program = t.max_waiting_per_program, max_cooldown_ms = t.max_cooldown_ms,
                    updated_at = greatest(clock_timestamp(), t.updated_at)
             FROM gate_limit t, stale WHERE k.name = stale.name AND t.name = ?
             RETURNING k.name""";

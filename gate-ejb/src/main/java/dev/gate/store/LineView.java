@@ -298,6 +298,7 @@ public final class LineView {
                     recent.getOrDefault(l.name(), LimitStatus.Recent.NONE), l.options().minInterval().toMillis(),
                     l.options().coolDown().steps().stream().map(Duration::toMillis).toList(),
                     rules.getOrDefault(l.name(), List.of()), slot.slowedAt(), slot.slowedBy(),
+                    slot.slowedProgram(), slot.slowedCall(), l.options().coolDown().longestAsk().toMillis(),
                     l.starvingAfter() == null ? null : l.starvingAfter().toMillis(),
                     l.options().aging() == null ? null : l.options().aging().after().toMillis(),
                     l.options().aging() == null ? null : l.options().aging().upTo(), l.options().fairPrograms(),

@@ -33,7 +33,8 @@ public final class Outcomes {
             WITH done AS (
                 UPDATE gate_call SET state = 'DONE', done_at = clock_timestamp(), outcome_status = ?,
                                      outcome_retry_after_s = ?
-                WHERE id = ? AND state IN ('GRANTED', 'ABANDONED') AND (?::varchar IS NULL OR owner = ?)
+                WHERE id = ? AND state IN ('GRANTED', 'ABANDONED')
+                  AND (?::varchar IS NULL OR owner = ?) AND (?::varchar IS NULL OR program = ?)
                 RETURNING id)
             SELECT pg_notify('%s', id::text), clock_timestamp() AS now,
                    CASE WHEN ? THEN set_config('synchronous_commit', 'off', true) END
@@ -49,7 +50,8 @@ public final class Outcomes {
                 SELECT c.id, EXISTS (SELECT 1 FROM gate_call_joiner j WHERE j.call_id = c.id) AS shared
                 FROM gate_call c JOIN gate_slot s ON s.limit_name = c.limit_name
                      JOIN gate_limit l ON l.name = c.limit_name
-                WHERE c.id = ? AND c.state IN ('GRANTED', 'ABANDONED') AND (?::varchar IS NULL OR c.owner = ?)
+                WHERE c.id = ? AND c.state IN ('GRANTED', 'ABANDONED')
+                  AND (?::varchar IS NULL OR c.owner = ?) AND (?::varchar IS NULL OR c.program = ?)
                   AND s.cooldown_step = 0 AND l.parent_name IS NULL
                   AND (c.concurrency_key IS NULL OR c.state = 'ABANDONED')
                 FOR UPDATE OF c),
@@ -66,16 +68,18 @@ public final class Outcomes {
     // so they never queue behind a grant pass.
     private static final String COOLDOWN = """
             SELECT c.limit_name, s.paused_until, s.cooldown_step, s.success_run, l.retry_floor_ms,
-                   l.cooldown_ladder_ms, l.step_down_after, clock_timestamp() AS now,
+                   l.cooldown_ladder_ms, l.step_down_after, l.max_cooldown_ms, clock_timestamp() AS now, c.program,
                    c.concurrency_key IS NOT NULL AND c.state = 'GRANTED' AS frees_key, l.parent_name
             FROM gate_call c JOIN gate_slot s ON s.limit_name = c.limit_name JOIN gate_limit l ON l.name = c.limit_name
-            WHERE c.id = ? AND c.state IN ('GRANTED', 'ABANDONED') AND (?::varchar IS NULL OR c.owner = ?)""";
+            WHERE c.id = ? AND c.state IN ('GRANTED', 'ABANDONED')
+              AND (?::varchar IS NULL OR c.owner = ?) AND (?::varchar IS NULL OR c.program = ?)""";
 
     // The slot row is locked before the call row (the one lock order: slot row, then call rows; a key's slot before
     // its parent's).
     private static final String PARENT_COOLDOWN = """
             SELECT NULL AS limit_name, s.paused_until, s.cooldown_step, s.success_run, l.retry_floor_ms,
-                   l.cooldown_ladder_ms, l.step_down_after, clock_timestamp() AS now, NULL AS parent_name
+                   l.cooldown_ladder_ms, l.step_down_after, l.max_cooldown_ms, clock_timestamp() AS now,
+                   NULL AS program, NULL AS parent_name
             FROM gate_slot s JOIN gate_limit l ON l.name = s.limit_name
             WHERE s.limit_name = ?""";
 
@@ -86,7 +90,9 @@ public final class Outcomes {
     private static final String MOVE_COOLDOWN = """
             UPDATE gate_slot SET paused_until = ?, cooldown_step = ?, success_run = ?,
                                  slowed_at = CASE WHEN ? THEN ? ELSE slowed_at END,
-                                 slowed_by = CASE WHEN ? THEN ? ELSE slowed_by END
+                                 slowed_by = CASE WHEN ? THEN ? ELSE slowed_by END,
+                                 slowed_program = CASE WHEN ? THEN ? ELSE slowed_program END,
+                                 slowed_call = CASE WHEN ? THEN ? ELSE slowed_call END
             WHERE limit_name = ?""";
 
     // An adaptive limit's rate, under the slot lock a signal takes (LOCK_COOLDOWN): read, then cut (AdaptiveRate).
@@ -114,7 +120,8 @@ public final class Outcomes {
     // A call already DONE with this very outcome: the report was sent again.
     private static final String SAME_OUTCOME = """
             SELECT 1 FROM gate_call
-            WHERE id = ? AND state = 'DONE' AND (?::varchar IS NULL OR owner = ?) AND outcome_status = ?
+            WHERE id = ? AND state = 'DONE' AND (?::varchar IS NULL OR owner = ?) AND (?::varchar IS NULL OR program = ?)
+              AND outcome_status = ?
               AND outcome_retry_after_s IS NOT DISTINCT FROM ?""";
 
     private final Tx tx;
@@ -124,9 +131,24 @@ public final class Outcomes {
     }
 
     /**
-     * @param owner only this owner's call (a program over HTTP), or null for any (the instance's own EJB callers)
+     * Whose call an outcome may be for: its owner (a program over HTTP; the instance for its EJB callers) and its
+     * program; null for either is any. The statements take it as four parameters, each value twice.
      */
-    public Result record(long callId, String owner, int status, Integer retryAfterSeconds)
+    public record Whose(String owner, String program) {
+
+        int bind(PreparedStatement ps, int from) throws SQLException {
+            ps.setString(from, owner);
+            ps.setString(from + 1, owner);
+            ps.setString(from + 2, program);
+            ps.setString(from + 3, program);
+            return from + 4;
+        }
+    }
+
+    /**
+     * @param owner only a call that is this owner's and this program's (a program may report only its own calls)
+     */
+    public Result record(long callId, Whose owner, int status, Integer retryAfterSeconds)
             throws StoreUnavailable {
         if (!CoolDownLadder.isRateLimitSignal(status, retryAfterSeconds)
                 && tx.runAlone(c -> matches(c, PLAIN_DONE, callId, owner, status, retryAfterSeconds))) {
@@ -154,11 +176,12 @@ public final class Outcomes {
             if (doneAt == null) {
                 throw new SQLException("call " + callId + " left GRANTED while its outcome was recorded", "40001");
             }
+            Signal by = new Signal(callId, seen.get().program(), status, retryAfterSeconds);
             if (locked != null) {
-                coolDown(c, limit, locked, doneAt, callId, status, retryAfterSeconds, signal);
+                coolDown(c, limit, locked, doneAt, by, signal);
             }
             if (parentLocked != null) {
-                coolDown(c, parent, parentLocked, doneAt, callId, status, retryAfterSeconds, signal);
+                coolDown(c, parent, parentLocked, doneAt, by, signal);
             }
             return seen.get().freesKey() ? Result.RECORDED_KEY_FREED : Result.RECORDED;
         });
@@ -168,12 +191,14 @@ public final class Outcomes {
      * The limit's cool-down (its slot locked, as {@code locked} read it) after this outcome, the pause running from
      * the outcome's own time; a rate-limit signal also cuts an adaptive rate.
      */
-    private static void coolDown(Connection c, String limit, Seen locked, Instant doneAt, long callId, int status,
-                                 Integer retryAfterSeconds, boolean signal) throws SQLException {
-        Seen at = new Seen(limit, locked.before(), locked.ladder(), doneAt, false, null);
-        CoolDown after = at.next(signal, retryAfterSeconds);
+    private static void coolDown(Connection c, String limit, Seen locked, Instant doneAt, Signal by, boolean signal)
+            throws SQLException {
+        long callId = by.call();
+        int status = by.status();
+        Seen at = new Seen(limit, locked.before(), locked.ladder(), doneAt, false, null, null);
+        CoolDown after = at.next(signal, by.retryAfterSeconds());
         if (after != null) {
-            move(c, limit, callId, status, retryAfterSeconds, at, after, signal);
+            move(c, limit, by, at, after, signal);
         }
         if (signal) {
             adapt(c, limit, callId, status, doneAt);
@@ -182,7 +207,7 @@ public final class Outcomes {
 
     /** The slot's cool-down as read, and the ladder of its limit (and, read by the call, its limit's parent). */
     private record Seen(String limit, CoolDown before, CoolDownLadder ladder, Instant now, boolean freesKey,
-                        String parent) {
+                        String parent, String program) {
 
         /** The cool-down after this outcome; null when it does not change. */
         CoolDown next(boolean signal, Integer retryAfterSeconds) {
@@ -193,15 +218,14 @@ public final class Outcomes {
         }
     }
 
-    private static Optional<Seen> read(Connection c, String sql, long callId, String owner, String lockedLimit)
+    private static Optional<Seen> read(Connection c, String sql, long callId, Whose owner, String lockedLimit)
             throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             if (lockedLimit != null) {
                 ps.setString(1, lockedLimit);
             } else {
                 ps.setLong(1, callId);
-                ps.setString(2, owner);
-                ps.setString(3, owner);
+                owner.bind(ps, 2);
             }
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
@@ -215,15 +239,15 @@ public final class Outcomes {
                         new CoolDown(rs.getInt("cooldown_step"), rs.getInt("success_run"),
                                 Times.get(rs, "paused_until")),
                         new CoolDownLadder(steps, Duration.ofMillis(rs.getLong("retry_floor_ms")),
-                                rs.getInt("step_down_after")),
+                                rs.getInt("step_down_after"), Duration.ofMillis(rs.getLong("max_cooldown_ms"))),
                         Times.get(rs, "now"), lockedLimit == null && rs.getBoolean("frees_key"),
-                        rs.getString("parent_name")));
+                        rs.getString("parent_name"), rs.getString("program")));
             }
         }
     }
 
     /** The call becomes DONE; answers the database time of that, or null when it was not granted (any more). */
-    private static Instant done(Connection c, long callId, String owner, int status, Integer retryAfterSeconds,
+    private static Instant done(Connection c, long callId, Whose owner, int status, Integer retryAfterSeconds,
                                 boolean movesNothing) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(DONE)) {
             ps.setInt(1, status);
@@ -233,9 +257,7 @@ public final class Outcomes {
                 ps.setInt(2, retryAfterSeconds);
             }
             ps.setLong(3, callId);
-            ps.setString(4, owner);
-            ps.setString(5, owner);
-            ps.setBoolean(6, movesNothing);
+            ps.setBoolean(owner.bind(ps, 4), movesNothing);
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() ? Times.get(rs, "now") : null;
             }
@@ -273,8 +295,15 @@ public final class Outcomes {
                 + callId + " was answered " + status);
     }
 
-    private static void move(Connection c, String limit, long callId, int status, Integer retryAfterSeconds,
-                             Seen locked, CoolDown after, boolean signal) throws SQLException {
+    /** The outcome that moved a cool-down: its call, the call's program, and what the vendor answered. */
+    private record Signal(long call, String program, int status, Integer retryAfterSeconds) {
+    }
+
+    private static void move(Connection c, String limit, Signal by, Seen locked, CoolDown after, boolean signal)
+            throws SQLException {
+        long callId = by.call();
+        int status = by.status();
+        Integer retryAfterSeconds = by.retryAfterSeconds();
         try (PreparedStatement ps = c.prepareStatement(MOVE_COOLDOWN)) {
             if (after.pausedUntil() == null) {
                 ps.setNull(1, java.sql.Types.TIMESTAMP_WITH_TIMEZONE);
@@ -287,37 +316,46 @@ public final class Outcomes {
             Times.set(ps, 5, locked.now());
             ps.setBoolean(6, signal);
             ps.setInt(7, status);
-            ps.setString(8, limit);
+            ps.setBoolean(8, signal);
+            ps.setString(9, by.program());
+            ps.setBoolean(10, signal);
+            ps.setLong(11, callId);
+            ps.setString(12, limit);
             ps.executeUpdate();
         }
         if (signal) {
-            LOG.info(() -> "limit " + limit + " paused until " + after.pausedUntil() + " (cool-down step "
-                    + after.step() + "): call " + callId + " was answered " + status
-                    + (retryAfterSeconds == null ? " without Retry-After" : " with Retry-After " + retryAfterSeconds
-                    + " s"));
+            Duration longest = locked.ladder().longestAsk();
+            String asked = retryAfterSeconds == null ? " without Retry-After"
+                    : " with Retry-After " + retryAfterSeconds + " s" + (Duration.ofSeconds(retryAfterSeconds)
+                    .compareTo(longest) > 0 ? ", taken as " + longest.toSeconds() + " s (the limit's maxCoolDown)" : "");
+            String detail = "call " + callId + " was answered " + status + asked + ": paused until "
+                    + after.pausedUntil() + " (cool-down step " + after.step() + ")";
+            // who paused every program's line, on record beside the operators' actions
+            ActionLog.record(c, new ActionLog.Entry(by.program() == null ? "unknown" : by.program(), "cool-down",
+                    "limit " + limit, detail));
+            LOG.info(() -> "limit " + limit + " paused by " + by.program() + ": " + detail);
         } else if (after.step() < locked.before().step()) {
             LOG.info(() -> "limit " + limit + " cool-down stepped down to step " + after.step() + " after "
                     + locked.ladder().stepDownAfter() + " successes");
         }
     }
 
-    private static boolean repeated(Connection c, long callId, String owner, int status, Integer retryAfterSeconds)
+    private static boolean repeated(Connection c, long callId, Whose owner, int status, Integer retryAfterSeconds)
             throws SQLException {
         return matches(c, SAME_OUTCOME, callId, owner, status, retryAfterSeconds);
     }
 
-    /** Runs an outcome's statement (parameters: call, owner twice, status, Retry-After); whether it found a row. */
-    private static boolean matches(Connection c, String sql, long callId, String owner, int status,
+    /** Runs an outcome's statement (parameters: call, whose, status, Retry-After); whether it found a row. */
+    private static boolean matches(Connection c, String sql, long callId, Whose owner, int status,
                                    Integer retryAfterSeconds) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setLong(1, callId);
-            ps.setString(2, owner);
-            ps.setString(3, owner);
-            ps.setInt(4, status);
+            int next = owner.bind(ps, 2);
+            ps.setInt(next, status);
             if (retryAfterSeconds == null) {
-                ps.setNull(5, java.sql.Types.INTEGER);
+                ps.setNull(next + 1, java.sql.Types.INTEGER);
             } else {
-                ps.setInt(5, retryAfterSeconds);
+                ps.setInt(next + 1, retryAfterSeconds);
             }
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next();

@@ -53,6 +53,18 @@ public final class Retention {
                     LIMIT ?) old
                 LIMIT ?))""";
 
+    /** How long the record of a vendor's cool-down (who reported it) is kept on /actions; operators' own stay. */
+    public static final Duration COOL_DOWN_RECORDS = Duration.ofDays(30);
+
+    // Records of cool-downs (one per rate-limit signal, so as many as a vendor's 429s) older than the above; the
+    // operators' own actions are few and kept.
+    static final String PRUNE_COOL_DOWNS = """
+            DELETE FROM gate_action WHERE ctid = ANY (ARRAY(
+                SELECT ctid FROM gate_action
+                WHERE action = 'cool-down' AND at < now() - ? * interval '1 millisecond'
+                ORDER BY at
+                LIMIT ?))""";
+
     private final Tx tx;
 
     public Retention(Tx tx) {
@@ -67,6 +79,17 @@ public final class Retention {
     /** Deletes at most {@code batch} calls that finished more than {@code age} ago; answers how many. */
     public int pruneCalls(Duration age, int batch) throws StoreUnavailable {
         return prune(PRUNE_CALLS, age, batch);
+    }
+
+    /** Deletes at most {@code batch} records of cool-downs older than {@link #COOL_DOWN_RECORDS}; answers how many. */
+    public int pruneCoolDowns(int batch) throws StoreUnavailable {
+        return tx.run(c -> {
+            try (PreparedStatement ps = c.prepareStatement(PRUNE_COOL_DOWNS)) {
+                ps.setLong(1, COOL_DOWN_RECORDS.toMillis());
+                ps.setInt(2, batch);
+                return ps.executeUpdate();
+            }
+        });
     }
 
     /** One batch: the query's age bound, then its per-limit and overall batch sizes. */

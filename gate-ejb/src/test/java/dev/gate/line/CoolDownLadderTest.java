@@ -26,6 +26,21 @@ class CoolDownLadderTest {
     }
 
     @Test
+    void aProgramsReportedRetryAfterIsTakenUpToTheLimitsLongestAsk() {
+        CoolDown day = LADDER.signalled(CoolDown.NONE, Optional.of(Duration.ofHours(24)), T);
+        assertEquals(T.plus(CoolDownLadder.DEFAULT_LONGEST_ASK), day.pausedUntil(), "a day asked is an hour taken");
+        CoolDownLadder patient = new CoolDownLadder(LADDER.steps(), LADDER.floor(), 3, Duration.ofHours(6));
+        assertEquals(T.plus(Duration.ofHours(6)),
+                patient.signalled(CoolDown.NONE, Optional.of(Duration.ofHours(24)), T).pausedUntil());
+        assertEquals(T.plus(Duration.ofHours(2)),
+                patient.signalled(CoolDown.NONE, Optional.of(Duration.ofHours(2)), T).pausedUntil());
+        CoolDownLadder longSteps = new CoolDownLadder(List.of(Duration.ofMinutes(90)), LADDER.floor(), 3,
+                Duration.ofMinutes(10));
+        assertEquals(T.plus(Duration.ofMinutes(90)), longSteps.signalled(CoolDown.NONE, Optional.of(
+                Duration.ofHours(24)), T).pausedUntil(), "the operator's own steps are not capped");
+    }
+
+    @Test
     void withoutRetryAfterTheFloorAndTheStepDecide() {
         CoolDown first = LADDER.signalled(CoolDown.NONE, Optional.empty(), T);
         assertEquals(T.plusSeconds(2), first.pausedUntil());

@@ -20,7 +20,7 @@ public final class LimitDeclaration {
 
     /** The fields a declaration may have. */
     public static final Set<String> FIELDS = Set.of("calls", "windowSeconds", "minIntervalMs", "rules",
-            "retryFloorSeconds", "coolDownLadderSeconds", "stepDownAfter", "receiptMarginMs", "starvingAfterSeconds",
+            "retryFloorSeconds", "coolDownLadderSeconds", "stepDownAfter", "maxCoolDownSeconds", "receiptMarginMs", "starvingAfterSeconds",
             "agingAfterSeconds", "agingUpTo", "fairPrograms", "burst", "adaptive", "keyed", "parent", "maxWaiting",
             "maxWaitingPerProgram", "maxKeys");
 
@@ -100,6 +100,9 @@ public final class LimitDeclaration {
         if (fields.containsKey("receiptMarginMs") && !fields.isNull("receiptMarginMs")) {
             spec = spec.withReceiptMargin(Duration.ofMillis(Bodies.integer(fields, "receiptMarginMs", 0, 60_000, 0)));
         }
+        // a program's Retry-After pauses every program: it is taken up to this (an outcome may say at most a day)
+        spec = spec.withMaxCoolDown(Duration.ofSeconds(Bodies.integer(fields, "maxCoolDownSeconds", 1, 86_400,
+                (int) spec.maxCoolDown().toSeconds())));
         return spec.withMinInterval(Duration.ofMillis(minIntervalMs)).withMoreRules(rules)
                 .withCoolDown(Duration.ofSeconds(floor), ladder, stepDownAfter);
     }

@@ -67,6 +67,20 @@ final class Views {
         b.add("oldestWaitMs", byClass(l.getOldestWaitMs()));
         b.add("coolDownStep", l.getCoolDownStep());
         time(b, "slowedAt", l.getSlowedAt());
+        if (l.getSlowedBy() == null) {
+            b.addNull("slowedBy");
+        } else {
+            // who paused the line for everyone: the vendor's status, and the program and call that reported it
+            JsonObjectBuilder by = JsonBuilders.object().add("status", l.getSlowedBy());
+            if (l.getSlowedByProgram() != null) {
+                by.add("program", l.getSlowedByProgram());
+            }
+            if (l.getSlowedByCall() != null) {
+                by.add("call", l.getSlowedByCall());
+            }
+            b.add("slowedBy", by);
+        }
+        b.add("maxCoolDownSeconds", l.getMaxCoolDownMs() / 1000);
         if (l.getStarvingAfterMs() == null) {
             b.addNull("starvingAfterSeconds");
         } else {

@@ -229,7 +229,9 @@ public final class Panel implements Serializable {
         }
         return more + " (cool-down step " + limit.getCoolDownStep() + " of " + limit.getCoolDownLadderMs().size()
                 + (limit.getSlowedAt() == null ? ")" : ", after a " + limit.getSlowedBy() + " "
-                + Words.span(Duration.between(limit.getSlowedAt(), limit.getAsOf()).toMillis()) + " ago)");
+                + Words.span(Duration.between(limit.getSlowedAt(), limit.getAsOf()).toMillis()) + " ago"
+                + (limit.getSlowedByProgram() == null ? "" : " reported by " + limit.getSlowedByProgram()
+                + (limit.getSlowedByCall() == null ? "" : " (call " + limit.getSlowedByCall() + ")")) + ")");
     }
 
     public String getPausedUntil() {
