@@ -69,17 +69,24 @@ public final class DevRun {
             env.put("GATE_LIMITS", declared);
             say("GATE_LIMITS is not set: declaring the demo limits " + declared);
         }
-        if (System.getenv("GATE_DEV_MODE") == null) {
+        // development accounts only in a database of the run's own, thrown away at the end: never written into a
+        // real one unless asked for (GATE_DEV_MODE=true)
+        if (System.getenv("GATE_DEV_MODE") == null && database != null) {
             env.put("GATE_DEV_MODE", "true");
             say("development mode: the accounts web, worker, batch (caller) and ops (operator, viewer) are created,"
                     + " each with its name as password (GATE_DEV_MODE=false to run without them)");
+        } else if (System.getenv("GATE_DEV_MODE") == null) {
+            say("GATE_DB_URL is set, so no development accounts: GATE_OPERATOR=name:password creates the first"
+                    + " operator (GATE_DEV_MODE=true would create web/web, ops/ops ... in that database)");
         }
         List<Path> deployments = new ArrayList<>(List.of(ear));
         deployments.addAll(demoWars);
         wildfly = GateServer.start(server, deployments, env, true);
         if (wildfly.awaitGate(Duration.ofMinutes(5))) {
-            say("the gate is running.\n    status page: " + BASE + "/   (sign in as ops/ops)\n    API:         " + BASE
-                    + "/api/v1/limits   (curl -u web:web " + BASE + "/api/v1/limits)\n"
+            boolean dev = "true".equals(env.getOrDefault("GATE_DEV_MODE", System.getenv("GATE_DEV_MODE")));
+            say("the gate is running.\n    status page: " + BASE + "/   (sign in as " + (dev ? "ops/ops" : "your operator")
+                    + ")\n    API:         " + BASE + "/api/v1/limits   (curl -u " + (dev ? "web:web" : "name:password")
+                    + " " + BASE + "/api/v1/limits)\n"
                     + "    metrics:     http://localhost:9990/prometheus   health: http://localhost:9990/health/ready\n"
                     + "    Ctrl-C stops the server" + (database == null ? "" : " and the database"));
             if (!demoWars.isEmpty()) {

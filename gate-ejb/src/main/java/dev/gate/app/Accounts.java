@@ -54,6 +54,16 @@ public class Accounts {
         }
     }
 
+    /** Every account (the start-up check for passwords that are their account's name), by name. */
+    public java.util.List<Account> all() throws GatePausedException {
+        try {
+            return em.createQuery("SELECT a FROM AccountEntity a ORDER BY a.name", AccountEntity.class)
+                    .getResultList().stream().map(AccountEntity::account).toList();
+        } catch (PersistenceException e) {
+            throw new GatePausedException("accounts could not be read: " + e.getMessage());
+        }
+    }
+
     /** Creates or replaces an account (an operator's PUT); true when created. */
     @TransactionAttribute(TransactionAttributeType.REQUIRED)
     public boolean put(Account account) {
@@ -70,6 +80,18 @@ public class Accounts {
     public boolean addIfAbsent(Account account) throws GatePausedException {
         try {
             return table.addIfAbsent(account);
+        } catch (StoreUnavailable e) {
+            throw new GatePausedException("accounts could not be written: " + e.getMessage());
+        }
+    }
+
+    /**
+     * Replaces the account's password hash with a stronger one of the same password, unless the account changed
+     * meanwhile (an operator's PUT wins); true when replaced.
+     */
+    public boolean replaceHash(String name, String was, String stronger) throws GatePausedException {
+        try {
+            return table.replaceHash(name, was, stronger);
         } catch (StoreUnavailable e) {
             throw new GatePausedException("accounts could not be written: " + e.getMessage());
         }

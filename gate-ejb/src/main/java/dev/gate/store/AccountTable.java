@@ -15,6 +15,10 @@ public final class AccountTable {
     private static final String ADD = """
             INSERT INTO gate_account (name, password_hash, roles) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING""";
 
+    // A stronger hash of the same password, only over the hash it replaces: an operator's change meanwhile stays.
+    private static final String REPLACE_HASH = """
+            UPDATE gate_account SET password_hash = ? WHERE name = ? AND password_hash = ?""";
+
     private final Tx tx;
 
     public AccountTable(Tx tx) {
@@ -26,6 +30,18 @@ public final class AccountTable {
         return tx.run(c -> {
             try (PreparedStatement ps = c.prepareStatement(ADD)) {
                 bind(ps, account);
+                return ps.executeUpdate() == 1;
+            }
+        });
+    }
+
+    /** Replaces the hash {@code was} of the account with {@code stronger}; true when it was still {@code was}. */
+    public boolean replaceHash(String name, String was, String stronger) throws StoreUnavailable {
+        return tx.run(c -> {
+            try (PreparedStatement ps = c.prepareStatement(REPLACE_HASH)) {
+                ps.setString(1, stronger);
+                ps.setString(2, name);
+                ps.setString(3, was);
                 return ps.executeUpdate() == 1;
             }
         });

@@ -11,6 +11,9 @@ public record Problem(String type, String title, int status, String detail) {
     /** A problem decided before any resource ran (authentication), for the container's error page to write. */
     public static final String REQUEST_ATTRIBUTE = "dev.gate.problem";
 
+    /** The Retry-After seconds (a Long) of a problem decided before any resource ran, for the error page. */
+    public static final String RETRY_AFTER_ATTRIBUTE = "dev.gate.problem.retryAfter";
+
     public JsonObject json() {
         return JsonBuilders.object().add("type", type).add("title", title).add("status", status)
                 .add("detail", detail == null ? "" : detail).build();

@@ -36,21 +36,31 @@ public final class ProblemMappers {
         }
     }
 
-    /** The database is unavailable: 503 with Retry-After, and a title that says calls are paused. */
+    /**
+     * The database is unavailable: 503 with Retry-After, and a title that says calls are paused. The detail is the
+     * same words every time: the database's own text (its host, its SQL state) is for the log, where the engine
+     * wrote it once when calls paused.
+     */
     @Provider
     public static class Paused implements ExceptionMapper<GatePausedException> {
         @Override
         public Response toResponse(GatePausedException e) {
-            return retryLater(Problem.of(503, "paused", "Calls are paused", e.getMessage()));
+            LOG.fine(() -> "answered 503 paused: " + e.getMessage());
+            return retryLater(PAUSED);
         }
     }
 
-    /** The database answered but was busy (a lock held too long elsewhere): 503 "busy", try again; not a pause. */
+    /**
+     * The database answered but was busy (a lock held too long elsewhere): 503 "busy", try again; not a pause. The
+     * database's text stays in the log.
+     */
     @Provider
     public static class Busy implements ExceptionMapper<GateBusyException> {
         @Override
         public Response toResponse(GateBusyException e) {
-            return retryLater(Problem.of(503, "busy", "Gate is busy", e.getMessage()));
+            LOG.fine(() -> "answered 503 busy: " + e.getMessage());
+            return retryLater(Problem.of(503, "busy", "Gate is busy",
+                    "the gate's database is busy; try again shortly"));
         }
     }
 
@@ -166,9 +176,9 @@ public final class ProblemMappers {
             int status = e.getResponse().getStatus();
             Response.StatusType type = Response.Status.fromStatusCode(status);
             String title = type == null ? "HTTP " + status : type.getReasonPhrase();
-            Response.ResponseBuilder answer = Response.fromResponse(
-                    Problem.of(status, "http-" + status, title, e.getMessage()).response());
-            return answer.build();
+            // JAX-RS's own message names the server's address and its classes: the status says it all
+            return Problem.of(status, "http-" + status, title, "request: " + title.toLowerCase(java.util.Locale.ROOT))
+                    .response();
         }
     }
 
@@ -180,7 +190,8 @@ public final class ProblemMappers {
             for (Throwable t = e; t != null; t = t.getCause()) {
                 if (t instanceof java.sql.SQLException sql && (sql.getSQLState() == null
                         || sql.getSQLState().startsWith("08")) || t instanceof java.net.ConnectException) {
-                    return new Paused().toResponse(new GatePausedException(t.getMessage()));
+                    LOG.fine("answered 503 paused: " + t);
+                    return retryLater(PAUSED);
                 }
             }
             return new Unexpected().toResponse(e);
@@ -199,6 +210,10 @@ public final class ProblemMappers {
             return Problem.of(500, "internal", "Internal error", "the gate failed to answer; see its log").response();
         }
     }
+
+    /** What a client is told while the database is unavailable, whatever the database said. */
+    public static final Problem PAUSED = Problem.of(503, "paused", "Calls are paused",
+            GatePausedException.MESSAGE + "; try again shortly");
 
     /** A 503 that the caller may simply ask again, a second later. */
     static Response retryLater(Problem problem) {

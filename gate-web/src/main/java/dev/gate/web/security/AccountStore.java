@@ -11,18 +11,25 @@ import jakarta.inject.Inject;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
 import java.util.HexFormat;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
+import java.util.logging.Logger;
 
 /**
  * Checks a name and password against the gate's accounts. A PBKDF2 check is deliberately slow, so a check that
  * passed is remembered for a minute (by a SHA-256 of name and password, never the password). Within that minute it
  * is trusted even while the database is unavailable; past it, or for a password not remembered, an unavailable
  * database means the credentials cannot be checked: neither passed nor failed.
+ * <p>
+ * Only one slow check of an account runs at a time (the others wait for it and then find it remembered), a name
+ * with no account costs a check as well (timing does not tell which names exist), a wrong password leaves the right
+ * one remembered, and a hash made with weaker parameters is replaced at the account's next successful check.
  */
 @ApplicationScoped
 public class AccountStore {
@@ -41,29 +48,81 @@ public class AccountStore {
         record Passed(Account account) implements Check {
         }
 
-        /** No such account, or a wrong password: 401. */
-        record Failed() implements Check {
+        /** No such account, or a wrong password: 401 (which of the two is for the back-off, never for the client). */
+        record Failed(boolean noSuchAccount) implements Check {
         }
 
         /** The accounts could not be read (the database is unavailable) and nothing fresh is remembered: 503. */
         record Unchecked(String why) implements Check {
+        }
+
+        /** Too many failed sign-ins from this address lately: not checked; try again after {@code retryAfter} (429). */
+        record Held(Duration retryAfter) implements Check {
         }
     }
 
     private record Remembered(Account account, String secretDigest, long atNanos) {
     }
 
+    private static final Logger LOG = Logger.getLogger(AccountStore.class.getName());
+
     private final Map<String, Remembered> remembered = new ConcurrentHashMap<>();
+    // one slow check per account at a time; striped so that no input grows it
+    private final ReentrantLock[] checking = new ReentrantLock[64];
+
+    {
+        for (int i = 0; i < checking.length; i++) {
+            checking[i] = new ReentrantLock();
+        }
+    }
 
     LongSupplier nanoTime = System::nanoTime;
+    final FailedSignIns failures = new FailedSignIns(() -> nanoTime.getAsLong());
 
-    public Check check(String name, String password) {
+    /** Checks the credentials as presented from {@code address} (the client's IP address). */
+    public Check check(String name, String password, String address) {
+        Optional<Duration> held = failures.holdFor(name, address);
+        if (held.isPresent()) {
+            return new Check.Held(held.get());
+        }
+        Check check = check(name, password);
+        if (check instanceof Check.Failed failed) {
+            failures.failed(name, address, failed.noSuchAccount()).ifPresent(pause -> LOG.warning(() -> "sign-in: "
+                    + (pause.account() != null ? FailedSignIns.PER_ACCOUNT + " failed sign-ins as '" + pause.account()
+                    + "'" : FailedSignIns.PER_ADDRESS + " failed sign-ins") + " from " + pause.address()
+                    + " within a minute: that address is refused for " + pause.length().toSeconds() + " s"));
+        } else if (check instanceof Check.Passed) {
+            failures.succeeded(name, address);
+        }
+        return check;
+    }
+
+    Check check(String name, String password) {
         String digest = sha256(name + "\u0000" + password);
+        Check known = rememberedCheck(name, digest);
+        if (known != null) {
+            return known;
+        }
+        ReentrantLock lock = checking[Math.floorMod(name.hashCode(), checking.length)];
+        lock.lock();
+        try {
+            known = rememberedCheck(name, digest); // the check this one waited for may have been the same
+            return known != null ? known : slowCheck(name, password, digest);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private Check rememberedCheck(String name, String digest) {
         Remembered known = remembered.get(name);
         if (known != null && nanoTime.getAsLong() - known.atNanos() < REMEMBER_NANOS
                 && known.secretDigest().equals(digest)) {
             return new Check.Passed(known.account());
         }
+        return null;
+    }
+
+    private Check slowCheck(String name, String password, String digest) {
         Optional<Account> account;
         try {
             account = accounts.find(name);
@@ -73,12 +132,39 @@ public class AccountStore {
             // the container could not even start the lookup's transaction: the database is out of reach
             return new Check.Unchecked("accounts could not be read: " + e.getMessage());
         }
-        if (account.isEmpty() || !passwords.matches(password, account.get().passwordHash())) {
-            remembered.remove(name);
-            return new Check.Failed();
+        if (account.isEmpty()) {
+            passwords.spendACheck(password);
+            return new Check.Failed(true);
         }
-        remembered.put(name, new Remembered(account.get(), digest, nanoTime.getAsLong()));
-        return new Check.Passed(account.get());
+        if (!passwords.matches(password, account.get().passwordHash())) {
+            return new Check.Failed(false); // what is remembered of the right password stays
+        }
+        Account passed = upgraded(account.get(), password);
+        remembered.put(name, new Remembered(passed, digest, nanoTime.getAsLong()));
+        return new Check.Passed(passed);
+    }
+
+    /** The account with its hash made again at today's parameters when it was made with weaker ones. */
+    private Account upgraded(Account account, String password) {
+        if (!passwords.outdated(account.passwordHash())) {
+            return account;
+        }
+        Account stronger = new Account(account.name(), passwords.hash(password), account.roles());
+        try {
+            if (accounts.replaceHash(account.name(), account.passwordHash(), stronger.passwordHash())) {
+                LOG.info(() -> "account " + account.name() + ": password hash upgraded to PBKDF2 at "
+                        + Passwords.ITERATIONS + " iterations");
+                return stronger;
+            }
+        } catch (GatePausedException | EJBException e) {
+            LOG.fine(() -> "account " + account.name() + ": hash not upgraded now (" + e.getMessage() + ")");
+        }
+        return account; // changed meanwhile, or not written: the next sign-in tries again
+    }
+
+    /** The account as the database has it now (a page session's periodic re-check); nothing remembered is used. */
+    public Optional<Account> current(String name) throws GatePausedException {
+        return accounts.find(name);
     }
 
     /** An account changed: forget what was remembered of it. */

@@ -9,8 +9,12 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Base64;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Logger;
 
 /**
@@ -32,13 +36,17 @@ public class BasicAuthentication {
                                                 HttpMessageContext context) {
         String[] credentials = credentials(request.getHeader("Authorization"));
         if (credentials != null) {
-            AccountStore.Check check = accounts.check(credentials[0], credentials[1]);
+            warnOnceIfInClear(request);
+            AccountStore.Check check = accounts.check(credentials[0], credentials[1], request.getRemoteAddr());
             if (check instanceof AccountStore.Check.Passed passed) {
                 return context.notifyContainerAboutLogin(passed.account().name(), passed.account().roles());
             }
+            if (check instanceof AccountStore.Check.Held held) {
+                return held(request, response, held.retryAfter());
+            }
             if (check instanceof AccountStore.Check.Unchecked unchecked && context.isProtected()) {
                 LOG.fine(() -> "credentials of '" + credentials[0] + "' could not be checked: " + unchecked.why());
-                return paused(request, response, unchecked.why());
+                return paused(request, response);
             }
         }
         if (context.isProtected()) {
@@ -52,12 +60,51 @@ public class BasicAuthentication {
      * As the standard mechanism answers 401: the container's error page ({@code ProblemServlet}) writes the problem
      * this request carries.
      */
-    private static AuthenticationStatus paused(HttpServletRequest request, HttpServletResponse response, String why) {
+    private static AuthenticationStatus paused(HttpServletRequest request, HttpServletResponse response) {
         request.setAttribute(Problem.REQUEST_ATTRIBUTE, Problem.of(503, "paused", "Calls are paused",
-                "calls are paused: credentials cannot be checked while the gate's database is unavailable (" + why
-                        + ")"));
+                "calls are paused: credentials cannot be checked while the gate's database is unavailable; try"
+                        + " again shortly"));
         try {
             response.sendError(503);
+        } catch (IOException e) {
+            // the client is gone; nothing more to tell it
+        }
+        return AuthenticationStatus.SEND_FAILURE;
+    }
+
+    private static final AtomicBoolean WARNED_IN_CLEAR = new AtomicBoolean();
+
+    /**
+     * Basic credentials over plain HTTP are fine on loopback (development, a proxy on the same host); anywhere else
+     * they cross a network in clear: said once, as a WARNING, with what to do (README "Security").
+     */
+    private static void warnOnceIfInClear(HttpServletRequest request) {
+        if (request.isSecure() || WARNED_IN_CLEAR.get() || loopback(request.getLocalAddr())) {
+            return;
+        }
+        if (WARNED_IN_CLEAR.compareAndSet(false, true)) {
+            LOG.warning("credentials arrive over plain HTTP on " + request.getLocalAddr() + ":"
+                    + request.getLocalPort() + " from " + request.getRemoteAddr() + ": put TLS in front of the gate (an"
+                    + " HTTPS listener or a TLS-terminating proxy; README \"Security\"); said once");
+        }
+    }
+
+    private static boolean loopback(String address) {
+        try {
+            return address != null && InetAddress.getByName(address).isLoopbackAddress();
+        } catch (UnknownHostException e) {
+            return false;
+        }
+    }
+
+    /** Too many failed sign-ins from this address: 429 with Retry-After, the password not checked. */
+    static AuthenticationStatus held(HttpServletRequest request, HttpServletResponse response, Duration wait) {
+        long seconds = Math.max(1, (wait.toMillis() + 999) / 1000);
+        request.setAttribute(Problem.REQUEST_ATTRIBUTE, Problem.of(429, "sign-in-held", "Too many failed sign-ins",
+                "credentials: too many failed sign-ins from this address; try again in " + seconds + " s"));
+        request.setAttribute(Problem.RETRY_AFTER_ATTRIBUTE, seconds);
+        try {
+            response.sendError(429);
         } catch (IOException e) {
             // the client is gone; nothing more to tell it
         }

@@ -27,6 +27,9 @@ public class SignIn {
     /** Set by {@link Authentication} when the account could not be checked (the database is unavailable). */
     static final String UNCHECKED = "gate.signIn.unchecked";
 
+    /** Set by {@link Authentication} to the seconds to wait when this address failed too often lately. */
+    static final String HELD = "gate.signIn.held";
+
     @Inject
     SecurityContext security;
 
@@ -68,8 +71,10 @@ public class SignIn {
             faces.responseComplete();
             return null;
         }
+        Object held = request.getAttribute(HELD);
         faces.addMessage(null, new FacesMessage(FacesMessage.SEVERITY_ERROR,
-                Boolean.TRUE.equals(request.getAttribute(UNCHECKED))
+                held != null ? "Too many failed sign-ins from this address: try again in " + held + " s."
+                        : Boolean.TRUE.equals(request.getAttribute(UNCHECKED))
                         ? "The account cannot be checked: the gate's database is unavailable. Try again shortly."
                         : "Wrong name or password.", null));
         return null;

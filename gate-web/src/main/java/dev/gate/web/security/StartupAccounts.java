@@ -17,9 +17,11 @@ import java.util.logging.Logger;
 
 /**
  * Accounts made at start-up. In development mode only ({@code gate.dev-mode=true}, env {@code GATE_DEV_MODE}; the
- * run command sets it): {@code web}, {@code worker}, {@code batch} (caller) and {@code ops} (operator and viewer),
- * each with its name as password. In any mode, {@code gate.operator=name:password} (env {@code GATE_OPERATOR})
- * creates a first operator when no account of that name exists; further accounts come from the operator endpoint.
+ * run command sets it when it starts its own embedded database): {@code web}, {@code worker}, {@code batch} (caller)
+ * and {@code ops} (operator and viewer), each with its name as password. In any mode, {@code gate.operator=name:password}
+ * (env {@code GATE_OPERATOR}) creates a first operator when no account of that name exists; further accounts come
+ * from the operator endpoint. Outside development mode the gate does not start while any account's password is its
+ * name (a development account left in a real database), and says which.
  */
 @ApplicationScoped
 public class StartupAccounts {
@@ -41,6 +43,8 @@ public class StartupAccounts {
             add("ops", "ops", new LinkedHashSet<>(List.of(Roles.OPERATOR, Roles.VIEWER)));
             LOG.warning("development mode: the accounts web, worker, batch (caller) and ops (operator, viewer) exist,"
                     + " each with its name as password. Never use development mode in production.");
+        } else {
+            refuseNameAsPassword();
         }
         var operator = config.getOptionalValue("gate.operator", String.class);
         if (operator.isPresent()) {
@@ -53,6 +57,19 @@ public class StartupAccounts {
             if (add(name, spec.substring(colon + 1), new LinkedHashSet<>(List.of(Roles.OPERATOR, Roles.VIEWER)))) {
                 LOG.info("created the operator account " + name + " from gate.operator");
             }
+        }
+    }
+
+    /** Outside development mode: no account may have its name as password. */
+    void refuseNameAsPassword() throws GatePausedException {
+        List<String> weak = accounts.all().stream()
+                .filter(a -> passwords.matches(a.name(), a.passwordHash())).map(Account::name).toList();
+        if (!weak.isEmpty()) {
+            String why = "the gate does not start: the password of the account(s) " + String.join(", ", weak)
+                    + " is its name (development accounts in a real database). Start once with GATE_DEV_MODE=true"
+                    + " and change them (PUT /gate/api/v1/accounts/{name}) or remove them, then restart without it.";
+            LOG.severe(why);
+            throw new IllegalStateException(why);
         }
     }
 

@@ -10,7 +10,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 
 /**
- * The container's own errors (401 or 503 before any resource runs, 403, 404 outside the API) as problem+json; a
+ * The container's own errors (401, 429 or 503 before any resource runs, 403, 404 outside the API) as problem+json; a
  * problem decided by the authentication mechanism is written as it is.
  */
 @WebServlet("/problem")
@@ -23,6 +23,9 @@ public class ProblemServlet extends HttpServlet {
         Object code = request.getAttribute(RequestDispatcher.ERROR_STATUS_CODE);
         int status = code instanceof Integer i ? i : response.getStatus();
         if (request.getAttribute(Problem.REQUEST_ATTRIBUTE) instanceof Problem decided) {
+            if (request.getAttribute(Problem.RETRY_AFTER_ATTRIBUTE) instanceof Long seconds) {
+                response.setHeader("Retry-After", String.valueOf(seconds));
+            }
             write(response, decided);
             return;
         }

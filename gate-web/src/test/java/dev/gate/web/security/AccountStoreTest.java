@@ -6,16 +6,28 @@ import dev.gate.account.Account;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
 /** What a caller is told about its credentials while the database comes and goes. */
 class AccountStoreTest {
 
-    private final Account worker = new Account("worker", "hash-of:right-password", Set.of("caller"));
+    private Account worker = new Account("worker", "hash-of:right-password", Set.of("caller"));
+    private final AtomicInteger reads = new AtomicInteger();
+    private final AtomicInteger hashChecks = new AtomicInteger();
+    private final List<String> replaced = new ArrayList<>();
+    private CountDownLatch slowCheck = new CountDownLatch(0);
     private boolean databaseUp = true;
     private long now = 1_000_000_000L;
     private AccountStore store;
@@ -26,16 +38,44 @@ class AccountStoreTest {
         store.accounts = new Accounts() {
             @Override
             public Optional<Account> find(String name) throws GatePausedException {
+                reads.incrementAndGet();
                 if (!databaseUp) {
                     throw new GatePausedException("accounts could not be read: Connection refused");
                 }
                 return name.equals(worker.name()) ? Optional.of(worker) : Optional.empty();
             }
+
+            @Override
+            public boolean replaceHash(String name, String was, String stronger) {
+                replaced.add(name + ": " + was + " -> " + stronger);
+                return true;
+            }
         };
         store.passwords = new Passwords() {
             @Override
             public boolean matches(String password, String hash) {
-                return hash.equals("hash-of:" + password);
+                hashChecks.incrementAndGet();
+                try {
+                    slowCheck.await(); // a PBKDF2 check takes its time
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+                return hash.equals("hash-of:" + password) || hash.equals("old-hash-of:" + password);
+            }
+
+            @Override
+            public void spendACheck(String password) {
+                matches(password, "decoy");
+            }
+
+            @Override
+            public boolean outdated(String hash) {
+                return hash.startsWith("old-");
+            }
+
+            @Override
+            public String hash(String password) {
+                return "hash-of:" + password;
             }
         };
         store.nanoTime = () -> now;
@@ -69,5 +109,67 @@ class AccountStoreTest {
         assertInstanceOf(AccountStore.Check.Failed.class, store.check("worker", "wrong-password"));
         assertInstanceOf(AccountStore.Check.Failed.class, store.check("nobody", "any-password"));
         assertInstanceOf(AccountStore.Check.Passed.class, store.check("worker", "right-password"));
+    }
+
+    @Test
+    void aWrongPasswordLeavesTheRightOneRemembered() {
+        assertInstanceOf(AccountStore.Check.Passed.class, store.check("worker", "right-password"));
+        assertInstanceOf(AccountStore.Check.Failed.class, store.check("worker", "wrong-password"));
+        databaseUp = false; // the right one is still remembered: it needs no read
+        assertInstanceOf(AccountStore.Check.Passed.class, store.check("worker", "right-password"));
+    }
+
+    @Test
+    void aNameWithNoAccountCostsAHashCheckAsAKnownOneDoes() {
+        store.check("nobody", "any-password");
+        assertEquals(1, hashChecks.get());
+        store.check("worker", "wrong-password");
+        assertEquals(2, hashChecks.get());
+    }
+
+    @Test
+    void manyAtOnceWithTheSameCredentialsCheckTheHashOnce() throws Exception {
+        slowCheck = new CountDownLatch(1);
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        try {
+            List<Future<AccountStore.Check>> checks = new ArrayList<>();
+            for (int i = 0; i < 8; i++) {
+                checks.add(pool.submit(() -> store.check("worker", "right-password")));
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (hashChecks.get() == 0 && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            slowCheck.countDown();
+            for (Future<AccountStore.Check> check : checks) {
+                assertInstanceOf(AccountStore.Check.Passed.class, check.get(10, TimeUnit.SECONDS));
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertEquals(1, hashChecks.get(), "one slow check; the others waited for it and found it remembered");
+        assertEquals(1, reads.get());
+    }
+
+    @Test
+    void anOutdatedHashIsReplacedAtTheNextSuccessfulCheckOnly() {
+        worker = new Account("worker", "old-hash-of:right-password", Set.of("caller"));
+        assertInstanceOf(AccountStore.Check.Failed.class, store.check("worker", "wrong-password"));
+        assertEquals(List.of(), replaced);
+        assertInstanceOf(AccountStore.Check.Passed.class, store.check("worker", "right-password"));
+        assertEquals(List.of("worker: old-hash-of:right-password -> hash-of:right-password"), replaced);
+    }
+
+    @Test
+    void anAddressThatFailedTooOftenIsHeldWithoutItsPasswordBeingChecked() {
+        for (int i = 0; i < FailedSignIns.PER_ACCOUNT; i++) {
+            assertInstanceOf(AccountStore.Check.Failed.class, store.check("worker", "guess-" + i, "10.0.0.9"));
+        }
+        int checked = hashChecks.get();
+        assertInstanceOf(AccountStore.Check.Held.class, store.check("worker", "right-password", "10.0.0.9"));
+        assertEquals(checked, hashChecks.get(), "a held address learns nothing of its password");
+        assertInstanceOf(AccountStore.Check.Passed.class, store.check("worker", "right-password", "10.0.0.7"));
+        now += FailedSignIns.FIRST_PAUSE.toNanos();
+        assertInstanceOf(AccountStore.Check.Passed.class, store.check("worker", "right-password", "10.0.0.9"));
     }
 }
