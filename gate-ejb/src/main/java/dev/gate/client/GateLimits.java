@@ -2,7 +2,9 @@ package dev.gate.client;
 
 /**
  * The operator's side of the gate, for deployments on the same server:
- * {@code @EJB(lookup = GateLimits.JNDI_NAME) GateLimits limits;}. Over HTTP the same is {@code PUT /limits/{name}}.
+ * {@code @EJB(lookup = GateLimits.JNDI_NAME) GateLimits limits;}, called from a component that runs as
+ * {@code operator} (e.g. a {@code @Stateless @RunAs("operator")} bean); any other caller gets
+ * {@code EJBAccessException}. Over HTTP the same is {@code PUT /limits/{name}} (role operator).
  */
 public interface GateLimits {
 

@@ -9,6 +9,8 @@ import dev.gate.client.GateException;
 import dev.gate.client.Outcome;
 import dev.gate.client.Permit;
 import jakarta.annotation.Resource;
+import jakarta.annotation.security.DeclareRoles;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.ejb.ConcurrencyManagement;
 import jakarta.ejb.ConcurrencyManagementType;
 import jakarta.ejb.EJB;
@@ -21,13 +23,20 @@ import jakarta.ejb.TransactionAttributeType;
 import java.time.Duration;
 
 /**
- * The remote {@link Gate} view: the caller's principal names its program; everything else is {@link Line}'s.
+ * The remote {@link Gate} view: the caller's principal names its program; everything else is {@link Line}'s. Only a
+ * caller in the {@code caller} role may use it, as over HTTP: an application beside the gate calls from a component
+ * that runs as caller ({@code @RunAs("caller")}); anyone else gets {@code EJBAccessException}.
  */
 @Singleton
+@DeclareRoles(GateBean.CALLER)
+@RolesAllowed(GateBean.CALLER)
 @Remote(Gate.class)
 @ConcurrencyManagement(ConcurrencyManagementType.BEAN)
 @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
 public class GateBean implements Gate {
+
+    /** The role that may join the line (the HTTP API's {@code caller}). */
+    static final String CALLER = "caller";
 
     @EJB
     Line line;

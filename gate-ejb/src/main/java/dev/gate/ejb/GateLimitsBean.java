@@ -7,6 +7,8 @@ import dev.gate.client.LimitSpec;
 import jakarta.ejb.ConcurrencyManagement;
 import jakarta.ejb.ConcurrencyManagementType;
 import jakarta.annotation.Resource;
+import jakarta.annotation.security.DeclareRoles;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.ejb.EJB;
 import jakarta.ejb.SessionContext;
 import jakarta.ejb.Remote;
@@ -14,12 +16,22 @@ import jakarta.ejb.Singleton;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 
-/** The remote {@link GateLimits} view: an operator's limit declarations, checked as over HTTP ({@link LimitAdmin}). */
+/**
+ * The remote {@link GateLimits} view: an operator's limit declarations, checked as over HTTP ({@link LimitAdmin}).
+ * Only a caller in the {@code operator} role may declare: an application beside the gate calls it from a component
+ * that runs as operator ({@code @RunAs("operator")}); anyone else gets {@code EJBAccessException}, as the HTTP API
+ * answers 403.
+ */
 @Singleton
+@DeclareRoles(GateLimitsBean.OPERATOR)
+@RolesAllowed(GateLimitsBean.OPERATOR)
 @Remote(GateLimits.class)
 @ConcurrencyManagement(ConcurrencyManagementType.BEAN)
 @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
 public class GateLimitsBean implements GateLimits {
+
+    /** The role that may declare limits (the HTTP API's {@code operator}). */
+    static final String OPERATOR = "operator";
 
     @EJB
     LimitAdmin limits;

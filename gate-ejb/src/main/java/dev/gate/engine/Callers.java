@@ -185,19 +185,20 @@ public final class Callers {
     }
 
     /**
-     * As {@link #complete(long, int, Integer)}, for {@code program}'s call only (an EJB caller, by its principal): a
-     * call of this server's callers, and of that program; another's is refused as not found.
+     * As {@link #complete(long, int, Integer)}, for {@code program}'s call only (an EJB caller, by its principal);
+     * another program's is refused as not granted. Any server of the program's may report it (a remote client may
+     * reach another server than the one it acquired on).
      */
     public void complete(long callId, String program, int vendorStatus, Integer retryAfterSeconds)
             throws GateException {
-        Outcomes.Whose whose = program == null ? new Outcomes.Whose(null, null) : new Outcomes.Whose(owner, program);
+        Outcomes.Whose whose = new Outcomes.Whose(null, program);
         Outcomes.Result result = admission.run(() -> outcomes.record(callId, whose, vendorStatus, retryAfterSeconds));
         if (result == Outcomes.Result.RECORDED_KEY_FREED) {
             loop.wake(); // a call waiting on the key may go now (a cool-down needs no pass: grants check it)
         }
         if (result == Outcomes.Result.NOT_GRANTED) {
             String state = admission.run(() -> calls.find(callId))
-                    .filter(c -> program == null || (program.equals(c.program()) && owner.equals(c.owner())))
+                    .filter(c -> program == null || program.equals(c.program()))
                     .map(c -> c.state().name()).orElse("unknown");
             throw new GateException("call " + callId + " cannot be completed: it is " + state + ", not GRANTED");
         }

@@ -6,6 +6,7 @@ import dev.gate.client.CallOptions;
 import dev.gate.client.Gate;
 import dev.gate.client.GateException;
 import dev.gate.client.GateLimits;
+import jakarta.ejb.EJBAccessException;
 import dev.gate.client.LimitSpec;
 import dev.gate.client.GateTimeoutException;
 import dev.gate.client.Permit;
@@ -54,11 +55,16 @@ class GateBesideIT {
     static WebArchive beside() {
         return ShrinkWrap.create(WebArchive.class, "beside.war")
                 .addPackage(Gate.class.getPackage())
-                .addClasses(ServerTables.class, SendLog.class, SendLog.Send.class);
+                .addClasses(ServerTables.class, SendLog.class, SendLog.Send.class, AsOperator.class, AsCaller.class, Api.class, Api.Answer.class);
     }
 
+    private static AsOperator asOperator() throws Exception {
+        return (AsOperator) new InitialContext().lookup("java:module/AsOperator");
+    }
+
+    /** The gate as this application calls it: through its component that runs as caller. */
     private static Gate lookupGate() throws Exception {
-        return (Gate) new InitialContext().lookup(Gate.JNDI_NAME);
+        return (Gate) new InitialContext().lookup("java:module/AsCaller!dev.gate.client.Gate");
     }
 
     @Test
@@ -125,6 +131,31 @@ class GateBesideIT {
 
     @Test
     @OperateOnDeployment("beside")
+    void aCallerNotRunningAsCallerJoinsNothingAndAPermitCompletesOnlyForItsProgram() throws Exception {
+        Gate direct = (Gate) new InitialContext().lookup(Gate.JNDI_NAME);
+        assertThrows(EJBAccessException.class, () -> direct.acquire("it-declared", CallClass.MANUAL,
+                Duration.ofSeconds(1)), "an anonymous caller is refused, as HTTP answers 401");
+        assertEquals(0, ServerTables.count("SELECT count(*) FROM gate_call WHERE limit_name = 'it-declared'"
+                + " AND program = 'anonymous'"));
+        Permit mine = lookupGate().acquire("it-declared", CallClass.MANUAL, Duration.ofSeconds(10));
+        assertEquals(1, ServerTables.count("SELECT count(*) FROM gate_call WHERE id = " + mine.callId()
+                + " AND program = 'ejb'"), "a run-as caller without a principal of its own is program ejb");
+        lookupGate().complete(mine, 200);
+
+        // a permit made up for another program's call (web's, over HTTP) reports nothing for it
+        long webs = Api.post("web", "/limits/it-declared/calls?waitSeconds=10", "{\"class\":\"MANUAL\"}").json()
+                .getJsonNumber("id").longValue();
+        Permit forged = new Permit(webs, "it-declared", CallClass.MANUAL, mine.enqueuedAt(), mine.grantedAt());
+        assertThrows(GateException.class, () -> lookupGate().complete(forged, 429, Duration.ofHours(1)));
+        assertEquals(1, ServerTables.count("SELECT count(*) FROM gate_call WHERE id = " + webs
+                + " AND state = 'GRANTED'"), "web's call is still web's to report");
+        assertEquals(0, ServerTables.count("SELECT count(*) FROM gate_slot WHERE limit_name = 'it-declared'"
+                + " AND paused_until > clock_timestamp()"), "and nothing paused the line");
+        assertEquals(204, Api.post("web", "/calls/" + webs + "/outcome", "{\"status\":200}").status());
+    }
+
+    @Test
+    @OperateOnDeployment("beside")
     void aCallNotGrantedInTimeFailsWithATypedExceptionAndLeavesTheLine() throws Exception {
         String limit = "it-slow";
         ServerTables.execute("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 1, 60000)", limit);
@@ -156,10 +187,14 @@ class GateBesideIT {
     @Test
     @OperateOnDeployment("beside")
     void anOperatorDeclaresALimitWithItsOptionsThroughTheEjbApi() throws Exception {
-        GateLimits limits = (GateLimits) new InitialContext().lookup(GateLimits.JNDI_NAME);
+        GateLimits direct = (GateLimits) new InitialContext().lookup(GateLimits.JNDI_NAME);
         LimitSpec spec = LimitSpec.of(10, Duration.ofSeconds(1)).withMinInterval(Duration.ofMillis(150))
                 .withMoreRules(List.of(new LimitSpec.Rule(100, Duration.ofMinutes(1))))
                 .withCoolDown(Duration.ofSeconds(3), List.of(Duration.ofMinutes(2), Duration.ofMinutes(5)), 4);
+        assertThrows(EJBAccessException.class, () -> direct.put("it-ejb-options", spec),
+                "a caller that is not an operator declares nothing");
+        assertEquals(0, ServerTables.count("SELECT count(*) FROM gate_limit WHERE name = 'it-ejb-options'"));
+        AsOperator limits = asOperator();
         assertTrue(limits.put("it-ejb-options", spec));
         assertEquals(1, ServerTables.count("SELECT count(*) FROM gate_limit WHERE name = 'it-ejb-options' AND calls = 10"
                 + " AND window_ms = 1000 AND min_interval_ms = 150 AND retry_floor_ms = 3000 AND step_down_after = 4"
@@ -178,7 +213,7 @@ class GateBesideIT {
     @Test
     @OperateOnDeployment("beside")
     void aTryThroughTheEjbIsGrantedNowOrSaysWhenAndAGuardIsDeclaredThroughIt() throws Exception {
-        GateLimits limits = (GateLimits) new InitialContext().lookup(GateLimits.JNDI_NAME);
+        AsOperator limits = asOperator();
         limits.put("it-try", LimitSpec.of(1, Duration.ofSeconds(2)).withAging(Duration.ofSeconds(90),
                 CallClass.SCHEDULED));
         assertEquals(1, ServerTables.count("SELECT count(*) FROM gate_limit WHERE name = 'it-try' "

@@ -141,6 +141,19 @@ class SecurityIT {
     }
 
     @Test
+    void signingOutEndsTheSessionSoItsCookieIsWorthNothingAfter() throws Exception {
+        Page page = Page.signIn("ops", "ops");
+        HttpResponse<String> status = page.get("/gate/status.xhtml");
+        assertEquals(200, status.statusCode());
+        HttpResponse<String> out = page.post("/gate/status.xhtml", "account=account&account%3AsignOut=Sign+out"
+                + "&jakarta.faces.ViewState=" + Page.enc(Page.viewState(status.body())));
+        assertEquals(302, out.statusCode(), out.body());
+        HttpResponse<String> after = page.get("/gate/status.xhtml");
+        assertEquals(302, after.statusCode(), "the old session cookie is worth nothing: " + after.headers());
+        assertTrue(after.headers().firstValue("Location").orElse("").contains("/login.xhtml"));
+    }
+
+    @Test
     void oneProgramsRetryAfterOfADayPausesTheLimitForAtMostItsMaxCoolDownAndIsOnRecord() {
         assertEquals(201, Api.put("ops", "/limits/sec-cap", "{\"calls\":10,\"windowSeconds\":1}").status());
         assertEquals(3600, Api.get("web", "/limits/sec-cap").json().getInt("maxCoolDownSeconds"), "the default");
@@ -269,12 +282,9 @@ class SecurityIT {
             HttpResponse<String> form = HTTP.send(HttpRequest.newBuilder(URI.create(base() + "/gate/login.xhtml"))
                     .GET().build(), HttpResponse.BodyHandlers.ofString());
             String first = sessionOf(form);
-            Matcher state = Pattern.compile("name=\"jakarta.faces.ViewState\"[^>]*value=\"([^\"]+)\"")
-                    .matcher(form.body());
-            assertTrue(state.find(), form.body());
             String body = String.join("&", "signIn=signIn", "signIn%3Aname=" + enc(name),
                     "signIn%3Apassword=" + enc(password), "signIn%3Asubmit=Sign+in",
-                    "jakarta.faces.ViewState=" + enc(state.group(1)));
+                    "jakarta.faces.ViewState=" + enc(viewState(form.body())));
             HttpResponse<String> signedIn = HTTP.send(HttpRequest.newBuilder(URI.create(base() + "/gate/login.xhtml"))
                     .header("Content-Type", "application/x-www-form-urlencoded")
                     .header("Cookie", "JSESSIONID=" + first)
@@ -284,6 +294,20 @@ class SecurityIT {
                     .filter(c -> c.startsWith("JSESSIONID=")).findFirst().orElseThrow(
                             () -> new AssertionError("a new session id at sign-in: " + signedIn.headers()));
             return new Page(sessionOf(signedIn), setCookie);
+        }
+
+        static String viewState(String page) {
+            Matcher state = Pattern.compile("name=\"jakarta.faces.ViewState\"[^>]*value=\"([^\"]+)\"").matcher(page);
+            assertTrue(state.find(), page);
+            return state.group(1);
+        }
+
+        /** A form posted on the page, with the session's cookie. */
+        HttpResponse<String> post(String path, String form) throws Exception {
+            return HTTP.send(HttpRequest.newBuilder(URI.create(base() + path))
+                    .header("Content-Type", "application/x-www-form-urlencoded")
+                    .header("Cookie", "JSESSIONID=" + session)
+                    .POST(HttpRequest.BodyPublishers.ofString(form)).build(), HttpResponse.BodyHandlers.ofString());
         }
 
         HttpResponse<String> get(String path) {
@@ -311,7 +335,7 @@ class SecurityIT {
             return "http://" + HOST + ":" + PORT;
         }
 
-        private static String enc(String s) {
+        static String enc(String s) {
             return URLEncoder.encode(s, StandardCharsets.UTF_8);
         }
     }

@@ -129,6 +129,8 @@ class StatusPageIT {
     void anOperatorPausesALimitSeesNewCallsWaitAndResumesIt() throws Exception {
         Api.put("ops", "/limits/page-op",
                 "{\"calls\":100,\"windowSeconds\":1,\"rules\":[{\"calls\":1000,\"windowSeconds\":60}]}");
+        // a panel after page-op's: a value typed into any panel but the last once never reached the server
+        Api.put("ops", "/limits/page-op-zz", "{\"calls\":5,\"windowSeconds\":1}");
         browser.get(PAGE);
         signIn("ops", "ops");
         waitFor("the status page", b -> !b.findElements(panel("page-op")).isEmpty());
@@ -335,10 +337,15 @@ class StatusPageIT {
         return browser.findElement(panel(limit)).findElement(By.cssSelector(".column[data-class='" + callClass + "']"));
     }
 
-    private void waitFor(String what, Function<ChromeDriver, Boolean> condition) {
-        new WebDriverWait(browser, Duration.ofSeconds(20)).withMessage(what)
-                .ignoring(org.openqa.selenium.StaleElementReferenceException.class)
-                .until(d -> condition.apply((ChromeDriver) d));
+    private void waitFor(String what, Function<ChromeDriver, Boolean> condition) throws Exception {
+        try {
+            new WebDriverWait(browser, Duration.ofSeconds(20)).withMessage(what)
+                    .ignoring(org.openqa.selenium.StaleElementReferenceException.class)
+                    .until(d -> condition.apply((ChromeDriver) d));
+        } catch (org.openqa.selenium.TimeoutException e) {
+            shot("failed-" + what.replaceAll("[^A-Za-z0-9]+", "-")); // what the page showed instead
+            throw e;
+        }
     }
 
     private void shot(String name) throws Exception {

@@ -36,43 +36,7 @@ public class LimitActions {
     @Inject
     FacesContext faces;
 
-    private int minutes = 10;
     private String program;
-    private Integer calls;
-    private Integer windowSeconds;
-    private Long callId;
-
-    public Integer getCalls() {
-        return calls;
-    }
-
-    public void setCalls(Integer calls) {
-        this.calls = calls;
-    }
-
-    public Integer getWindowSeconds() {
-        return windowSeconds;
-    }
-
-    public void setWindowSeconds(Integer windowSeconds) {
-        this.windowSeconds = windowSeconds;
-    }
-
-    public Long getCallId() {
-        return callId;
-    }
-
-    public void setCallId(Long callId) {
-        this.callId = callId;
-    }
-
-    public int getMinutes() {
-        return minutes;
-    }
-
-    public void setMinutes(int minutes) {
-        this.minutes = minutes;
-    }
 
     public String getProgram() {
         return program;
@@ -87,7 +51,9 @@ public class LimitActions {
         if (limit == null) {
             return;
         }
-        act(() -> operations.pause(limit, Duration.ofMinutes(Math.max(1, Math.min(minutes, 7 * 24 * 60))), actor()),
+        Long asked = number("minutes");
+        long minutes = asked == null ? 10 : Math.max(1, Math.min(asked, 7 * 24 * 60));
+        act(() -> operations.pause(limit, Duration.ofMinutes(minutes), actor()),
                 "limit " + limit + " paused for " + minutes + " min");
     }
 
@@ -105,12 +71,16 @@ public class LimitActions {
         if (limit == null) {
             return;
         }
-        if (calls == null || windowSeconds == null || calls < 1 || windowSeconds < 1) {
+        Long calls = number("calls");
+        Long windowSeconds = number("window");
+        if (calls == null || windowSeconds == null || calls < 1 || windowSeconds < 1 || calls > 1_000_000
+                || windowSeconds > 7 * 24 * 3600) {
             faces.addMessage(null, new FacesMessage(FacesMessage.SEVERITY_ERROR,
                     "A rule is at least 1 call per at least 1 second.", null));
             return;
         }
-        act(() -> limits.rePace(limit, calls, Duration.ofSeconds(windowSeconds), actor()),
+        int perWindow = calls.intValue();
+        act(() -> limits.rePace(limit, perWindow, Duration.ofSeconds(windowSeconds), actor()),
                 "limit " + limit + " changed to " + calls + " per " + windowSeconds + " s");
     }
 
@@ -156,6 +126,7 @@ public class LimitActions {
         if (limit == null) {
             return;
         }
+        Long callId = number("call");
         if (callId == null) {
             faces.addMessage(null, new FacesMessage(FacesMessage.SEVERITY_ERROR, "Give the id of the call.", null));
             return;
@@ -206,6 +177,20 @@ public class LimitActions {
             return null;
         }
         return limit;
+    }
+
+    /**
+     * A number the form sent, or null. Read from the request, as the limit is: the panels' forms sit in a repeat, and
+     * a value bound to the bean from any row but the last was lost (the repeat's last row reset the form's
+     * submitted mark), so a rule typed into any panel but the last never arrived.
+     */
+    private Long number(String name) {
+        String value = faces.getExternalContext().getRequestParameterMap().get(name);
+        try {
+            return value == null || value.isBlank() ? null : Long.valueOf(value.trim());
+        } catch (NumberFormatException e) {
+            return null;
+        }
     }
 
     private String actor() {
