@@ -9,8 +9,6 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;
@@ -79,21 +77,13 @@ public class BasicAuthentication {
      * they cross a network in clear: said once, as a WARNING, with what to do (README "Security").
      */
     private static void warnOnceIfInClear(HttpServletRequest request) {
-        if (request.isSecure() || WARNED_IN_CLEAR.get() || loopback(request.getLocalAddr())) {
+        if (request.isSecure() || WARNED_IN_CLEAR.get() || PlainHttpWarning.loopback(request.getLocalAddr())) {
             return;
         }
         if (WARNED_IN_CLEAR.compareAndSet(false, true)) {
             LOG.warning("credentials arrive over plain HTTP on " + request.getLocalAddr() + ":"
                     + request.getLocalPort() + " from " + request.getRemoteAddr() + ": put TLS in front of the gate (an"
                     + " HTTPS listener or a TLS-terminating proxy; README \"Security\"); said once");
-        }
-    }
-
-    private static boolean loopback(String address) {
-        try {
-            return address != null && InetAddress.getByName(address).isLoopbackAddress();
-        } catch (UnknownHostException e) {
-            return false;
         }
     }
 
