@@ -37,6 +37,11 @@ class PoolSizeTest {
         HikariDataSource pool = copies.server().pool(copies.name(), PoolNeeds.connections(settings));
         Engine gate = copies.start("sized", settings, new ScheduledThreadPoolExecutor(2), pool);
         copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('sized', 10, 1000)");
-        gate.callers().complete(gate.callers().acquire("sized", CallClass.MANUAL, Duration.ofSeconds(5), "ops", CallOptions.NONE).callId(), 200);
+        assertEquals(PoolNeeds.connections(settings), pool.getMaximumPoolSize(), "the pool is the size the rule says");
+        long id = gate.callers().acquire("sized", CallClass.MANUAL, Duration.ofSeconds(5), "ops", CallOptions.NONE)
+                .callId();
+        gate.callers().complete(id, 200);
+        assertEquals(1, copies.count("SELECT count(*) FROM gate_call WHERE id = ? AND state = 'DONE'", id),
+                "a pool of exactly that size starts the engine and serves a call to its end");
     }
 }
