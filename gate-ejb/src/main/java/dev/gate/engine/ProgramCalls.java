@@ -179,7 +179,9 @@ public final class ProgramCalls {
 
     /** The vendor's answer to a program's granted call: DONE (a 429 or 503 with Retry-After cools the limit). */
     public boolean outcome(String program, long id, int status, Integer retryAfterSeconds) throws GateException {
-        Outcomes.Result result = admission.run(() -> outcomes.record(id, new Outcomes.Whose(owner(program), program), status, retryAfterSeconds));
+        // the owner names the program (owner(program)): no separate program filter
+        Outcomes.Whose whose = new Outcomes.Whose(owner(program), null);
+        Outcomes.Result result = admission.run(() -> outcomes.record(id, whose, status, retryAfterSeconds));
         if (result == Outcomes.Result.RECORDED_KEY_FREED) {
             loop.wake(); // a call waiting on the key may go now (a cool-down needs no pass: grants check it)
         }

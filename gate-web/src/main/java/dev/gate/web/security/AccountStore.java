@@ -58,6 +58,11 @@ public class AccountStore {
 
         /** Too many failed sign-ins from this address lately: not checked; try again after {@code retryAfter} (429). */
         record Held(Duration retryAfter) implements Check {
+
+            /** The wait in whole seconds, rounded up, at least 1 (Retry-After's unit). */
+            public long retryAfterSeconds() {
+                return Math.max(1, (retryAfter.toMillis() + 999) / 1000);
+            }
         }
     }
 

@@ -108,7 +108,7 @@ public class Authentication implements HttpAuthenticationMechanism {
             request.setAttribute(SignIn.UNCHECKED, Boolean.TRUE);
         }
         if (check instanceof AccountStore.Check.Held held) {
-            request.setAttribute(SignIn.HELD, Math.max(1, (held.retryAfter().toMillis() + 999) / 1000));
+            request.setAttribute(SignIn.HELD, held.retryAfterSeconds());
         }
         return AuthenticationStatus.SEND_FAILURE;
     }

@@ -10,7 +10,6 @@ import jakarta.servlet.http.HttpServletResponse;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.Base64;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Logger;
@@ -40,7 +39,7 @@ public class BasicAuthentication {
                 return context.notifyContainerAboutLogin(passed.account().name(), passed.account().roles());
             }
             if (check instanceof AccountStore.Check.Held held) {
-                return held(request, response, held.retryAfter());
+                return held(request, response, held.retryAfterSeconds());
             }
             if (check instanceof AccountStore.Check.Unchecked unchecked && context.isProtected()) {
                 LOG.fine(() -> "credentials of '" + credentials[0] + "' could not be checked: " + unchecked.why());
@@ -88,8 +87,7 @@ public class BasicAuthentication {
     }
 
     /** Too many failed sign-ins from this address: 429 with Retry-After, the password not checked. */
-    static AuthenticationStatus held(HttpServletRequest request, HttpServletResponse response, Duration wait) {
-        long seconds = Math.max(1, (wait.toMillis() + 999) / 1000);
+    static AuthenticationStatus held(HttpServletRequest request, HttpServletResponse response, long seconds) {
         request.setAttribute(Problem.REQUEST_ATTRIBUTE, Problem.of(429, "sign-in-held", "Too many failed sign-ins",
                 "credentials: too many failed sign-ins from this address; try again in " + seconds + " s"));
         request.setAttribute(Problem.RETRY_AFTER_ATTRIBUTE, seconds);

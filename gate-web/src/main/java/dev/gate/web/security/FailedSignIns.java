@@ -44,6 +44,9 @@ public final class FailedSignIns {
 
     /** How long this address must still wait before signing in as this account; empty when it may try now. */
     public Optional<Duration> holdFor(String account, String address) {
+        if (tallies.isEmpty()) {
+            return Optional.empty(); // every request asks; nearly always nobody has failed lately
+        }
         long now = nanoTime.getAsLong();
         long left = Math.max(remaining(pairKey(account, address), now), remaining(addressKey(address), now));
         return left > 0 ? Optional.of(Duration.ofNanos(left)) : Optional.empty();
