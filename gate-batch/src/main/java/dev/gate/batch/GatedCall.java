@@ -1,6 +1,6 @@
 package dev.gate.batch;
 
-import dev.gate.client.Outcome;
+import dev.gate.api.Outcome;
 import jakarta.batch.runtime.context.JobContext;
 
 import java.util.Optional;

@@ -1,11 +1,11 @@
 package dev.gate.batch;
 
 import dev.gate.app.Line;
-import dev.gate.client.CallEndedException;
-import dev.gate.client.GateException;
-import dev.gate.client.GateTimeoutException;
-import dev.gate.client.Outcome;
-import dev.gate.client.Permit;
+import dev.gate.api.CallEndedException;
+import dev.gate.api.GateException;
+import dev.gate.api.GateTimeoutException;
+import dev.gate.api.Outcome;
+import dev.gate.api.Permit;
 import jakarta.batch.api.BatchProperty;
 import jakarta.batch.api.chunk.ItemProcessor;
 import jakarta.batch.runtime.BatchStatus;

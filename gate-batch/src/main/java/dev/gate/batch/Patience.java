@@ -1,8 +1,8 @@
 package dev.gate.batch;
 
-import dev.gate.client.GateBusyException;
-import dev.gate.client.GatePausedException;
-import dev.gate.client.LineFullException;
+import dev.gate.api.GateBusyException;
+import dev.gate.api.GatePausedException;
+import dev.gate.api.LineFullException;
 
 import java.io.IOException;
 import java.sql.SQLException;

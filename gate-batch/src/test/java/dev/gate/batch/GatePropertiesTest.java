@@ -1,7 +1,7 @@
 package dev.gate.batch;
 
-import dev.gate.client.CallClass;
-import dev.gate.client.CallOptions;
+import dev.gate.api.CallClass;
+import dev.gate.api.CallOptions;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;

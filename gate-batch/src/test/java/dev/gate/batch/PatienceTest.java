@@ -1,8 +1,8 @@
 package dev.gate.batch;
 
-import dev.gate.client.GateBusyException;
-import dev.gate.client.GatePausedException;
-import dev.gate.client.UnknownLimitException;
+import dev.gate.api.GateBusyException;
+import dev.gate.api.GatePausedException;
+import dev.gate.api.UnknownLimitException;
 import org.junit.jupiter.api.Test;
 
 import java.sql.SQLException;
@@ -25,7 +25,7 @@ class PatienceTest {
             case 2 -> throw new GateBusyException("lock timeout");
             case 3 -> throw new SQLException("I/O error", "08006");
             case 4 -> throw new jakarta.ejb.EJBException(new SQLException("IJ000453: no managed connection"));
-            case 5 -> throw new dev.gate.client.LineFullException("vendor-a", "its line holds maxWaiting calls",
+            case 5 -> throw new dev.gate.api.LineFullException("vendor-a", "its line holds maxWaiting calls",
                     java.time.Duration.ofMillis(300));
             default -> "done";
         });

@@ -1,9 +1,9 @@
 package dev.gate.bench;
 
-import dev.gate.client.LimitSpec;
+import dev.gate.api.LimitSpec;
 import dev.gate.dev.GateDatabase;
 import dev.gate.engine.Engine;
-import dev.gate.line.LimitKey;
+import dev.gate.rules.LimitKey;
 import dev.gate.store.Jpa;
 import dev.gate.store.Keys;
 import dev.gate.store.LimitTable;

@@ -1,10 +1,10 @@
 package dev.gate.bench;
 
-import dev.gate.client.CallClass;
-import dev.gate.client.CallOptions;
-import dev.gate.client.CallEndedException;
-import dev.gate.client.GateException;
-import dev.gate.client.Permit;
+import dev.gate.api.CallClass;
+import dev.gate.api.CallOptions;
+import dev.gate.api.CallEndedException;
+import dev.gate.api.GateException;
+import dev.gate.api.Permit;
 import dev.gate.dev.GateDatabase;
 import dev.gate.dev.SendLog;
 import dev.gate.engine.Engine;

@@ -1,8 +1,8 @@
 package dev.gate.bench;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.gate.client.CallClass;
-import dev.gate.client.CallOptions;
+import dev.gate.api.CallClass;
+import dev.gate.api.CallOptions;
 import dev.gate.dev.GateDatabase;
 import dev.gate.engine.Engine;
 import dev.gate.store.CallKeys;

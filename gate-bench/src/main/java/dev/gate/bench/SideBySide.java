@@ -1,15 +1,15 @@
 package dev.gate.bench;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.gate.client.CallClass;
-import dev.gate.client.CallOptions;
-import dev.gate.client.Permit;
+import dev.gate.api.CallClass;
+import dev.gate.api.CallOptions;
+import dev.gate.api.Permit;
 import dev.gate.dev.GateDatabase;
 import dev.gate.dev.SendLog;
 import dev.gate.engine.Engine;
 import dev.gate.engine.EngineSettings;
 import dev.gate.engine.PoolNeeds;
-import dev.gate.line.ReceiptMargin;
+import dev.gate.rules.ReceiptMargin;
 import io.github.bucket4j.Bucket;
 import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.postgresql.Bucket4jPostgreSQL;

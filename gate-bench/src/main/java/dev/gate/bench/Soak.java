@@ -47,7 +47,7 @@ public final class Soak {
         int callers = arg(args, 4, 4);
         int offset = arg(args, 5, 0);
         int rate = arg(args, 6, 0);
-        Duration kept = dev.gate.line.Span.parse(retention);
+        Duration kept = dev.gate.rules.Span.parse(retention);
         Duration cycle = (kept.compareTo(SENDS_KEPT) > 0 ? kept : SENDS_KEPT).plus(PRUNE_EVERY);
         int baselineMinute = (int) Math.ceil(cycle.toSeconds() / 60.0) + 1;
         if (baselineMinute >= minutes) {

@@ -1,7 +1,7 @@
 package dev.gate.bench;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.gate.client.CallClass;
+import dev.gate.api.CallClass;
 import dev.gate.dev.GateDatabase;
 import dev.gate.store.CallKeys;
 import dev.gate.store.Calls;

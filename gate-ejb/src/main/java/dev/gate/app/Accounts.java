@@ -1,7 +1,7 @@
 package dev.gate.app;
 
 import dev.gate.account.Account;
-import dev.gate.client.GatePausedException;
+import dev.gate.api.GatePausedException;
 import dev.gate.store.AccountEntity;
 import dev.gate.store.AccountTable;
 import dev.gate.ejb.GateDataSource;

@@ -1,7 +1,7 @@
 package dev.gate.app;
 
-import dev.gate.client.CallClass;
-import dev.gate.line.CallState;
+import dev.gate.api.CallClass;
+import dev.gate.rules.CallState;
 
 import java.time.Instant;
 

@@ -1,14 +1,14 @@
 package dev.gate.app;
 
-import dev.gate.client.GateException;
-import dev.gate.client.InvalidLimitException;
-import dev.gate.client.LimitSpec;
-import dev.gate.client.LimitStatus;
-import dev.gate.client.UnknownLimitException;
+import dev.gate.api.GateException;
+import dev.gate.api.InvalidLimitException;
+import dev.gate.api.LimitSpec;
+import dev.gate.api.LimitStatus;
+import dev.gate.api.UnknownLimitException;
 import dev.gate.ejb.SlotLoop;
 import dev.gate.engine.LimitControl;
-import dev.gate.line.LimitName;
-import dev.gate.line.Pace;
+import dev.gate.rules.LimitName;
+import dev.gate.rules.Pace;
 import dev.gate.store.LimitTable;
 import jakarta.ejb.ConcurrencyManagement;
 import jakarta.ejb.ConcurrencyManagementType;

@@ -1,11 +1,11 @@
 package dev.gate.app;
 
-import dev.gate.client.Attempt;
-import dev.gate.client.CallClass;
-import dev.gate.client.CallOptions;
-import dev.gate.client.GateException;
-import dev.gate.client.Outcome;
-import dev.gate.client.Permit;
+import dev.gate.api.Attempt;
+import dev.gate.api.CallClass;
+import dev.gate.api.CallOptions;
+import dev.gate.api.GateException;
+import dev.gate.api.Outcome;
+import dev.gate.api.Permit;
 import dev.gate.ejb.SlotLoop;
 import jakarta.ejb.ConcurrencyManagement;
 import jakarta.ejb.ConcurrencyManagementType;

@@ -1,13 +1,13 @@
 package dev.gate.app;
 
-import dev.gate.client.GateException;
-import dev.gate.client.InvalidLimitException;
-import dev.gate.client.InvalidRequestException;
-import dev.gate.client.OperatorAction;
-import dev.gate.client.UnknownLimitException;
+import dev.gate.api.GateException;
+import dev.gate.api.InvalidLimitException;
+import dev.gate.api.InvalidRequestException;
+import dev.gate.api.OperatorAction;
+import dev.gate.api.UnknownLimitException;
 import dev.gate.ejb.SlotLoop;
-import dev.gate.line.LimitName;
-import dev.gate.line.ProgramName;
+import dev.gate.rules.LimitName;
+import dev.gate.rules.ProgramName;
 import dev.gate.engine.OperatorActions;
 import jakarta.ejb.ConcurrencyManagement;
 import jakarta.ejb.ConcurrencyManagementType;

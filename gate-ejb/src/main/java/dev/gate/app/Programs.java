@@ -1,13 +1,13 @@
 package dev.gate.app;
 
-import dev.gate.client.Attempt;
-import dev.gate.client.CallClass;
-import dev.gate.client.CallOptions;
-import dev.gate.client.GateException;
-import dev.gate.client.Permit;
+import dev.gate.api.Attempt;
+import dev.gate.api.CallClass;
+import dev.gate.api.CallOptions;
+import dev.gate.api.GateException;
+import dev.gate.api.Permit;
 import dev.gate.ejb.SlotLoop;
 import dev.gate.engine.ProgramCalls;
-import dev.gate.line.CallState;
+import dev.gate.rules.CallState;
 import dev.gate.store.CallRow;
 import dev.gate.store.Estimate;
 import jakarta.ejb.ConcurrencyManagement;
@@ -157,7 +157,7 @@ public class Programs {
 
     private CallView view(CallRow c) {
         Optional<Estimate> estimate = Optional.empty();
-        if (c.state() == dev.gate.line.CallState.WAITING) {
+        if (c.state() == dev.gate.rules.CallState.WAITING) {
             try {
                 estimate = calls().estimate(c.id());
             } catch (GateException e) {

@@ -1,6 +1,6 @@
 package dev.gate.domain;
 
-import dev.gate.client.CallClass;
+import dev.gate.api.CallClass;
 import jakarta.persistence.AttributeConverter;
 import jakarta.persistence.Converter;
 

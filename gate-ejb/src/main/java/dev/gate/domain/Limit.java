@@ -1,12 +1,12 @@
 package dev.gate.domain;
 
-import dev.gate.line.CoolDownLadder;
-import dev.gate.client.CallClass;
-import dev.gate.line.Aging;
-import dev.gate.line.LimitOptions;
-import dev.gate.line.LineSize;
-import dev.gate.line.Pace;
-import dev.gate.line.ReceiptMargin;
+import dev.gate.rules.CoolDownLadder;
+import dev.gate.api.CallClass;
+import dev.gate.rules.Aging;
+import dev.gate.rules.LimitOptions;
+import dev.gate.rules.LineSize;
+import dev.gate.rules.Pace;
+import dev.gate.rules.ReceiptMargin;
 import jakarta.persistence.CollectionTable;
 import jakarta.persistence.Column;
 import jakarta.persistence.ElementCollection;

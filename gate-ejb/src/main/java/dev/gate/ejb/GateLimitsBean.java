@@ -1,9 +1,9 @@
 package dev.gate.ejb;
 
 import dev.gate.app.LimitAdmin;
-import dev.gate.client.GateException;
-import dev.gate.client.GateLimits;
-import dev.gate.client.LimitSpec;
+import dev.gate.api.GateException;
+import dev.gate.api.GateLimits;
+import dev.gate.api.LimitSpec;
 import jakarta.ejb.ConcurrencyManagement;
 import jakarta.ejb.ConcurrencyManagementType;
 import jakarta.annotation.Resource;

@@ -1,10 +1,10 @@
 package dev.gate.ejb;
 
-import dev.gate.line.LimitKey;
-import dev.gate.client.CallClass;
-import dev.gate.client.GateException;
-import dev.gate.client.LimitStatus;
-import dev.gate.client.RuleUse;
+import dev.gate.rules.LimitKey;
+import dev.gate.api.CallClass;
+import dev.gate.api.GateException;
+import dev.gate.api.LimitStatus;
+import dev.gate.api.RuleUse;
 import dev.gate.engine.Engine;
 import dev.gate.engine.TableUpkeep;
 import dev.gate.store.GateTables;

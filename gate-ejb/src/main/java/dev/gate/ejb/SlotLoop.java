@@ -1,13 +1,13 @@
 package dev.gate.ejb;
 
-import dev.gate.client.GateException;
+import dev.gate.api.GateException;
 import dev.gate.engine.Engine;
 import dev.gate.engine.EngineSettings;
 import dev.gate.engine.InstanceName;
-import dev.gate.line.LimitDeclarations;
-import dev.gate.line.Pace;
-import dev.gate.line.Span;
-import dev.gate.line.TableCare;
+import dev.gate.rules.LimitDeclarations;
+import dev.gate.rules.Pace;
+import dev.gate.rules.Span;
+import dev.gate.rules.TableCare;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;

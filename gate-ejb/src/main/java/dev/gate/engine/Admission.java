@@ -1,8 +1,8 @@
 package dev.gate.engine;
 
-import dev.gate.client.GateBusyException;
-import dev.gate.client.GateException;
-import dev.gate.client.GatePausedException;
+import dev.gate.api.GateBusyException;
+import dev.gate.api.GateException;
+import dev.gate.api.GatePausedException;
 import dev.gate.store.StoreBusy;
 import dev.gate.store.StoreUnavailable;
 

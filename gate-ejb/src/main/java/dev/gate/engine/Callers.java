@@ -1,15 +1,15 @@
 package dev.gate.engine;
 
-import dev.gate.client.Attempt;
-import dev.gate.client.CallClass;
-import dev.gate.client.CallEndedException;
-import dev.gate.client.CallOptions;
-import dev.gate.client.GateException;
-import dev.gate.client.GatePausedException;
-import dev.gate.client.GateTimeoutException;
-import dev.gate.client.Outcome;
-import dev.gate.client.Permit;
-import dev.gate.line.CallState;
+import dev.gate.api.Attempt;
+import dev.gate.api.CallClass;
+import dev.gate.api.CallEndedException;
+import dev.gate.api.CallOptions;
+import dev.gate.api.GateException;
+import dev.gate.api.GatePausedException;
+import dev.gate.api.GateTimeoutException;
+import dev.gate.api.Outcome;
+import dev.gate.api.Permit;
+import dev.gate.rules.CallState;
 import dev.gate.store.CallKeys;
 import dev.gate.store.CallRow;
 import dev.gate.store.Calls;
@@ -176,7 +176,7 @@ public final class Callers {
 
     /**
      * Reports the vendor's answer for a granted call; it becomes DONE. A rate-limit signal (429, or 503 with
-     * Retry-After) pauses the whole limit (see {@link dev.gate.line.CoolDownLadder}). A call whose grant lease ran
+     * Retry-After) pauses the whole limit (see {@link dev.gate.rules.CoolDownLadder}). A call whose grant lease ran
      * out first (ABANDONED) still takes its outcome. The same outcome sent again (its first answer was lost) is
      * accepted and changes nothing.
      */

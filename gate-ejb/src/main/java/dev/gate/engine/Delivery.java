@@ -1,7 +1,7 @@
 package dev.gate.engine;
 
-import dev.gate.client.CallEndedException;
-import dev.gate.line.CallState;
+import dev.gate.api.CallEndedException;
+import dev.gate.rules.CallState;
 import dev.gate.store.CallRow;
 import dev.gate.store.Calls;
 import dev.gate.store.Grant;

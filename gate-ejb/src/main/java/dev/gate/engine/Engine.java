@@ -1,6 +1,6 @@
 package dev.gate.engine;
 
-import dev.gate.client.CallEndedException;
+import dev.gate.api.CallEndedException;
 import dev.gate.store.FreeSlot;
 import dev.gate.store.GateTables;
 import dev.gate.store.ActionLog;

@@ -1,6 +1,6 @@
 package dev.gate.engine;
 
-import dev.gate.client.GatePausedException;
+import dev.gate.api.GatePausedException;
 import dev.gate.store.StoreUnavailable;
 
 import java.util.concurrent.TimeUnit;

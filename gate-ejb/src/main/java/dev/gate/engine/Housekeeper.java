@@ -1,6 +1,6 @@
 package dev.gate.engine;
 
-import dev.gate.client.CallEndedException;
+import dev.gate.api.CallEndedException;
 import dev.gate.store.Keys;
 import dev.gate.store.Leases;
 import dev.gate.store.Retention;

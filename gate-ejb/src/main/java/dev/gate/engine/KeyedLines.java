@@ -1,13 +1,13 @@
 package dev.gate.engine;
 
-import dev.gate.client.CallOptions;
-import dev.gate.client.GateException;
-import dev.gate.client.KeyedLimitException;
-import dev.gate.client.UnknownLimitException;
-import dev.gate.client.LineFullException;
-import dev.gate.line.LimitKey;
-import dev.gate.line.LimitName;
-import dev.gate.line.LineSize;
+import dev.gate.api.CallOptions;
+import dev.gate.api.GateException;
+import dev.gate.api.KeyedLimitException;
+import dev.gate.api.UnknownLimitException;
+import dev.gate.api.LineFullException;
+import dev.gate.rules.LimitKey;
+import dev.gate.rules.LimitName;
+import dev.gate.rules.LineSize;
 import dev.gate.store.Keys;
 
 import java.util.logging.Logger;

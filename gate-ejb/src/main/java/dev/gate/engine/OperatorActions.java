@@ -1,9 +1,9 @@
 package dev.gate.engine;
 
-import dev.gate.client.CallEndedException;
-import dev.gate.client.GateException;
-import dev.gate.client.OperatorAction;
-import dev.gate.client.UnknownLimitException;
+import dev.gate.api.CallEndedException;
+import dev.gate.api.GateException;
+import dev.gate.api.OperatorAction;
+import dev.gate.api.UnknownLimitException;
 import dev.gate.store.ActionLog;
 import dev.gate.store.Calls;
 import dev.gate.store.Leases;

@@ -1,6 +1,6 @@
 package dev.gate.engine;
 
-import dev.gate.line.TableCare;
+import dev.gate.rules.TableCare;
 import dev.gate.store.GateTables;
 import dev.gate.store.StoreUnavailable;
 

@@ -1,6 +1,6 @@
 package dev.gate.engine;
 
-import dev.gate.client.CallClass;
+import dev.gate.api.CallClass;
 import dev.gate.store.Grant;
 
 /**

@@ -1,12 +1,12 @@
 package dev.gate.engine;
 
-import dev.gate.client.Attempt;
-import dev.gate.client.CallClass;
-import dev.gate.client.CallOptions;
-import dev.gate.client.GateException;
-import dev.gate.client.Permit;
-import dev.gate.client.UnknownLimitException;
-import dev.gate.client.SubmissionKeyReusedException;
+import dev.gate.api.Attempt;
+import dev.gate.api.CallClass;
+import dev.gate.api.CallOptions;
+import dev.gate.api.GateException;
+import dev.gate.api.Permit;
+import dev.gate.api.UnknownLimitException;
+import dev.gate.api.SubmissionKeyReusedException;
 import dev.gate.store.Calls;
 import dev.gate.store.FreeSlot;
 import dev.gate.store.StoreUnavailable;

@@ -1,6 +1,6 @@
 package dev.gate.store;
 
-import dev.gate.client.OperatorAction;
+import dev.gate.api.OperatorAction;
 import jakarta.persistence.EntityManager;
 
 import java.sql.Connection;

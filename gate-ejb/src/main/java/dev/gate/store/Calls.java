@@ -1,9 +1,9 @@
 package dev.gate.store;
 
-import dev.gate.client.CallClass;
+import dev.gate.api.CallClass;
 import dev.gate.domain.Call;
-import dev.gate.line.CallState;
-import dev.gate.line.LineSize;
+import dev.gate.rules.CallState;
+import dev.gate.rules.LineSize;
 import jakarta.persistence.TypedQuery;
 
 import java.sql.PreparedStatement;

@@ -1,7 +1,7 @@
 package dev.gate.store;
 
-import dev.gate.line.LimitRules;
-import dev.gate.line.WaitEstimate;
+import dev.gate.rules.LimitRules;
+import dev.gate.rules.WaitEstimate;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;

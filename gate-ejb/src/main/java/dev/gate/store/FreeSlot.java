@@ -1,6 +1,6 @@
 package dev.gate.store;
 
-import dev.gate.client.CallClass;
+import dev.gate.api.CallClass;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;

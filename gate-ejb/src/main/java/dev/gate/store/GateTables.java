@@ -1,6 +1,6 @@
 package dev.gate.store;
 
-import dev.gate.line.TableCare;
+import dev.gate.rules.TableCare;
 
 import javax.sql.DataSource;
 import java.sql.Connection;

@@ -1,16 +1,16 @@
 package dev.gate.store;
 
-import dev.gate.client.CallClass;
-import dev.gate.line.AdaptiveRate;
-import dev.gate.line.Aging;
-import dev.gate.line.Beat;
-import dev.gate.line.CallState;
-import dev.gate.line.DueRun;
-import dev.gate.line.LimitRules;
-import dev.gate.line.Pace;
-import dev.gate.line.ReceiptMargin;
-import dev.gate.line.SlotDecision;
-import dev.gate.line.SlotRule;
+import dev.gate.api.CallClass;
+import dev.gate.rules.AdaptiveRate;
+import dev.gate.rules.Aging;
+import dev.gate.rules.Beat;
+import dev.gate.rules.CallState;
+import dev.gate.rules.DueRun;
+import dev.gate.rules.LimitRules;
+import dev.gate.rules.Pace;
+import dev.gate.rules.ReceiptMargin;
+import dev.gate.rules.SlotDecision;
+import dev.gate.rules.SlotRule;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;

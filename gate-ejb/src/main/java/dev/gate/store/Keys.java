@@ -1,6 +1,6 @@
 package dev.gate.store;
 
-import dev.gate.line.LimitKey;
+import dev.gate.rules.LimitKey;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;

@@ -1,8 +1,8 @@
 package dev.gate.store;
 
 import dev.gate.domain.Limit;
-import dev.gate.line.LimitOptions;
-import dev.gate.line.Pace;
+import dev.gate.rules.LimitOptions;
+import dev.gate.rules.Pace;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceException;
 

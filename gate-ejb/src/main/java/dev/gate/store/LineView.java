@@ -1,10 +1,10 @@
 package dev.gate.store;
 
-import dev.gate.client.CallClass;
-import dev.gate.client.LimitStatus;
-import dev.gate.line.AdaptiveRate;
-import dev.gate.line.LimitKey;
-import dev.gate.client.RuleUse;
+import dev.gate.api.CallClass;
+import dev.gate.api.LimitStatus;
+import dev.gate.rules.AdaptiveRate;
+import dev.gate.rules.LimitKey;
+import dev.gate.api.RuleUse;
 import dev.gate.domain.Call;
 import dev.gate.domain.Limit;
 import dev.gate.domain.SavedSends;
@@ -35,7 +35,7 @@ public final class LineView {
     // compared the name (a collated string) for each of 100,000 waiting rows and took twice as long.
     private static final String WAITING_IN_LIMIT = """
             SELECT c.callClass, count(c), min(c.enqueuedAt) FROM Call c
-            WHERE c.limitName = :limit AND c.state = dev.gate.line.CallState.WAITING
+            WHERE c.limitName = :limit AND c.state = dev.gate.rules.CallState.WAITING
             GROUP BY c.callClass""";
 
     // Every limit's sends in its current window, in one statement (one index range per limit), not one query per

@@ -1,8 +1,8 @@
 package dev.gate.store;
 
-import dev.gate.line.AdaptiveRate;
-import dev.gate.line.CoolDown;
-import dev.gate.line.CoolDownLadder;
+import dev.gate.rules.AdaptiveRate;
+import dev.gate.rules.CoolDown;
+import dev.gate.rules.CoolDownLadder;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;

@@ -1,6 +1,6 @@
 package dev.gate.wait;
 
-import dev.gate.client.GateException;
+import dev.gate.api.GateException;
 import dev.gate.store.Grant;
 
 import java.util.Collection;

@@ -1,9 +1,9 @@
 package dev.gate.engine;
 
-import dev.gate.client.CallClass;
-import dev.gate.client.GateTimeoutException;
-import dev.gate.client.LimitSpec;
-import dev.gate.client.Permit;
+import dev.gate.api.CallClass;
+import dev.gate.api.GateTimeoutException;
+import dev.gate.api.LimitSpec;
+import dev.gate.api.Permit;
 import dev.gate.dev.VendorServer;
 import org.junit.jupiter.api.Test;
 

@@ -1,6 +1,6 @@
 package dev.gate.engine;
 
-import dev.gate.client.GateBusyException;
+import dev.gate.api.GateBusyException;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;

@@ -1,9 +1,9 @@
 package dev.gate.engine;
 
-import dev.gate.client.CallClass;
-import dev.gate.client.CallEndedException;
-import dev.gate.client.CallOptions;
-import dev.gate.client.GateFailedException;
+import dev.gate.api.CallClass;
+import dev.gate.api.CallEndedException;
+import dev.gate.api.CallOptions;
+import dev.gate.api.GateFailedException;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;

@@ -1,10 +1,10 @@
 package dev.gate.engine;
 
-import dev.gate.client.CallClass;
-import dev.gate.client.CallEndedException;
-import dev.gate.client.CallOptions;
-import dev.gate.client.DeadlineException;
-import dev.gate.client.Permit;
+import dev.gate.api.CallClass;
+import dev.gate.api.CallEndedException;
+import dev.gate.api.CallOptions;
+import dev.gate.api.DeadlineException;
+import dev.gate.api.Permit;
 import dev.gate.store.Estimate;
 import org.junit.jupiter.api.Test;
 

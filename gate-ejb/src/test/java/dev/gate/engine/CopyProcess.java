@@ -2,10 +2,10 @@ package dev.gate.engine;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.gate.client.CallClass;
-import dev.gate.client.GateException;
-import dev.gate.client.GatePausedException;
-import dev.gate.client.Permit;
+import dev.gate.api.CallClass;
+import dev.gate.api.GateException;
+import dev.gate.api.GatePausedException;
+import dev.gate.api.Permit;
 
 import java.sql.Connection;
 import java.sql.SQLException;

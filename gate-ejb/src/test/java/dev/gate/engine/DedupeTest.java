@@ -1,9 +1,9 @@
 package dev.gate.engine;
 
-import dev.gate.client.CallClass;
-import dev.gate.client.CallOptions;
+import dev.gate.api.CallClass;
+import dev.gate.api.CallOptions;
 import dev.gate.store.CallRow;
-import dev.gate.client.LimitStatus;
+import dev.gate.api.LimitStatus;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -80,17 +80,17 @@ class DedupeTest extends OnTwoCopies {
         a.callers().acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(5), "timer", CallOptions.NONE); // the next slot is 2 s away
         CallOptions once = CallOptions.NONE.withDedupeKey("report-42");
         ExecutorService pool = Executors.newFixedThreadPool(2);
-        Future<dev.gate.client.Permit> first = pool.submit(() -> a.callers().acquire(limit, CallClass.MANUAL,
+        Future<dev.gate.api.Permit> first = pool.submit(() -> a.callers().acquire(limit, CallClass.MANUAL,
                 Duration.ofSeconds(10), "ops", once));
         GateCopies.await("the first submission to join", Duration.ofSeconds(5),
                 () -> count("SELECT count(*) FROM gate_call WHERE dedupe_key = 'report-42'") == 1);
-        Future<dev.gate.client.Permit> second = pool.submit(() -> b.callers().acquire(limit, CallClass.BACKFILL,
+        Future<dev.gate.api.Permit> second = pool.submit(() -> b.callers().acquire(limit, CallClass.BACKFILL,
                 Duration.ofSeconds(10), "worker", once));
-        dev.gate.client.Permit p1 = first.get(15, TimeUnit.SECONDS);
-        dev.gate.client.Permit p2 = second.get(15, TimeUnit.SECONDS);
+        dev.gate.api.Permit p1 = first.get(15, TimeUnit.SECONDS);
+        dev.gate.api.Permit p2 = second.get(15, TimeUnit.SECONDS);
         assertEquals(p1.callId(), p2.callId());
         assertTrue(!p1.joined() && p2.joined(), "only the first calls the vendor");
-        Future<dev.gate.client.Outcome> shared = pool.submit(() -> b.callers().awaitOutcome(p2.callId(), Duration.ofSeconds(10)));
+        Future<dev.gate.api.Outcome> shared = pool.submit(() -> b.callers().awaitOutcome(p2.callId(), Duration.ofSeconds(10)));
         a.callers().complete(p1.callId(), 204);
         assertEquals(204, shared.get(15, TimeUnit.SECONDS).status(), "the joiner sees the first caller's outcome");
         pool.shutdown();

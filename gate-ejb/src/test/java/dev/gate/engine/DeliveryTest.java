@@ -1,7 +1,7 @@
 package dev.gate.engine;
 
-import dev.gate.client.CallClass;
-import dev.gate.line.CallState;
+import dev.gate.api.CallClass;
+import dev.gate.rules.CallState;
 import dev.gate.store.CallRow;
 import dev.gate.store.Grant;
 import dev.gate.store.GrantPass;

@@ -1,12 +1,12 @@
 package dev.gate.engine;
 
-import dev.gate.client.CallClass;
-import dev.gate.client.CallOptions;
-import dev.gate.client.CallEndedException;
-import dev.gate.client.GateBusyException;
-import dev.gate.client.GateException;
-import dev.gate.client.GatePausedException;
-import dev.gate.client.Permit;
+import dev.gate.api.CallClass;
+import dev.gate.api.CallOptions;
+import dev.gate.api.CallEndedException;
+import dev.gate.api.GateBusyException;
+import dev.gate.api.GateException;
+import dev.gate.api.GatePausedException;
+import dev.gate.api.Permit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -74,7 +74,7 @@ class FastPathFaultTest {
         switch (told) {
             case "busy" -> assertInstanceOf(GateBusyException.class, e);
             case "paused" -> assertInstanceOf(GatePausedException.class, e);
-            default -> assertInstanceOf(dev.gate.client.GateFailedException.class, e); // the gate's fault, told so
+            default -> assertInstanceOf(dev.gate.api.GateFailedException.class, e); // the gate's fault, told so
         }
         assertEquals(0, copies.count("SELECT count(*) FROM gate_call WHERE limit_name = ?", limit),
                 "the line holds nothing: the join rolled back with its grant before the caller heard " + e);

@@ -1,7 +1,7 @@
 package dev.gate.engine;
 
-import dev.gate.client.CallClass;
-import dev.gate.client.CallOptions;
+import dev.gate.api.CallClass;
+import dev.gate.api.CallOptions;
 
 import java.sql.SQLException;
 import java.util.concurrent.atomic.AtomicBoolean;

@@ -151,8 +151,8 @@ final class GateCopies extends GateDatabase implements BeforeEachCallback, After
         sql("UPDATE gate_slot SET next_slot_at = clock_timestamp() + interval '1 second' WHERE limit_name = ?", limit);
         List<Ticket> tickets = new ArrayList<>();
         for (int i = 0; i < calls; i++) {
-            tickets.add(gate.callers().join(limit, dev.gate.client.CallClass.SCHEDULED, "timer",
-                    dev.gate.client.CallOptions.NONE));
+            tickets.add(gate.callers().join(limit, dev.gate.api.CallClass.SCHEDULED, "timer",
+                    dev.gate.api.CallOptions.NONE));
         }
         for (Ticket t : tickets) {
             gate.callers().await(t, maxWait);
@@ -165,19 +165,19 @@ final class GateCopies extends GateDatabase implements BeforeEachCallback, After
      * trying thread. The grants' times; fails if a try failed.
      */
     static List<Instant> tryAtOnce(Engine gate, String limit, int threads, Duration span,
-                                   java.util.function.IntFunction<dev.gate.client.CallOptions> options,
-                                   java.util.function.Consumer<dev.gate.client.Attempt> refused) throws Exception {
+                                   java.util.function.IntFunction<dev.gate.api.CallOptions> options,
+                                   java.util.function.Consumer<dev.gate.api.Attempt> refused) throws Exception {
         List<Instant> grants = new java.util.concurrent.CopyOnWriteArrayList<>();
         List<Throwable> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
         long until = System.nanoTime() + span.toNanos();
         List<Thread> running = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
-            dev.gate.client.CallOptions mine = options.apply(t);
+            dev.gate.api.CallOptions mine = options.apply(t);
             Thread thread = new Thread(() -> {
                 try {
                     while (System.nanoTime() < until) {
-                        dev.gate.client.Attempt a = gate.callers().tryNow(limit,
-                                dev.gate.client.CallClass.INTERACTIVE, "inbound", mine);
+                        dev.gate.api.Attempt a = gate.callers().tryNow(limit,
+                                dev.gate.api.CallClass.INTERACTIVE, "inbound", mine);
                         if (a.isGranted()) {
                             grants.add(a.permit().grantedAt());
                             gate.callers().complete(a.permit().callId(), 200);

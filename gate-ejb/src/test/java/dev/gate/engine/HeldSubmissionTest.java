@@ -1,8 +1,8 @@
 package dev.gate.engine;
 
-import dev.gate.client.CallClass;
-import dev.gate.client.CallOptions;
-import dev.gate.line.CallState;
+import dev.gate.api.CallClass;
+import dev.gate.api.CallOptions;
+import dev.gate.rules.CallState;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 

@@ -1,12 +1,12 @@
 package dev.gate.engine;
 
-import dev.gate.client.CallClass;
-import dev.gate.client.CallOptions;
-import dev.gate.client.KeyedLimitException;
-import dev.gate.client.LimitSpec;
-import dev.gate.client.LimitStatus;
-import dev.gate.client.UnknownLimitException;
-import dev.gate.line.LimitKey;
+import dev.gate.api.CallClass;
+import dev.gate.api.CallOptions;
+import dev.gate.api.KeyedLimitException;
+import dev.gate.api.LimitSpec;
+import dev.gate.api.LimitStatus;
+import dev.gate.api.UnknownLimitException;
+import dev.gate.rules.LimitKey;
 import dev.gate.store.Keys;
 import dev.gate.store.Tx;
 import org.junit.jupiter.api.Test;
@@ -280,7 +280,7 @@ class KeyedLimitsTest extends OnOneCopy {
                         var call = gate.programs().submit("p", "tenant-api", CallClass.SCHEDULED,
                                 CallOptions.NONE.withLimitKey(prefix + k), null).call();
                         long id = call.id();
-                        if (call.state() != dev.gate.line.CallState.GRANTED) { // a new key's slot is due: at once
+                        if (call.state() != dev.gate.rules.CallState.GRANTED) { // a new key's slot is due: at once
                             GateCopies.await("granted", Duration.ofSeconds(10),
                                     () -> copies.state(id).equals("GRANTED"));
                         }

@@ -1,6 +1,6 @@
 package dev.gate.engine;
 
-import dev.gate.client.CallClass;
+import dev.gate.api.CallClass;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

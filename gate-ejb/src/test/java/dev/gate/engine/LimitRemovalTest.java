@@ -1,9 +1,9 @@
 package dev.gate.engine;
 
-import dev.gate.client.CallClass;
-import dev.gate.client.CallOptions;
-import dev.gate.client.InvalidLimitException;
-import dev.gate.client.LimitSpec;
+import dev.gate.api.CallClass;
+import dev.gate.api.CallOptions;
+import dev.gate.api.InvalidLimitException;
+import dev.gate.api.LimitSpec;
 import dev.gate.store.LimitTable;
 import org.junit.jupiter.api.Test;
 

@@ -1,9 +1,9 @@
 package dev.gate.engine;
 
-import dev.gate.client.Attempt;
-import dev.gate.client.CallClass;
-import dev.gate.client.CallOptions;
-import dev.gate.client.GatePausedException;
+import dev.gate.api.Attempt;
+import dev.gate.api.CallClass;
+import dev.gate.api.CallOptions;
+import dev.gate.api.GatePausedException;
 import dev.gate.dev.TcpProxy;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;

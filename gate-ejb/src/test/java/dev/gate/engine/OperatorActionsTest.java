@@ -1,11 +1,11 @@
 package dev.gate.engine;
 
-import dev.gate.client.CallClass;
-import dev.gate.client.CallEndedException;
-import dev.gate.client.CallOptions;
-import dev.gate.client.GateTimeoutException;
-import dev.gate.client.OperatorAction;
-import dev.gate.client.Permit;
+import dev.gate.api.CallClass;
+import dev.gate.api.CallEndedException;
+import dev.gate.api.CallOptions;
+import dev.gate.api.GateTimeoutException;
+import dev.gate.api.OperatorAction;
+import dev.gate.api.Permit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 

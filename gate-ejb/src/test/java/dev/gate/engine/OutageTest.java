@@ -1,10 +1,10 @@
 package dev.gate.engine;
 
 import dev.gate.dev.TcpProxy;
-import dev.gate.client.CallClass;
-import dev.gate.client.CallOptions;
-import dev.gate.client.GatePausedException;
-import dev.gate.client.Permit;
+import dev.gate.api.CallClass;
+import dev.gate.api.CallOptions;
+import dev.gate.api.GatePausedException;
+import dev.gate.api.Permit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

@@ -1,11 +1,11 @@
 package dev.gate.engine;
 
-import dev.gate.client.Attempt;
-import dev.gate.client.CallClass;
-import dev.gate.client.CallOptions;
-import dev.gate.client.DeadlineException;
-import dev.gate.client.InvalidLimitException;
-import dev.gate.client.LimitSpec;
+import dev.gate.api.Attempt;
+import dev.gate.api.CallClass;
+import dev.gate.api.CallOptions;
+import dev.gate.api.DeadlineException;
+import dev.gate.api.InvalidLimitException;
+import dev.gate.api.LimitSpec;
 import dev.gate.store.Estimate;
 import org.junit.jupiter.api.Test;
 
@@ -209,7 +209,7 @@ class ParentLimitTest extends OnOneCopy {
     private Attempt tried(CallOptions key) {
         try {
             return gate.callers().tryNow("store", CallClass.INTERACTIVE, "inbound", key);
-        } catch (dev.gate.client.GateException e) {
+        } catch (dev.gate.api.GateException e) {
             throw new IllegalStateException(e);
         }
     }

@@ -1,8 +1,8 @@
 package dev.gate.engine;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.gate.client.CallClass;
-import dev.gate.client.CallOptions;
+import dev.gate.api.CallClass;
+import dev.gate.api.CallOptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 

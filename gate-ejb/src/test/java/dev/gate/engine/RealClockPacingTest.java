@@ -1,6 +1,6 @@
 package dev.gate.engine;
 
-import dev.gate.line.ReceiptMargin;
+import dev.gate.rules.ReceiptMargin;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 

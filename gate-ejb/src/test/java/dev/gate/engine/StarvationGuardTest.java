@@ -1,8 +1,8 @@
 package dev.gate.engine;
 
-import dev.gate.client.CallClass;
-import dev.gate.client.CallOptions;
-import dev.gate.client.LimitSpec;
+import dev.gate.api.CallClass;
+import dev.gate.api.CallOptions;
+import dev.gate.api.LimitSpec;
 import dev.gate.store.Grant;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -59,7 +59,7 @@ class StarvationGuardTest {
                         "marked as the guard's grant");
             }
         }
-        dev.gate.client.LimitStatus status = gate.limits().status(limit).orElseThrow();
+        dev.gate.api.LimitStatus status = gate.limits().status(limit).orElseThrow();
         assertEquals(3, status.getAgedLastHour(), "operators see the guard's grants apart");
         assertEquals(AFTER.toMillis(), status.getAgingAfterMs());
         assertEquals("INTERACTIVE", status.getAgingUpTo());

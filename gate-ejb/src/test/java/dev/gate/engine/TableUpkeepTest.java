@@ -1,7 +1,7 @@
 package dev.gate.engine;
 
-import dev.gate.client.CallClass;
-import dev.gate.line.TableCare;
+import dev.gate.api.CallClass;
+import dev.gate.rules.TableCare;
 import dev.gate.store.GateTables;
 import dev.gate.store.Tx;
 import com.zaxxer.hikari.HikariDataSource;

@@ -1,8 +1,8 @@
 package dev.gate.engine;
 
-import dev.gate.client.CallClass;
-import dev.gate.client.CallOptions;
-import dev.gate.client.Permit;
+import dev.gate.api.CallClass;
+import dev.gate.api.CallOptions;
+import dev.gate.api.Permit;
 import dev.gate.store.Grant;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -95,12 +95,12 @@ class TallyTest {
         Heard heard = new Heard();
         Engine gate = copies.start("behind-proxy-tally", copies.poolThrough(proxy), heard);
         proxy.cut();
-        assertThrows(dev.gate.client.GatePausedException.class, () -> gate.callers().acquire("cut-tally",
+        assertThrows(dev.gate.api.GatePausedException.class, () -> gate.callers().acquire("cut-tally",
                 CallClass.MANUAL, Duration.ofSeconds(2), "web", CallOptions.NONE));
         for (int i = 0; i < 3; i++) { // the status page and the metrics read while paused: not calls
-            assertThrows(dev.gate.client.GateException.class, () -> gate.limits().status());
+            assertThrows(dev.gate.api.GateException.class, () -> gate.limits().status());
         }
-        assertThrows(dev.gate.client.GatePausedException.class, () -> gate.callers().acquire("cut-tally",
+        assertThrows(dev.gate.api.GatePausedException.class, () -> gate.callers().acquire("cut-tally",
                 CallClass.MANUAL, Duration.ofSeconds(2), "web", CallOptions.NONE));
         assertEquals(2, heard.turnedAway.get(), "the two calls, and nothing else");
         proxy.restore();

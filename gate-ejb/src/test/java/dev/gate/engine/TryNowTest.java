@@ -1,10 +1,10 @@
 package dev.gate.engine;
 
-import dev.gate.client.Attempt;
-import dev.gate.client.CallClass;
-import dev.gate.client.CallOptions;
-import dev.gate.client.LimitSpec;
-import dev.gate.client.UnknownLimitException;
+import dev.gate.api.Attempt;
+import dev.gate.api.CallClass;
+import dev.gate.api.CallOptions;
+import dev.gate.api.LimitSpec;
+import dev.gate.api.UnknownLimitException;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -107,7 +107,7 @@ class TryNowTest extends OnOneCopy {
         assertEquals(1, copies.count("SELECT count(*) FROM gate_send WHERE limit_name = ?", limit), "one slot taken");
         assertFalse(gate.programs().tryNow("other", limit, CallClass.INTERACTIVE, lease, "k-1").repeated(),
                 "keys are per program: another program's k-1 is a try of its own");
-        assertThrows(dev.gate.client.SubmissionKeyReusedException.class, () -> gate.programs().tryNow("inbound",
+        assertThrows(dev.gate.api.SubmissionKeyReusedException.class, () -> gate.programs().tryNow("inbound",
                 "inbound", CallClass.INTERACTIVE, lease, "k-1"));
     }
 

@@ -1,8 +1,8 @@
 package dev.gate.engine;
 
-import dev.gate.client.CallClass;
-import dev.gate.client.CallOptions;
-import dev.gate.client.Permit;
+import dev.gate.api.CallClass;
+import dev.gate.api.CallOptions;
+import dev.gate.api.Permit;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;

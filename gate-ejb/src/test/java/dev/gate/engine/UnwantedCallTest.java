@@ -1,8 +1,8 @@
 package dev.gate.engine;
 
-import dev.gate.client.CallClass;
-import dev.gate.client.CallEndedException;
-import dev.gate.client.CallOptions;
+import dev.gate.api.CallClass;
+import dev.gate.api.CallEndedException;
+import dev.gate.api.CallOptions;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -30,7 +30,7 @@ class UnwantedCallTest extends OnTwoCopies {
         a.callers().acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(5), "timer", CallOptions.NONE); // slot taken
         AtomicBoolean wanted = new AtomicBoolean(true);
         ExecutorService pool = Executors.newSingleThreadExecutor();
-        Future<dev.gate.client.Permit> waiting = pool.submit(() -> a.callers().acquire(limit, CallClass.BACKFILL,
+        Future<dev.gate.api.Permit> waiting = pool.submit(() -> a.callers().acquire(limit, CallClass.BACKFILL,
                 Duration.ofMinutes(5), "batch:backfill-history", CallOptions.NONE, wanted::get));
         GateCopies.await("the call to wait in the line", Duration.ofSeconds(5), () -> count(limit) == 1);
         long t0 = System.nanoTime();

@@ -1,12 +1,12 @@
 package dev.gate.it;
 
-import dev.gate.client.Attempt;
-import dev.gate.client.CallClass;
-import dev.gate.client.CallOptions;
-import dev.gate.client.Gate;
-import dev.gate.client.GateException;
-import dev.gate.client.Outcome;
-import dev.gate.client.Permit;
+import dev.gate.api.Attempt;
+import dev.gate.api.CallClass;
+import dev.gate.api.CallOptions;
+import dev.gate.api.Gate;
+import dev.gate.api.GateException;
+import dev.gate.api.Outcome;
+import dev.gate.api.Permit;
 import jakarta.annotation.security.PermitAll;
 import jakarta.annotation.security.RunAs;
 import jakarta.ejb.EJB;

@@ -1,8 +1,8 @@
 package dev.gate.it;
 
-import dev.gate.client.GateException;
-import dev.gate.client.GateLimits;
-import dev.gate.client.LimitSpec;
+import dev.gate.api.GateException;
+import dev.gate.api.GateLimits;
+import dev.gate.api.LimitSpec;
 import jakarta.annotation.security.PermitAll;
 import jakarta.annotation.security.RunAs;
 import jakarta.ejb.EJB;

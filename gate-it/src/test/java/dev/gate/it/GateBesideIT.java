@@ -1,16 +1,16 @@
 package dev.gate.it;
 
-import dev.gate.client.Attempt;
-import dev.gate.client.CallClass;
-import dev.gate.client.CallOptions;
-import dev.gate.client.Gate;
-import dev.gate.client.GateException;
-import dev.gate.client.GateLimits;
+import dev.gate.api.Attempt;
+import dev.gate.api.CallClass;
+import dev.gate.api.CallOptions;
+import dev.gate.api.Gate;
+import dev.gate.api.GateException;
+import dev.gate.api.GateLimits;
 import jakarta.ejb.EJBAccessException;
-import dev.gate.client.LimitSpec;
-import dev.gate.client.GateTimeoutException;
-import dev.gate.client.Permit;
-import dev.gate.client.UnknownLimitException;
+import dev.gate.api.LimitSpec;
+import dev.gate.api.GateTimeoutException;
+import dev.gate.api.Permit;
+import dev.gate.api.UnknownLimitException;
 import dev.gate.dev.SendLog;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.container.test.api.OperateOnDeployment;
@@ -64,7 +64,7 @@ class GateBesideIT {
 
     /** The gate as this application calls it: through its component that runs as caller. */
     private static Gate lookupGate() throws Exception {
-        return (Gate) new InitialContext().lookup("java:module/AsCaller!dev.gate.client.Gate");
+        return (Gate) new InitialContext().lookup("java:module/AsCaller!dev.gate.api.Gate");
     }
 
     @Test

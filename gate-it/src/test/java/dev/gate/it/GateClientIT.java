@@ -1,11 +1,11 @@
 package dev.gate.it;
 
-import dev.gate.client.http.Attempt;
-import dev.gate.client.http.CallClass;
-import dev.gate.client.http.CallOptions;
-import dev.gate.client.http.GateClientException;
-import dev.gate.client.http.HttpGate;
-import dev.gate.client.http.Permit;
+import dev.gate.client.Attempt;
+import dev.gate.client.CallClass;
+import dev.gate.client.CallOptions;
+import dev.gate.client.GateClientException;
+import dev.gate.client.HttpGate;
+import dev.gate.client.Permit;
 import dev.gate.dev.TcpProxy;
 import jakarta.json.JsonObject;
 import org.jboss.arquillian.container.test.api.Deployment;
@@ -206,7 +206,7 @@ class GateClientIT {
              Permit second = web.acquire("client-once", CallClass.MANUAL, Duration.ofSeconds(5), once)) {
             assertTrue(!first.joined() && second.joined(), "only the first calls the vendor");
             assertEquals(first.callId(), second.callId());
-            java.util.concurrent.CompletableFuture<dev.gate.client.http.Outcome> shared =
+            java.util.concurrent.CompletableFuture<dev.gate.client.Outcome> shared =
                     java.util.concurrent.CompletableFuture.supplyAsync(() -> {
                         try {
                             return web.awaitOutcome(second, Duration.ofSeconds(30));
@@ -217,7 +217,7 @@ class GateClientIT {
             Thread.sleep(300); // the joiner is waiting (long-polling) before the answer comes
             assertFalse(shared.isDone(), "no answer before the first program reports one");
             first.complete(429, Duration.ofSeconds(3));
-            dev.gate.client.http.Outcome o = shared.get(15, java.util.concurrent.TimeUnit.SECONDS);
+            dev.gate.client.Outcome o = shared.get(15, java.util.concurrent.TimeUnit.SECONDS);
             assertEquals(429, o.status(), "the joiner hears the first program's answer");
             assertEquals(Duration.ofSeconds(3), o.retryAfter());
         }

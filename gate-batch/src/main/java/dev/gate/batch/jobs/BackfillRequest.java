@@ -2,7 +2,7 @@ package dev.gate.batch.jobs;
 
 import dev.gate.batch.GateProperties;
 import dev.gate.batch.history.HistoryRange;
-import dev.gate.line.LimitName;
+import dev.gate.rules.LimitName;
 
 import java.net.URI;
 import java.util.Map;

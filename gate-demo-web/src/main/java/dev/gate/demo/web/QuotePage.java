@@ -1,9 +1,9 @@
 package dev.gate.demo.web;
 
-import dev.gate.client.CallClass;
-import dev.gate.client.Gate;
-import dev.gate.client.GateException;
-import dev.gate.client.Permit;
+import dev.gate.api.CallClass;
+import dev.gate.api.Gate;
+import dev.gate.api.GateException;
+import dev.gate.api.Permit;
 import jakarta.annotation.security.PermitAll;
 import jakarta.annotation.security.RunAs;
 import jakarta.ejb.EJB;

@@ -1,9 +1,9 @@
 package dev.gate.demo.worker;
 
-import dev.gate.client.http.CallClass;
-import dev.gate.client.http.GateClientException;
-import dev.gate.client.http.HttpGate;
-import dev.gate.client.http.Permit;
+import dev.gate.client.CallClass;
+import dev.gate.client.GateClientException;
+import dev.gate.client.HttpGate;
+import dev.gate.client.Permit;
 
 import java.net.URI;
 import java.net.http.HttpClient;

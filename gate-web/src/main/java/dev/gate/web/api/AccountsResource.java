@@ -1,8 +1,8 @@
 package dev.gate.web.api;
 
-import dev.gate.client.GateException;
+import dev.gate.api.GateException;
 import dev.gate.app.Accounts;
-import dev.gate.line.LimitName;
+import dev.gate.rules.LimitName;
 import dev.gate.account.Account;
 import dev.gate.web.security.AccountStore;
 import dev.gate.web.security.Passwords;

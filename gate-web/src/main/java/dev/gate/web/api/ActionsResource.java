@@ -1,8 +1,8 @@
 package dev.gate.web.api;
 
 import dev.gate.app.Operations;
-import dev.gate.client.GateException;
-import dev.gate.client.OperatorAction;
+import dev.gate.api.GateException;
+import dev.gate.api.OperatorAction;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ejb.EJB;
 import jakarta.enterprise.context.RequestScoped;

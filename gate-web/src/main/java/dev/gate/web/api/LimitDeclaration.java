@@ -1,8 +1,8 @@
 package dev.gate.web.api;
 
-import dev.gate.client.CallClass;
-import dev.gate.client.LimitSpec;
-import dev.gate.line.LineSize;
+import dev.gate.api.CallClass;
+import dev.gate.api.LimitSpec;
+import dev.gate.rules.LineSize;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
 

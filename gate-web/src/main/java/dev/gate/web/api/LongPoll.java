@@ -2,7 +2,7 @@ package dev.gate.web.api;
 
 import dev.gate.app.CallView;
 import dev.gate.app.Programs;
-import dev.gate.client.GateException;
+import dev.gate.api.GateException;
 import jakarta.annotation.Resource;
 import jakarta.ejb.EJB;
 import jakarta.enterprise.concurrent.ManagedExecutorService;

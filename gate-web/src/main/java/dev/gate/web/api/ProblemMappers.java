@@ -1,16 +1,16 @@
 package dev.gate.web.api;
 
 import dev.gate.batch.jobs.JobRefusedException;
-import dev.gate.client.DeadlineException;
-import dev.gate.client.GateBusyException;
-import dev.gate.client.GateException;
-import dev.gate.client.GatePausedException;
-import dev.gate.client.GateFailedException;
-import dev.gate.client.InvalidRequestException;
-import dev.gate.client.KeyedLimitException;
-import dev.gate.client.LineFullException;
-import dev.gate.client.SubmissionKeyReusedException;
-import dev.gate.client.UnknownLimitException;
+import dev.gate.api.DeadlineException;
+import dev.gate.api.GateBusyException;
+import dev.gate.api.GateException;
+import dev.gate.api.GatePausedException;
+import dev.gate.api.GateFailedException;
+import dev.gate.api.InvalidRequestException;
+import dev.gate.api.KeyedLimitException;
+import dev.gate.api.LineFullException;
+import dev.gate.api.SubmissionKeyReusedException;
+import dev.gate.api.UnknownLimitException;
 import jakarta.json.stream.JsonParsingException;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Response;

@@ -1,6 +1,6 @@
 package dev.gate.web.api;
 
-import dev.gate.client.GateException;
+import dev.gate.api.GateException;
 import dev.gate.app.Operations;
 import dev.gate.app.Programs;
 import jakarta.annotation.security.RolesAllowed;

@@ -1,8 +1,8 @@
 package dev.gate.web.api;
 
 import dev.gate.app.CallView;
-import dev.gate.client.CallClass;
-import dev.gate.client.LimitStatus;
+import dev.gate.api.CallClass;
+import dev.gate.api.LimitStatus;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 

@@ -12,7 +12,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import jakarta.servlet.http.HttpSession;
 
 import dev.gate.account.Account;
-import dev.gate.client.GatePausedException;
+import dev.gate.api.GatePausedException;
 import jakarta.ejb.EJBException;
 import org.eclipse.microprofile.config.ConfigProvider;
 

@@ -1,6 +1,6 @@
 package dev.gate.web.security;
 
-import dev.gate.client.GatePausedException;
+import dev.gate.api.GatePausedException;
 import dev.gate.app.Accounts;
 import dev.gate.account.Account;
 import jakarta.ejb.EJB;

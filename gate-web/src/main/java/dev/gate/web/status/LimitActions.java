@@ -2,9 +2,9 @@ package dev.gate.web.status;
 
 import dev.gate.app.LimitAdmin;
 import dev.gate.app.Operations;
-import dev.gate.client.GateException;
-import dev.gate.client.LimitSpec;
-import dev.gate.line.LimitName;
+import dev.gate.api.GateException;
+import dev.gate.api.LimitSpec;
+import dev.gate.rules.LimitName;
 import dev.gate.web.api.LimitDeclaration;
 import dev.gate.web.api.ProblemException;
 import jakarta.ejb.EJB;

@@ -1,9 +1,9 @@
 package dev.gate.web.status;
 
-import dev.gate.client.CallClass;
-import dev.gate.client.LimitStatus;
-import dev.gate.client.RuleUse;
-import dev.gate.line.LineSize;
+import dev.gate.api.CallClass;
+import dev.gate.api.LimitStatus;
+import dev.gate.api.RuleUse;
+import dev.gate.rules.LineSize;
 
 import java.io.Serializable;
 import java.time.Duration;

@@ -1,0 +1,24 @@
+package dev.gate.rules;
+
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * The send log's word: a window (t - window, t] may hold at most {@code calls} sends, whatever the beat says. Fed the
+ * {@code calls}-th most recent send, it tells when the window has room for the next one: the moment that send leaves
+ * it. That moment may be past (room now): it is still when a send held back by the cap became due.
+ */
+public final class WindowCap {
+
+    private WindowCap() {
+    }
+
+    /**
+     * @param pace             the limit
+     * @param nthMostRecentSend the {@code calls}-th most recent send, if there are that many
+     * @return when the next send fits the window (now or earlier: it fits now); empty: fewer sends than calls
+     */
+    public static Optional<Instant> roomAt(Pace pace, Optional<Instant> nthMostRecentSend) {
+        return nthMostRecentSend.map(sent -> sent.plus(pace.window()));
+    }
+}
