@@ -7,7 +7,6 @@ import dev.gate.dev.GateDatabase;
 import dev.gate.engine.Engine;
 import dev.gate.store.CallKeys;
 import dev.gate.store.Calls;
-import dev.gate.store.Estimate;
 import dev.gate.store.GrantPass;
 import dev.gate.store.Granter;
 import dev.gate.store.Jpa;

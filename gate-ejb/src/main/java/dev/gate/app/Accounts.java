@@ -1,12 +1,10 @@
 package dev.gate.app;
 
-import dev.gate.account.Account;
+import dev.gate.engine.AccountWrites;
+
 import dev.gate.api.GatePausedException;
-import dev.gate.store.AccountEntity;
-import dev.gate.store.AccountTable;
-import dev.gate.ejb.GateDataSource;
-import dev.gate.store.StoreUnavailable;
-import dev.gate.store.Tx;
+import dev.gate.domain.AccountEntity;
+import dev.gate.server.GateDataSource;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
 import jakarta.ejb.ConcurrencyManagement;
@@ -35,11 +33,11 @@ public class Accounts {
     @Resource(lookup = GateDataSource.JNDI)
     DataSource dataSource;
 
-    private AccountTable table;
+    private AccountWrites writes;
 
     @PostConstruct
     void wire() {
-        table = new AccountTable(Tx.onShared(dataSource)); // the applications' pool: no session settings
+        writes = new AccountWrites(dataSource); // the applications' pool: no session settings
     }
 
     @PersistenceContext(unitName = "gate")
@@ -48,7 +46,7 @@ public class Accounts {
     /** The account of that name (the identity store's lookup, on every uncached request). */
     public Optional<Account> find(String name) throws GatePausedException {
         try {
-            return Optional.ofNullable(em.find(AccountEntity.class, name)).map(AccountEntity::account);
+            return Optional.ofNullable(em.find(AccountEntity.class, name)).map(Accounts::account);
         } catch (PersistenceException e) {
             throw new GatePausedException("accounts could not be read: " + e.getMessage());
         }
@@ -58,7 +56,7 @@ public class Accounts {
     public java.util.List<Account> all() throws GatePausedException {
         try {
             return em.createQuery("SELECT a FROM AccountEntity a ORDER BY a.name", AccountEntity.class)
-                    .getResultList().stream().map(AccountEntity::account).toList();
+                    .getResultList().stream().map(Accounts::account).toList();
         } catch (PersistenceException e) {
             throw new GatePausedException("accounts could not be read: " + e.getMessage());
         }
@@ -69,20 +67,16 @@ public class Accounts {
     public boolean put(Account account) {
         AccountEntity existing = em.find(AccountEntity.class, account.name());
         if (existing == null) {
-            em.persist(new AccountEntity(account));
+            em.persist(new AccountEntity(account.name(), account.passwordHash(), account.roles()));
             return true;
         }
-        existing.change(account);
+        existing.change(account.passwordHash(), account.roles());
         return false;
     }
 
     /** Creates the account unless one of that name exists (start-up accounts; two servers may race). */
     public boolean addIfAbsent(Account account) throws GatePausedException {
-        try {
-            return table.addIfAbsent(account);
-        } catch (StoreUnavailable e) {
-            throw new GatePausedException("accounts could not be written: " + e.getMessage());
-        }
+        return writes.addIfAbsent(account.name(), account.passwordHash(), account.roles());
     }
 
     /**
@@ -90,11 +84,7 @@ public class Accounts {
      * meanwhile (an operator's PUT wins); true when replaced.
      */
     public boolean replaceHash(String name, String was, String stronger) throws GatePausedException {
-        try {
-            return table.replaceHash(name, was, stronger);
-        } catch (StoreUnavailable e) {
-            throw new GatePausedException("accounts could not be written: " + e.getMessage());
-        }
+        return writes.replaceHash(name, was, stronger);
     }
 
     @TransactionAttribute(TransactionAttributeType.REQUIRED)
@@ -105,5 +95,9 @@ public class Accounts {
         }
         em.remove(existing);
         return true;
+    }
+
+    private static Account account(AccountEntity row) {
+        return new Account(row.name(), row.passwordHash(), row.roles());
     }
 }

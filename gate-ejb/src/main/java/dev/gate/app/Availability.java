@@ -1,6 +1,6 @@
 package dev.gate.app;
 
-import dev.gate.ejb.SlotLoop;
+import dev.gate.server.SlotLoop;
 import dev.gate.health.CallsPaused;
 import jakarta.ejb.ConcurrencyManagement;
 import jakarta.ejb.ConcurrencyManagementType;

@@ -1,15 +1,16 @@
 package dev.gate.app;
 
+import dev.gate.domain.LimitRemoval;
+
 import dev.gate.api.GateException;
 import dev.gate.api.InvalidLimitException;
 import dev.gate.api.LimitSpec;
 import dev.gate.api.LimitStatus;
 import dev.gate.api.UnknownLimitException;
-import dev.gate.ejb.SlotLoop;
+import dev.gate.server.SlotLoop;
 import dev.gate.engine.LimitControl;
 import dev.gate.rules.LimitName;
 import dev.gate.rules.Pace;
-import dev.gate.store.LimitTable;
 import jakarta.ejb.ConcurrencyManagement;
 import jakarta.ejb.ConcurrencyManagementType;
 import jakarta.ejb.EJB;
@@ -78,7 +79,7 @@ public class LimitAdmin {
         if (!LimitName.isValid(name)) {
             return new Removal(false, false, 0);
         }
-        LimitTable.Removal r = limits().remove(name, actor);
+        LimitRemoval r = limits().remove(name, actor);
         return new Removal(r.removed(), r.found(), r.liveCalls());
     }
 

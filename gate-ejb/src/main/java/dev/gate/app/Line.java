@@ -6,7 +6,7 @@ import dev.gate.api.CallOptions;
 import dev.gate.api.GateException;
 import dev.gate.api.Outcome;
 import dev.gate.api.Permit;
-import dev.gate.ejb.SlotLoop;
+import dev.gate.server.SlotLoop;
 import jakarta.ejb.ConcurrencyManagement;
 import jakarta.ejb.ConcurrencyManagementType;
 import jakarta.ejb.EJB;

@@ -5,7 +5,7 @@ import dev.gate.api.InvalidLimitException;
 import dev.gate.api.InvalidRequestException;
 import dev.gate.api.OperatorAction;
 import dev.gate.api.UnknownLimitException;
-import dev.gate.ejb.SlotLoop;
+import dev.gate.server.SlotLoop;
 import dev.gate.rules.LimitName;
 import dev.gate.rules.ProgramName;
 import dev.gate.engine.OperatorActions;

@@ -2,9 +2,9 @@ package dev.gate.engine;
 
 import dev.gate.api.CallEndedException;
 import dev.gate.rules.CallState;
-import dev.gate.store.CallRow;
+import dev.gate.domain.CallRow;
 import dev.gate.store.Calls;
-import dev.gate.store.Grant;
+import dev.gate.domain.Grant;
 import dev.gate.store.GrantPass;
 import dev.gate.store.StoreUnavailable;
 import dev.gate.wait.Waiters;

@@ -4,7 +4,7 @@ import dev.gate.api.CallEndedException;
 import dev.gate.store.FreeSlot;
 import dev.gate.store.GateTables;
 import dev.gate.store.ActionLog;
-import dev.gate.store.CallRow;
+import dev.gate.domain.CallRow;
 import dev.gate.store.Calls;
 import dev.gate.store.Estimates;
 import dev.gate.store.Granter;

@@ -15,11 +15,11 @@ import dev.gate.rules.LimitKey;
 import dev.gate.rules.LimitName;
 import dev.gate.rules.ProgramName;
 import dev.gate.store.CallKeys;
-import dev.gate.store.CallRow;
+import dev.gate.domain.CallRow;
 import dev.gate.store.Calls;
 import dev.gate.store.FreeSlot;
 import dev.gate.store.StoreUnavailable;
-import dev.gate.store.Grant;
+import dev.gate.domain.Grant;
 import dev.gate.wait.StateWatches;
 import dev.gate.wait.Waiters;
 

@@ -1,5 +1,7 @@
 package dev.gate.engine;
 
+import dev.gate.domain.LimitRemoval;
+
 import dev.gate.api.GateException;
 import dev.gate.api.InvalidLimitException;
 import dev.gate.api.LimitSpec;
@@ -42,12 +44,12 @@ public final class LimitControl {
 
     /** Every limit's live numbers. */
     public List<LimitStatus> status() throws GateException {
-        return admission.run(view::limits);
+        return admission.run(view::limits).stream().map(LimitStatuses::of).toList();
     }
 
     /** One limit's live numbers; empty when there is no such limit. */
     public Optional<LimitStatus> status(String limit) throws GateException {
-        return admission.run(() -> view.limit(limit));
+        return admission.run(() -> view.limit(limit)).map(LimitStatuses::of);
     }
 
     /**
@@ -142,8 +144,8 @@ public final class LimitControl {
     }
 
     /** Removes a limit with no live calls, and its history. */
-    public LimitTable.Removal remove(String name, String actor) throws GateException {
-        LimitTable.Removal removal;
+    public LimitRemoval remove(String name, String actor) throws GateException {
+        LimitRemoval removal;
         try {
             removal = admission.run(() -> limits.remove(name, actor));
         } catch (LimitTable.BadParent e) {

@@ -90,7 +90,8 @@ public final class OperatorActions {
 
     /** The {@code count} most recent operator actions, newest first. */
     public List<OperatorAction> recent(int count) throws GateException {
-        return admission.run(() -> log.recent(count));
+        return admission.run(() -> log.recent(count)).stream()
+                .map(a -> new OperatorAction(a.id(), a.at(), a.actor(), a.action(), a.target(), a.detail())).toList();
     }
 
     private void ended(List<Leases.Cleared> cleared, String why) {

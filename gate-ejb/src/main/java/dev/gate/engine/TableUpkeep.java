@@ -1,5 +1,7 @@
 package dev.gate.engine;
 
+import dev.gate.domain.Tables;
+
 import dev.gate.rules.TableCare;
 import dev.gate.store.GateTables;
 import dev.gate.store.StoreUnavailable;
@@ -39,14 +41,14 @@ public final class TableUpkeep {
     static final Duration VACUUM_TIMEOUT = Duration.ofSeconds(30);
 
     /** A vacuum this instance ran: the table, when, how it went, the dead rows before, and how long it took. */
-    public record Vacuum(String table, Instant at, GateTables.Vacuumed result, long deadRowsBefore, Duration took) {
+    public record Vacuum(String table, Instant at, Tables.Vacuumed result, long deadRowsBefore, Duration took) {
     }
 
     /**
      * The last check: the tables' statistics, whether this instance vacuums them itself, the transaction holding
      * vacuum back past the span allowed (if any), and the last vacuum this instance ran (if any).
      */
-    public record Status(GateTables.Snapshot tables, boolean selfVacuum, Optional<GateTables.Holder> heldBack,
+    public record Status(Tables.Snapshot tables, boolean selfVacuum, Optional<Tables.Holder> heldBack,
                          Optional<Vacuum> lastVacuum, TableCare care) {
 
         /** The tables autovacuum does not look after. */
@@ -59,7 +61,7 @@ public final class TableUpkeep {
             if (selfVacuum) {
                 return List.of();
             }
-            return tables.tables().stream().map(GateTables.Table::care)
+            return tables.tables().stream().map(Tables.Table::care)
                     .filter(t -> !t.autovacuumOn() && care.needsVacuum(t)).map(TableCare.Table::name).toList();
         }
     }
@@ -118,8 +120,8 @@ public final class TableUpkeep {
             return Optional.empty();
         }
         TableCare care = settings.tableCare();
-        GateTables.Snapshot snap = tables.read();
-        Optional<GateTables.Holder> heldBack = snap.oldest().filter(h -> care.heldBack(h.since(), snap.at()));
+        Tables.Snapshot snap = tables.read();
+        Optional<Tables.Holder> heldBack = snap.oldest().filter(h -> care.heldBack(h.since(), snap.at()));
         Status status = new Status(snap, settings.selfVacuum(), heldBack,
                 last == null ? Optional.empty() : last.lastVacuum(), care);
         sayChanges(status);
@@ -134,12 +136,12 @@ public final class TableUpkeep {
         return Optional.of(status);
     }
 
-    private Vacuum vacuum(TableCare.Table t, GateTables.Snapshot snap) throws StoreUnavailable {
+    private Vacuum vacuum(TableCare.Table t, Tables.Snapshot snap) throws StoreUnavailable {
         long started = System.nanoTime();
-        GateTables.Vacuumed result = tables.vacuum(t.name(), VACUUM_TIMEOUT);
+        Tables.Vacuumed result = tables.vacuum(t.name(), VACUUM_TIMEOUT);
         Duration took = Duration.ofNanos(System.nanoTime() - started);
         long bytes = snap.tables().stream().filter(x -> x.care().name().equals(t.name()))
-                .mapToLong(GateTables.Table::bytes).findFirst().orElse(0);
+                .mapToLong(Tables.Table::bytes).findFirst().orElse(0);
         String what = t.name() + " (" + String.format(Locale.ROOT, "%,d", t.deadRows()) + " dead rows, "
                 + String.format(Locale.ROOT, "%,d", t.liveRows()) + " live, " + mb(bytes) + ")";
         switch (result) {
@@ -178,7 +180,7 @@ public final class TableUpkeep {
             if (held == null) {
                 LOG.info("vacuum is no longer held back by a long transaction");
             } else {
-                GateTables.Holder h = s.heldBack().get();
+                Tables.Holder h = s.heldBack().get();
                 LOG.warning(() -> "a transaction of '" + h.who() + "' (pid " + h.pid() + ", " + h.state()
                         + ") open since " + h.since() + " holds back vacuum: rows dead since then stay in the gate's "
                         + "tables, whoever vacuums, until it ends");

@@ -1,7 +1,7 @@
 package dev.gate.engine;
 
 import dev.gate.api.CallClass;
-import dev.gate.store.Grant;
+import dev.gate.domain.Grant;
 
 /**
  * What this instance tells the operators' counters as it happens: the grants it made (with how long each call

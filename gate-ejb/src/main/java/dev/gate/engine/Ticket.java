@@ -1,7 +1,7 @@
 package dev.gate.engine;
 
 import dev.gate.api.CallClass;
-import dev.gate.store.Grant;
+import dev.gate.domain.Grant;
 
 import java.util.concurrent.CompletableFuture;
 

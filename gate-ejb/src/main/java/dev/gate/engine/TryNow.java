@@ -11,7 +11,7 @@ import dev.gate.store.Calls;
 import dev.gate.store.FreeSlot;
 import dev.gate.store.StoreUnavailable;
 import dev.gate.wait.Waiters;
-import dev.gate.store.Grant;
+import dev.gate.domain.Grant;
 
 import java.time.Duration;
 import java.util.Optional;

@@ -1,9 +1,9 @@
 package dev.gate.store;
 
 
-import dev.gate.account.Account;
 
 import java.sql.PreparedStatement;
+import java.util.Set;
 
 /**
  * Accounts created at start-up, where two servers may race: an explicit insert that does nothing when the account
@@ -26,10 +26,12 @@ public final class AccountTable {
     }
 
     /** Creates the account unless one of that name exists; true when it was created. */
-    public boolean addIfAbsent(Account account) throws StoreUnavailable {
+    public boolean addIfAbsent(String name, String passwordHash, Set<String> roles) throws StoreUnavailable {
         return tx.run(c -> {
             try (PreparedStatement ps = c.prepareStatement(ADD)) {
-                bind(ps, account);
+                ps.setString(1, name);
+                ps.setString(2, passwordHash);
+                ps.setString(3, String.join(",", roles));
                 return ps.executeUpdate() == 1;
             }
         });
@@ -45,11 +47,5 @@ public final class AccountTable {
                 return ps.executeUpdate() == 1;
             }
         });
-    }
-
-    private static void bind(PreparedStatement ps, Account account) throws java.sql.SQLException {
-        ps.setString(1, account.name());
-        ps.setString(2, account.passwordHash());
-        ps.setString(3, String.join(",", account.roles()));
     }
 }

@@ -1,12 +1,12 @@
 package dev.gate.store;
 
-import dev.gate.api.OperatorAction;
 import jakarta.persistence.EntityManager;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -46,15 +46,19 @@ public final class ActionLog {
                 .setParameter(3, e.target()).setParameter(4, e.detail()).executeUpdate();
     }
 
+    /** One recorded action: when, who, what, on what, and how it went. */
+    public record Recorded(long id, Instant at, String actor, String action, String target, String detail) {
+    }
+
     /** The {@code count} most recent actions, newest first. */
-    public List<OperatorAction> recent(int count) throws StoreUnavailable {
+    public List<Recorded> recent(int count) throws StoreUnavailable {
         return tx.run(c -> {
-            List<OperatorAction> out = new ArrayList<>();
+            List<Recorded> out = new ArrayList<>();
             try (PreparedStatement ps = c.prepareStatement(RECENT)) {
                 ps.setInt(1, count);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        out.add(new OperatorAction(rs.getLong("id"), Times.get(rs, "at"), rs.getString("actor"),
+                        out.add(new Recorded(rs.getLong("id"), Times.get(rs, "at"), rs.getString("actor"),
                                 rs.getString("action"), rs.getString("target"), rs.getString("detail")));
                     }
                 }

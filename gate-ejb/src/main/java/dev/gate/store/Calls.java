@@ -1,5 +1,11 @@
 package dev.gate.store;
 
+import dev.gate.domain.Grant;
+
+import dev.gate.domain.Estimate;
+
+import dev.gate.domain.CallRow;
+
 import dev.gate.api.CallClass;
 import dev.gate.domain.Call;
 import dev.gate.rules.CallState;

@@ -1,5 +1,7 @@
 package dev.gate.store;
 
+import dev.gate.domain.Estimate;
+
 import dev.gate.rules.LimitRules;
 import dev.gate.rules.WaitEstimate;
 

@@ -1,5 +1,7 @@
 package dev.gate.store;
 
+import dev.gate.domain.Grant;
+
 import dev.gate.api.CallClass;
 
 import java.sql.Connection;

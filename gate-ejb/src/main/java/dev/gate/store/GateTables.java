@@ -1,5 +1,10 @@
 package dev.gate.store;
 
+import dev.gate.domain.Tables.Holder;
+import dev.gate.domain.Tables.Snapshot;
+import dev.gate.domain.Tables.Table;
+import dev.gate.domain.Tables.Vacuumed;
+
 import dev.gate.rules.TableCare;
 
 import javax.sql.DataSource;
@@ -50,38 +55,6 @@ public final class GateTables {
             LIMIT 1""";
 
     private static final Pattern TABLE_NAME = Pattern.compile("gate_[a-z_]{1,58}");
-
-    /** One table: its care figures, and its size on disk in bytes (indexes included). */
-    public record Table(TableCare.Table care, long bytes) {
-    }
-
-    /** A transaction that holds vacuum back: its session (pid), its program, since when, and its state. */
-    public record Holder(int pid, String who, Instant since, String state) {
-    }
-
-    /**
-     * What the statistics say now (the database's clock): the tables, whether autovacuum is on globally, the oldest
-     * transaction holding vacuum back (if any) and whether other roles' transactions are visible to the gate.
-     */
-    public record Snapshot(Instant at, List<Table> tables, boolean autovacuumOn, Optional<Holder> oldest,
-                           boolean seesAllSessions) {
-
-        public List<TableCare.Table> care() {
-            return tables.stream().map(Table::care).toList();
-        }
-    }
-
-    /** How a vacuum went. */
-    public enum Vacuumed {
-        /** Done (and analyzed). */
-        DONE,
-        /** Another vacuum or a lock of an incompatible kind held the table: skipped, nothing waited. */
-        SKIPPED_LOCKED,
-        /** The gate's role may not vacuum the table (another role owns it): skipped. */
-        NOT_ALLOWED,
-        /** It ran past its time and was cancelled: what it did stays, the rest waits for the next one. */
-        TIMED_OUT
-    }
 
     private final DataSource dataSource;
     private final Tx tx;

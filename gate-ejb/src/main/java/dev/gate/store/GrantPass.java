@@ -1,5 +1,7 @@
 package dev.gate.store;
 
+import dev.gate.domain.Grant;
+
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

@@ -1,5 +1,9 @@
 package dev.gate.store;
 
+import dev.gate.domain.Grant;
+
+import dev.gate.domain.CallRow;
+
 import dev.gate.api.CallClass;
 import dev.gate.rules.AdaptiveRate;
 import dev.gate.rules.Aging;

@@ -1,5 +1,7 @@
 package dev.gate.store;
 
+import dev.gate.domain.LimitRemoval;
+
 import dev.gate.domain.Limit;
 import dev.gate.rules.LimitOptions;
 import dev.gate.rules.Pace;
@@ -98,10 +100,6 @@ public final class LimitTable {
         BadParent(String message) {
             super(message, null, false, false);
         }
-    }
-
-    /** What removing a limit did: removed, there was no such limit, or it still has live calls (how many). */
-    public record Removal(boolean removed, boolean found, long liveCalls) {
     }
 
     private final Tx tx;
@@ -268,15 +266,15 @@ public final class LimitTable {
      * A call that joins one of a template's keys meanwhile keeps it (the foreign key refuses the removal, which rolls
      * back whole, and the answer counts the live calls again).
      */
-    public Removal remove(String name, String actor) throws StoreUnavailable {
+    public LimitRemoval remove(String name, String actor) throws StoreUnavailable {
         try {
             return tx.run(c -> {
                 if (!exists(c, LOCK_SLOT, name) || !exists(c, LOCK_LIMIT, name)) {
-                    return new Removal(false, false, 0);
+                    return new LimitRemoval(false, false, 0);
                 }
                 long live = liveCalls(c, name);
                 if (live > 0) {
-                    return new Removal(false, true, live);
+                    return new LimitRemoval(false, true, live);
                 }
                 List<String> children = children(c, name);
                 if (!children.isEmpty()) {
@@ -297,11 +295,11 @@ public final class LimitTable {
                     ps.executeUpdate();
                 }
                 ActionLog.record(c, new ActionLog.Entry(actor, "remove-limit", "limit " + name, null));
-                return new Removal(true, true, 0);
+                return new LimitRemoval(true, true, 0);
             });
         } catch (IllegalStateException e) {
             if (e.getCause() instanceof java.sql.SQLException sql && "23503".equals(sql.getSQLState())) {
-                return new Removal(false, true, tx.run(c -> liveCalls(c, name)));
+                return new LimitRemoval(false, true, tx.run(c -> liveCalls(c, name)));
             }
             throw e;
         }

@@ -1,10 +1,7 @@
 package dev.gate.store;
 
 import dev.gate.api.CallClass;
-import dev.gate.api.LimitStatus;
-import dev.gate.rules.AdaptiveRate;
 import dev.gate.rules.LimitKey;
-import dev.gate.api.RuleUse;
 import dev.gate.domain.Call;
 import dev.gate.domain.Limit;
 import dev.gate.domain.SavedSends;
@@ -99,7 +96,7 @@ public final class LineView {
         this.jpa = jpa;
     }
 
-    public List<LimitStatus> limits() throws StoreUnavailable {
+    public List<LimitFigures> limits() throws StoreUnavailable {
         return jpa.run(em -> {
             readOnly(em);
             Instant now = Jpa.dbNow(em);
@@ -125,13 +122,13 @@ public final class LineView {
     }
 
     /** One limit's numbers; empty when there is no such limit. Reads that limit's rows only. */
-    public Optional<LimitStatus> limit(String name) throws StoreUnavailable {
+    public Optional<LimitFigures> limit(String name) throws StoreUnavailable {
         return jpa.run(em -> {
             readOnly(em);
             Limit limit = em.find(Limit.class, name);
             Slot slot = limit == null ? null : em.find(Slot.class, name);
             if (slot == null) {
-                return Optional.<LimitStatus>empty(); // none, or removed since (each statement sees the latest commits)
+                return Optional.<LimitFigures>empty(); // none, or removed since (each statement sees the latest commits)
             }
             Instant now = Jpa.dbNow(em);
             SavedSends saved = em.find(SavedSends.class, name);
@@ -215,7 +212,7 @@ public final class LineView {
     }
 
     /** Per limit (of all, or of {@code only}): its sends per 10 s over the last 10 minutes, its ended calls. */
-    private static Map<String, LimitStatus.Recent> recent(EntityManager em, Instant now, String only) {
+    private static Map<String, LimitFigures.Recent> recent(EntityManager em, Instant now, String only) {
         Map<String, long[]> buckets = new HashMap<>();
         for (Object row : filtered(em, SENDS_PER_TEN_SECONDS, " AND l.name = ?2", now, only)) {
             Object[] r = (Object[]) row;
@@ -236,11 +233,11 @@ public final class LineView {
             Object[] r = (Object[]) row;
             aged.put((String) r[0], ((Number) r[1]).longValue());
         }
-        Map<String, LimitStatus.Recent> out = new HashMap<>();
+        Map<String, LimitFigures.Recent> out = new HashMap<>();
         for (String limit : union(union(buckets.keySet(), ended.keySet()), aged.keySet())) {
             long[] b = buckets.getOrDefault(limit, new long[BUCKETS]);
             long[] e = ended.getOrDefault(limit, new long[2]);
-            out.put(limit, new LimitStatus.Recent(java.util.Arrays.stream(b).boxed().toList(), e[0], e[1],
+            out.put(limit, new LimitFigures.Recent(java.util.Arrays.stream(b).boxed().toList(), e[0], e[1],
                     aged.getOrDefault(limit, 0L)));
         }
         return out;
@@ -257,12 +254,12 @@ public final class LineView {
     }
 
     /** Per limit (of all, or of {@code only}): its more rules, by window, with their windows' use. */
-    private static Map<String, List<RuleUse>> rulesUsed(EntityManager em, Instant now, String only) {
-        Map<String, List<RuleUse>> out = new HashMap<>();
+    private static Map<String, List<LimitFigures.Rule>> rulesUsed(EntityManager em, Instant now, String only) {
+        Map<String, List<LimitFigures.Rule>> out = new HashMap<>();
         for (Object row : filtered(em, RULES_USED + "%s ORDER BY r.limit_name, r.window_ms, r.calls",
                 " AND r.limit_name = ?2", now, only)) {
             Object[] r = (Object[]) row;
-            out.computeIfAbsent((String) r[0], k -> new ArrayList<>()).add(new RuleUse(((Number) r[1]).intValue(),
+            out.computeIfAbsent((String) r[0], k -> new ArrayList<>()).add(new LimitFigures.Rule(((Number) r[1]).intValue(),
                     ((Number) r[2]).longValue(), ((Number) r[3]).longValue()));
         }
         return out;
@@ -274,38 +271,24 @@ public final class LineView {
         return all;
     }
 
-    private static LimitStatus.LineBounds bounds(Limit l, Full full) {
-        var size = l.options().size();
-        return new LimitStatus.LineBounds(size.maxWaiting(), size.maxWaitingPerProgram(), size.maxKeys(),
-                full == null ? 0 : full.refused(), full == null ? null : full.lastAt());
-    }
-
-    private static List<LimitStatus> statuses(List<Limit> limits, Instant now, Waiting waiting,
-                                              Map<String, Slot> slots, Map<String, Long> saved,
-                                              Map<String, Long> used, Map<String, LimitStatus.Recent> recent,
-                                              Map<String, List<RuleUse>> rules, Map<String, Long> openKeys,
-                                              Map<String, Full> fulls) {
-        List<LimitStatus> out = new ArrayList<>();
+    private static List<LimitFigures> statuses(List<Limit> limits, Instant now, Waiting waiting,
+                                               Map<String, Slot> slots, Map<String, Long> saved,
+                                               Map<String, Long> used, Map<String, LimitFigures.Recent> recent,
+                                               Map<String, List<LimitFigures.Rule>> rules, Map<String, Long> openKeys,
+                                               Map<String, Full> fulls) {
+        List<LimitFigures> out = new ArrayList<>();
         for (Limit l : limits) {
             Slot slot = slots.get(l.name());
             if (slot == null) {
                 continue; // removed since the limits were read (each statement sees the latest commits)
             }
-            out.add(new LimitStatus(l.name(), l.calls(), l.windowMs(), used.getOrDefault(l.name(), 0L),
-                    slot.nextSlotAt(), slot.pausedUntil(now), saved.getOrDefault(l.name(), 0L),
+            Full full = fulls.get(l.name());
+            out.add(new LimitFigures(l, slot, now, used.getOrDefault(l.name(), 0L), saved.getOrDefault(l.name(), 0L),
                     waiting.count().getOrDefault(l.name(), Map.of()),
-                    waiting.oldestMs().getOrDefault(l.name(), Map.of()), slot.coolDownStep(), now,
-                    recent.getOrDefault(l.name(), LimitStatus.Recent.NONE), l.options().minInterval().toMillis(),
-                    l.options().coolDown().steps().stream().map(Duration::toMillis).toList(),
-                    rules.getOrDefault(l.name(), List.of()), slot.slowedAt(), slot.slowedBy(),
-                    slot.slowedProgram(), slot.slowedCall(), l.options().coolDown().longestAsk().toMillis(),
-                    l.starvingAfter() == null ? null : l.starvingAfter().toMillis(),
-                    l.options().aging() == null ? null : l.options().aging().after().toMillis(),
-                    l.options().aging() == null ? null : l.options().aging().upTo(), l.options().fairPrograms(),
-                    l.options().burst(), l.options().adaptive() ? new AdaptiveRate(l.calls(),
-                            Duration.ofMillis(l.windowMs())).effective(slot.adaptiveCalls(), slot.adaptiveCutAt(), now)
-                            : null, l.options().keyed() ? openKeys.getOrDefault(l.name(), 0L) : null,
-                    l.options().parent(), bounds(l, fulls.get(l.name()))));
+                    waiting.oldestMs().getOrDefault(l.name(), Map.of()),
+                    recent.getOrDefault(l.name(), LimitFigures.Recent.NONE), rules.getOrDefault(l.name(), List.of()),
+                    openKeys.getOrDefault(l.name(), 0L), full == null ? 0 : full.refused(),
+                    full == null ? null : full.lastAt()));
         }
         return out;
     }

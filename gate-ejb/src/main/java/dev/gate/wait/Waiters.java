@@ -1,7 +1,7 @@
 package dev.gate.wait;
 
 import dev.gate.api.GateException;
-import dev.gate.store.Grant;
+import dev.gate.domain.Grant;
 
 import java.util.Collection;
 import java.util.Map;

@@ -5,7 +5,7 @@ import dev.gate.api.CallEndedException;
 import dev.gate.api.CallOptions;
 import dev.gate.api.DeadlineException;
 import dev.gate.api.Permit;
-import dev.gate.store.Estimate;
+import dev.gate.domain.Estimate;
 import org.junit.jupiter.api.Test;
 
 import java.sql.ResultSet;

@@ -2,7 +2,7 @@ package dev.gate.engine;
 
 import dev.gate.api.CallClass;
 import dev.gate.api.CallOptions;
-import dev.gate.store.CallRow;
+import dev.gate.domain.CallRow;
 import dev.gate.api.LimitStatus;
 import org.junit.jupiter.api.Test;
 

@@ -2,8 +2,8 @@ package dev.gate.engine;
 
 import dev.gate.api.CallClass;
 import dev.gate.rules.CallState;
-import dev.gate.store.CallRow;
-import dev.gate.store.Grant;
+import dev.gate.domain.CallRow;
+import dev.gate.domain.Grant;
 import dev.gate.store.GrantPass;
 import dev.gate.wait.StateWatches;
 import dev.gate.wait.Waiters;

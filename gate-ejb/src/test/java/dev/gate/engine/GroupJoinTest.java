@@ -4,7 +4,7 @@ import dev.gate.api.CallClass;
 import dev.gate.api.CallOptions;
 import dev.gate.api.GateException;
 import dev.gate.api.GateFailedException;
-import dev.gate.store.CallRow;
+import dev.gate.domain.CallRow;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 

@@ -6,7 +6,7 @@ import dev.gate.rules.CallState;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import dev.gate.store.CallRow;
+import dev.gate.domain.CallRow;
 
 import java.time.Duration;
 import java.util.ArrayList;

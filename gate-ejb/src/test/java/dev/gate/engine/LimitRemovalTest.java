@@ -1,10 +1,11 @@
 package dev.gate.engine;
 
+import dev.gate.domain.LimitRemoval;
+
 import dev.gate.api.CallClass;
 import dev.gate.api.CallOptions;
 import dev.gate.api.InvalidLimitException;
 import dev.gate.api.LimitSpec;
-import dev.gate.store.LimitTable;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -40,7 +41,7 @@ class LimitRemovalTest extends OnOneCopy {
                 CallOptions.NONE, null, "key-3");
         assertEquals("WAITING", waiting.call().state().name(), "the window holds the third call");
 
-        LimitTable.Removal refused = gate.limits().remove(limit, "ops");
+        LimitRemoval refused = gate.limits().remove(limit, "ops");
         assertFalse(refused.removed());
         assertEquals(1, refused.liveCalls());
 
@@ -57,7 +58,7 @@ class LimitRemovalTest extends OnOneCopy {
 
         // once the line is empty, the removal takes everything
         assertTrue(gate.programs().cancel("worker", waiting.call().id()));
-        LimitTable.Removal removed = gate.limits().remove(limit, "ops");
+        LimitRemoval removed = gate.limits().remove(limit, "ops");
         assertTrue(removed.removed());
         assertEquals(0, copies.count("SELECT count(*) FROM gate_call WHERE limit_name = ?", limit));
         assertEquals(0, copies.count("SELECT count(*) FROM gate_send WHERE limit_name = ?", limit));

@@ -6,7 +6,7 @@ import dev.gate.api.CallOptions;
 import dev.gate.api.DeadlineException;
 import dev.gate.api.InvalidLimitException;
 import dev.gate.api.LimitSpec;
-import dev.gate.store.Estimate;
+import dev.gate.domain.Estimate;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;

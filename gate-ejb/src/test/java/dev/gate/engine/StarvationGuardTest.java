@@ -3,7 +3,7 @@ package dev.gate.engine;
 import dev.gate.api.CallClass;
 import dev.gate.api.CallOptions;
 import dev.gate.api.LimitSpec;
-import dev.gate.store.Grant;
+import dev.gate.domain.Grant;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 

@@ -1,5 +1,7 @@
 package dev.gate.engine;
 
+import dev.gate.domain.Tables;
+
 import dev.gate.api.CallClass;
 import dev.gate.rules.TableCare;
 import dev.gate.store.GateTables;
@@ -41,7 +43,7 @@ class TableUpkeepTest {
         assertTrue(s.autovacuumOff().contains("gate_call"), s.autovacuumOff().toString());
         TableUpkeep.Vacuum v = s.lastVacuum().orElseThrow();
         assertEquals("gate_call", v.table());
-        assertEquals(GateTables.Vacuumed.DONE, v.result());
+        assertEquals(Tables.Vacuumed.DONE, v.result());
         assertTrue(v.deadRowsBefore() >= 20_000, "the statistics counted the dead rows: " + v.deadRowsBefore());
         // the statistics hear of the vacuum a moment later on PostgreSQL 14 (its statistics collector)
         GateCopies.await("the statistics to count the dead rows gone", Duration.ofSeconds(10),
@@ -78,14 +80,14 @@ class TableUpkeepTest {
             holder.setAutoCommit(false);
             st.execute("LOCK TABLE gate_call IN SHARE UPDATE EXCLUSIVE MODE"); // what another vacuum holds
             TableUpkeep.Vacuum v = gate.tables().check().orElseThrow().lastVacuum().orElseThrow();
-            assertEquals(GateTables.Vacuumed.SKIPPED_LOCKED, v.result());
+            assertEquals(Tables.Vacuumed.SKIPPED_LOCKED, v.result());
             // the line goes on meanwhile: the lock a vacuum takes is not one a grant needs
             var permit = gate.callers().acquire("open", CallClass.INTERACTIVE, Duration.ofSeconds(5), "web",
                     Duration.ofSeconds(30));
             gate.callers().complete(permit.callId(), 200);
             holder.rollback();
         }
-        assertEquals(GateTables.Vacuumed.DONE, gate.tables().check().orElseThrow().lastVacuum().orElseThrow()
+        assertEquals(Tables.Vacuumed.DONE, gate.tables().check().orElseThrow().lastVacuum().orElseThrow()
                 .result(), "the next check vacuums it");
     }
 
@@ -94,7 +96,7 @@ class TableUpkeepTest {
         Engine gate = copies.start("timer");
         churn(100_000);
         try (HikariDataSource one = copies.pool(1)) {
-            assertEquals(GateTables.Vacuumed.TIMED_OUT, new GateTables(one).vacuum("gate_call", Duration.ofMillis(1)));
+            assertEquals(Tables.Vacuumed.TIMED_OUT, new GateTables(one).vacuum("gate_call", Duration.ofMillis(1)));
             // the pool's one connection serves the next transaction with the gate's own timeouts again
             assertEquals("500ms", new Tx(one).run(c -> {
                 try (Statement st = c.createStatement(); var rs = st.executeQuery("SHOW statement_timeout")) {
@@ -128,7 +130,7 @@ class TableUpkeepTest {
 
     private static String heldBackBy(Engine gate) {
         try {
-            return gate.tables().check().orElseThrow().heldBack().map(GateTables.Holder::who).orElse("");
+            return gate.tables().check().orElseThrow().heldBack().map(Tables.Holder::who).orElse("");
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }

@@ -1,5 +1,7 @@
 package dev.gate.store;
 
+import dev.gate.domain.Grant;
+
 import com.zaxxer.hikari.HikariDataSource;
 import dev.gate.dev.GateDatabase;
 import org.junit.jupiter.api.AfterAll;

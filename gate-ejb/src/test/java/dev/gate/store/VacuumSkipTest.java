@@ -1,5 +1,7 @@
 package dev.gate.store;
 
+import dev.gate.domain.Tables;
+
 import org.junit.jupiter.api.Test;
 
 import java.sql.SQLWarning;
@@ -14,12 +16,12 @@ class VacuumSkipTest {
 
     @Test
     void aHeldLockIsSkippedForNowAndAnotherRolesTableIsNotTheGates() {
-        assertEquals(GateTables.Vacuumed.DONE, GateTables.skipped(null));
-        assertEquals(GateTables.Vacuumed.SKIPPED_LOCKED,
+        assertEquals(Tables.Vacuumed.DONE, GateTables.skipped(null));
+        assertEquals(Tables.Vacuumed.SKIPPED_LOCKED,
                 GateTables.skipped(new SQLWarning("skipping vacuum of \"gate_call\" --- lock not available")));
-        assertEquals(GateTables.Vacuumed.NOT_ALLOWED, GateTables.skipped(
+        assertEquals(Tables.Vacuumed.NOT_ALLOWED, GateTables.skipped(
                 new SQLWarning("skipping \"gate_call\" --- only table or database owner can vacuum it")));
-        assertEquals(GateTables.Vacuumed.NOT_ALLOWED,
+        assertEquals(Tables.Vacuumed.NOT_ALLOWED,
                 GateTables.skipped(new SQLWarning("permission denied to vacuum \"gate_call\", skipping it")));
     }
 }

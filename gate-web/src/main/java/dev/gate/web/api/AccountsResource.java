@@ -3,7 +3,7 @@ package dev.gate.web.api;
 import dev.gate.api.GateException;
 import dev.gate.app.Accounts;
 import dev.gate.rules.LimitName;
-import dev.gate.account.Account;
+import dev.gate.app.Account;
 import dev.gate.web.security.AccountStore;
 import dev.gate.web.security.Passwords;
 import dev.gate.web.security.Roles;

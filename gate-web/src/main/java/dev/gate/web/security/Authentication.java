@@ -11,7 +11,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import jakarta.servlet.http.HttpSession;
 
-import dev.gate.account.Account;
+import dev.gate.app.Account;
 import dev.gate.api.GatePausedException;
 import jakarta.ejb.EJBException;
 import org.eclipse.microprofile.config.ConfigProvider;

@@ -2,7 +2,7 @@ package dev.gate.web.security;
 
 import dev.gate.api.GatePausedException;
 import dev.gate.app.Accounts;
-import dev.gate.account.Account;
+import dev.gate.app.Account;
 import jakarta.ejb.EJB;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.Initialized;

@@ -1,6 +1,6 @@
 package dev.gate.web.security;
 
-import dev.gate.account.Account;
+import dev.gate.app.Account;
 import dev.gate.app.Accounts;
 import org.junit.jupiter.api.Test;
 

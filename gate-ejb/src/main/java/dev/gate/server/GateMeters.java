@@ -1,4 +1,6 @@
-package dev.gate.ejb;
+package dev.gate.server;
+
+import dev.gate.domain.Tables;
 
 import dev.gate.rules.LimitKey;
 import dev.gate.api.CallClass;
@@ -7,9 +9,8 @@ import dev.gate.api.LimitStatus;
 import dev.gate.api.RuleUse;
 import dev.gate.engine.Engine;
 import dev.gate.engine.TableUpkeep;
-import dev.gate.store.GateTables;
 import dev.gate.engine.Tally;
-import dev.gate.store.Grant;
+import dev.gate.domain.Grant;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
@@ -160,7 +161,7 @@ final class GateMeters implements Tally {
      * after each; and how long the oldest transaction of the database has held vacuum back (0: none).
      */
     private void tables(Set<String> seen, TableUpkeep.Status t) {
-        for (GateTables.Table table : t.tables().tables()) {
+        for (Tables.Table table : t.tables().tables()) {
             Tags tags = Tags.of("table", table.care().name());
             set(seen, "gate.table.live.rows", tags, table.care().liveRows());
             set(seen, "gate.table.dead.rows", tags, table.care().deadRows());

@@ -1,7 +1,7 @@
-package dev.gate.ejb;
+package dev.gate.server;
 
-import dev.gate.db.Migrations;
-import dev.gate.store.ConnectionSettings;
+import dev.gate.engine.SchemaUpdate;
+
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
 import jakarta.ejb.Singleton;
@@ -10,7 +10,6 @@ import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 
 import javax.sql.DataSource;
-import java.sql.Connection;
 import java.util.logging.Logger;
 
 /**
@@ -30,9 +29,8 @@ public class Schema {
 
     @PostConstruct
     void migrate() {
-        try (Connection c = dataSource.getConnection()) {
-            ConnectionSettings.lift(c); // a pooled connection may carry the gate's short timeouts (a redeployment)
-            int applied = Migrations.apply(c);
+        try {
+            int applied = SchemaUpdate.apply(dataSource);
             LOG.info(() -> applied == 0 ? "gate schema is up to date"
                     : "gate schema updated: " + applied + " change sets applied");
         } catch (Exception e) {

@@ -1,6 +1,5 @@
-package dev.gate.store;
+package dev.gate.domain;
 
-import dev.gate.account.Account;
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
 import jakarta.persistence.Id;
@@ -11,10 +10,11 @@ import jakarta.persistence.Table;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
+import java.util.Set;
 
 /**
  * An HTTP account row, for plain persistence (JPA): looked up by name, created, changed, deleted. Creating the
- * development accounts at start-up, where two servers may race, stays explicit SQL ({@link AccountTable}).
+ * development accounts at start-up, where two servers may race, stays explicit SQL ({@code dev.gate.store.AccountTable}).
  */
 @Entity
 @Table(name = "gate_account")
@@ -40,18 +40,26 @@ public class AccountEntity {
         // for JPA
     }
 
-    public AccountEntity(Account account) {
-        this.name = account.name();
-        change(account);
+    public AccountEntity(String name, String passwordHash, Set<String> roles) {
+        this.name = name;
+        change(passwordHash, roles);
     }
 
-    public void change(Account account) {
-        this.passwordHash = account.passwordHash();
-        this.roles = String.join(",", account.roles());
+    public void change(String passwordHash, Set<String> roles) {
+        this.passwordHash = passwordHash;
+        this.roles = String.join(",", roles);
     }
 
-    public Account account() {
-        return new Account(name, passwordHash, new LinkedHashSet<>(Arrays.asList(roles.split(","))));
+    public String name() {
+        return name;
+    }
+
+    public String passwordHash() {
+        return passwordHash;
+    }
+
+    public Set<String> roles() {
+        return new LinkedHashSet<>(Arrays.asList(roles.split(",")));
     }
 
     @PrePersist

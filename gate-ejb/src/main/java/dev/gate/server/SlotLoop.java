@@ -1,4 +1,4 @@
-package dev.gate.ejb;
+package dev.gate.server;
 
 import dev.gate.api.GateException;
 import dev.gate.engine.Engine;

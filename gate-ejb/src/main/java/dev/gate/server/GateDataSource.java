@@ -1,4 +1,4 @@
-package dev.gate.ejb;
+package dev.gate.server;
 
 /** The datasources the provisioned server defines (gate-ear/src/main/wildfly/gate.cli). */
 public final class GateDataSource {

@@ -1,4 +1,4 @@
-package dev.gate.account;
+package dev.gate.app;
 
 import java.io.Serializable;
 import java.util.Set;

@@ -1,4 +1,4 @@
-package dev.gate.store;
+package dev.gate.domain;
 
 import dev.gate.api.CallClass;
 

@@ -1,0 +1,42 @@
+package dev.gate.engine;
+
+import dev.gate.api.LimitStatus;
+import dev.gate.api.RuleUse;
+import dev.gate.domain.Limit;
+import dev.gate.domain.Slot;
+import dev.gate.rules.AdaptiveRate;
+import dev.gate.store.LimitFigures;
+
+import java.time.Duration;
+
+/** A limit's figures as the store read them, told as the status the API and the status page show. */
+final class LimitStatuses {
+
+    private LimitStatuses() {
+    }
+
+    static LimitStatus of(LimitFigures f) {
+        Limit l = f.limit();
+        Slot slot = f.slot();
+        var options = l.options();
+        var size = options.size();
+        LimitFigures.Recent r = f.recent();
+        return new LimitStatus(l.name(), l.calls(), l.windowMs(), f.usedInWindow(), slot.nextSlotAt(),
+                slot.pausedUntil(f.now()), f.savedSends(), f.waiting(), f.oldestWaitMs(), slot.coolDownStep(), f.now(),
+                new LimitStatus.Recent(r.sendsPerTenSeconds(), r.expiredLastHour(), r.abandonedLastHour(),
+                        r.agedLastHour()),
+                options.minInterval().toMillis(),
+                options.coolDown().steps().stream().map(Duration::toMillis).toList(),
+                f.moreRules().stream().map(u -> new RuleUse(u.calls(), u.windowMs(), u.usedInWindow())).toList(),
+                slot.slowedAt(), slot.slowedBy(), slot.slowedProgram(), slot.slowedCall(),
+                options.coolDown().longestAsk().toMillis(),
+                l.starvingAfter() == null ? null : l.starvingAfter().toMillis(),
+                options.aging() == null ? null : options.aging().after().toMillis(),
+                options.aging() == null ? null : options.aging().upTo(), options.fairPrograms(), options.burst(),
+                options.adaptive() ? new AdaptiveRate(l.calls(), Duration.ofMillis(l.windowMs()))
+                        .effective(slot.adaptiveCalls(), slot.adaptiveCutAt(), f.now()) : null,
+                options.keyed() ? f.openKeys() : null, options.parent(),
+                new LimitStatus.LineBounds(size.maxWaiting(), size.maxWaitingPerProgram(), size.maxKeys(),
+                        f.refusedFull(), f.lastFullAt()));
+    }
+}
