@@ -1,7 +1,7 @@
 package dev.gate.app;
 
 import dev.gate.api.CallClass;
-import dev.gate.rules.CallState;
+import dev.gate.api.CallState;
 
 import java.time.Instant;
 

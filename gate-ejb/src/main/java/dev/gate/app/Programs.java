@@ -7,7 +7,7 @@ import dev.gate.api.GateException;
 import dev.gate.api.Permit;
 import dev.gate.server.SlotLoop;
 import dev.gate.engine.ProgramCalls;
-import dev.gate.rules.CallState;
+import dev.gate.api.CallState;
 import dev.gate.domain.CallRow;
 import dev.gate.domain.Estimate;
 import jakarta.ejb.ConcurrencyManagement;
@@ -157,7 +157,7 @@ public class Programs {
 
     private CallView view(CallRow c) {
         Optional<Estimate> estimate = Optional.empty();
-        if (c.state() == dev.gate.rules.CallState.WAITING) {
+        if (c.state() == dev.gate.api.CallState.WAITING) {
             try {
                 estimate = calls().estimate(c.id());
             } catch (GateException e) {

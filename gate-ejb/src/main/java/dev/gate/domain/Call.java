@@ -1,7 +1,7 @@
 package dev.gate.domain;
 
 import dev.gate.api.CallClass;
-import dev.gate.rules.CallState;
+import dev.gate.api.CallState;
 import jakarta.persistence.Column;
 import jakarta.persistence.Convert;
 import jakarta.persistence.Entity;
@@ -22,10 +22,10 @@ import java.time.Instant;
 @NamedQuery(name = Call.VIEW, query = Call.VIEW_SELECT + " WHERE c.id = :id")
 @NamedQuery(name = Call.VIEW_OWNED, query = Call.VIEW_SELECT + " WHERE c.id = :id AND c.owner = :owner")
 @NamedQuery(name = Call.NOT_WAITING, query = Call.VIEW_SELECT
-        + " WHERE c.id IN :ids AND c.state <> dev.gate.rules.CallState.WAITING")
+        + " WHERE c.id IN :ids AND c.state <> dev.gate.api.CallState.WAITING")
 @NamedQuery(name = Call.WAITING_BY_CLASS, query = """
         SELECT c.limitName, c.callClass, count(c), min(c.enqueuedAt) FROM Call c
-        WHERE c.state = dev.gate.rules.CallState.WAITING GROUP BY c.limitName, c.callClass""")
+        WHERE c.state = dev.gate.api.CallState.WAITING GROUP BY c.limitName, c.callClass""")
 public class Call {
 
     // A call as its program and the poll see it: the entity, and how many joined it by its dedupe key.

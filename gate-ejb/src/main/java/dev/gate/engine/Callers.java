@@ -9,7 +9,7 @@ import dev.gate.api.GatePausedException;
 import dev.gate.api.GateTimeoutException;
 import dev.gate.api.Outcome;
 import dev.gate.api.Permit;
-import dev.gate.rules.CallState;
+import dev.gate.api.CallState;
 import dev.gate.store.CallKeys;
 import dev.gate.domain.CallRow;
 import dev.gate.store.Calls;

@@ -10,7 +10,7 @@ import dev.gate.api.GatePausedException;
 import dev.gate.api.LineFullException;
 import dev.gate.api.SubmissionKeyReusedException;
 import dev.gate.api.UnknownLimitException;
-import dev.gate.rules.CallState;
+import dev.gate.api.CallState;
 import dev.gate.rules.LimitKey;
 import dev.gate.rules.LimitName;
 import dev.gate.rules.ProgramName;

@@ -18,7 +18,7 @@ final class LimitStatuses {
     static LimitStatus of(LimitFigures f) {
         Limit l = f.limit();
         Slot slot = f.slot();
-        var options = l.options();
+        var options = f.options();
         var size = options.size();
         LimitFigures.Recent r = f.recent();
         return new LimitStatus(l.name(), l.calls(), l.windowMs(), f.usedInWindow(), slot.nextSlotAt(),

@@ -8,7 +8,7 @@ import dev.gate.domain.CallRow;
 
 import dev.gate.api.CallClass;
 import dev.gate.domain.Call;
-import dev.gate.rules.CallState;
+import dev.gate.api.CallState;
 import dev.gate.rules.LineSize;
 import jakarta.persistence.TypedQuery;
 

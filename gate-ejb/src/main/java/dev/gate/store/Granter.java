@@ -8,7 +8,7 @@ import dev.gate.api.CallClass;
 import dev.gate.rules.AdaptiveRate;
 import dev.gate.rules.Aging;
 import dev.gate.rules.Beat;
-import dev.gate.rules.CallState;
+import dev.gate.api.CallState;
 import dev.gate.rules.DueRun;
 import dev.gate.rules.LimitRules;
 import dev.gate.rules.Pace;

@@ -3,17 +3,19 @@ package dev.gate.store;
 import dev.gate.api.CallClass;
 import dev.gate.domain.Limit;
 import dev.gate.domain.Slot;
+import dev.gate.rules.LimitOptions;
 
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 
 /**
- * One limit as the store reads it in one go, on the database's clock ({@code now}): its declaration and slot, the
- * sends in its window, its saved sends, who waits in each class and for how long, its recent history, its more
- * rules' use, its open keys and its line's refusals. The engine turns it into the status the operators read.
+ * One limit as the store reads it in one go, on the database's clock ({@code now}): its declaration (its options
+ * read inside the read: its rules are a lazy collection) and slot, the sends in its window, its saved sends, who
+ * waits in each class and for how long, its recent history, its more rules' use, its open keys and its line's
+ * refusals. The engine turns it into the status the operators read.
  */
-public record LimitFigures(Limit limit, Slot slot, Instant now, long usedInWindow, long savedSends,
+public record LimitFigures(Limit limit, LimitOptions options, Slot slot, Instant now, long usedInWindow, long savedSends,
                            Map<CallClass, Long> waiting, Map<CallClass, Long> oldestWaitMs, Recent recent,
                            List<Rule> moreRules, long openKeys, long refusedFull, Instant lastFullAt) {
 

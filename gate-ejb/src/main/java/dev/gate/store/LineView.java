@@ -32,7 +32,7 @@ public final class LineView {
     // compared the name (a collated string) for each of 100,000 waiting rows and took twice as long.
     private static final String WAITING_IN_LIMIT = """
             SELECT c.callClass, count(c), min(c.enqueuedAt) FROM Call c
-            WHERE c.limitName = :limit AND c.state = dev.gate.rules.CallState.WAITING
+            WHERE c.limitName = :limit AND c.state = dev.gate.api.CallState.WAITING
             GROUP BY c.callClass""";
 
     // Every limit's sends in its current window, in one statement (one index range per limit), not one query per
@@ -283,7 +283,7 @@ public final class LineView {
                 continue; // removed since the limits were read (each statement sees the latest commits)
             }
             Full full = fulls.get(l.name());
-            out.add(new LimitFigures(l, slot, now, used.getOrDefault(l.name(), 0L), saved.getOrDefault(l.name(), 0L),
+            out.add(new LimitFigures(l, l.options(), slot, now, used.getOrDefault(l.name(), 0L), saved.getOrDefault(l.name(), 0L),
                     waiting.count().getOrDefault(l.name(), Map.of()),
                     waiting.oldestMs().getOrDefault(l.name(), Map.of()),
                     recent.getOrDefault(l.name(), LimitFigures.Recent.NONE), rules.getOrDefault(l.name(), List.of()),

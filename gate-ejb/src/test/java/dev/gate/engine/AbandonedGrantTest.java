@@ -3,7 +3,7 @@ package dev.gate.engine;
 import dev.gate.api.CallClass;
 import dev.gate.api.CallOptions;
 import dev.gate.api.Permit;
-import dev.gate.rules.CallState;
+import dev.gate.api.CallState;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;

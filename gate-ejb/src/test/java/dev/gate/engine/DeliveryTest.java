@@ -1,7 +1,7 @@
 package dev.gate.engine;
 
 import dev.gate.api.CallClass;
-import dev.gate.rules.CallState;
+import dev.gate.api.CallState;
 import dev.gate.domain.CallRow;
 import dev.gate.domain.Grant;
 import dev.gate.store.GrantPass;

@@ -280,7 +280,7 @@ class KeyedLimitsTest extends OnOneCopy {
                         var call = gate.programs().submit("p", "tenant-api", CallClass.SCHEDULED,
                                 CallOptions.NONE.withLimitKey(prefix + k), null).call();
                         long id = call.id();
-                        if (call.state() != dev.gate.rules.CallState.GRANTED) { // a new key's slot is due: at once
+                        if (call.state() != dev.gate.api.CallState.GRANTED) { // a new key's slot is due: at once
                             GateCopies.await("granted", Duration.ofSeconds(10),
                                     () -> copies.state(id).equals("GRANTED"));
                         }

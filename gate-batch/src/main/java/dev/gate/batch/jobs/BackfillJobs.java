@@ -1,5 +1,13 @@
 package dev.gate.batch.jobs;
 
+import dev.gate.app.Backfills;
+
+import dev.gate.app.JobRefusedException;
+
+import dev.gate.app.Progress;
+
+import dev.gate.app.JobView;
+
 import jakarta.annotation.Resource;
 import jakarta.batch.operations.JobExecutionAlreadyCompleteException;
 import jakarta.batch.operations.JobExecutionIsRunningException;
@@ -12,7 +20,7 @@ import jakarta.batch.operations.NoSuchJobExecutionException;
 import jakarta.batch.runtime.BatchRuntime;
 import jakarta.batch.runtime.JobExecution;
 import jakarta.batch.runtime.JobInstance;
-import jakarta.ejb.LocalBean;
+import jakarta.ejb.Local;
 import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
@@ -30,6 +38,7 @@ import java.util.Date;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.Properties;
 import java.util.TreeMap;
 import java.util.logging.Logger;
@@ -40,11 +49,9 @@ import java.util.logging.Logger;
  * JBeret's JDBC job repository, in the gate's database.
  */
 @Stateless
-@LocalBean
+@Local(Backfills.class)
 @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
-public class BackfillJobs {
-
-    public static final String JOB = "backfill-history";
+public class BackfillJobs implements Backfills {
 
     /** Jobs listed, newest first. */
     static final int LISTED = 50;
@@ -58,6 +65,12 @@ public class BackfillJobs {
     @Resource(lookup = "java:jboss/datasources/GateDS")
     DataSource database;
 
+    @Override
+    public Set<String> parameterNames() {
+        return BackfillRequest.NAMES;
+    }
+
+    @Override
     public JobView start(Map<String, String> parameters, String actor) throws JobRefusedException {
         BackfillRequest request;
         try {
@@ -72,6 +85,7 @@ public class BackfillJobs {
     }
 
     /** Asks the execution to stop; it ends STOPPED after the chunk in hand is written. */
+    @Override
     public JobView stop(long executionId, String actor) throws JobRefusedException {
         try {
             operator().stop(executionId);
@@ -86,6 +100,7 @@ public class BackfillJobs {
     }
 
     /** A new execution of the same job instance, from its last checkpoint, with the same parameters. */
+    @Override
     public JobView restart(long executionId, String actor) throws JobRefusedException {
         long id;
         try {
@@ -107,6 +122,7 @@ public class BackfillJobs {
         return view(id);
     }
 
+    @Override
     public Optional<JobView> one(long executionId) {
         try {
             return Optional.of(view(executionId));
@@ -116,6 +132,7 @@ public class BackfillJobs {
     }
 
     /** Each job instance's latest execution, newest first. */
+    @Override
     public List<JobView> list() {
         JobOperator operator = operator();
         List<JobInstance> instances;

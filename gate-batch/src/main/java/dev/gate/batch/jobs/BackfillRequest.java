@@ -2,7 +2,7 @@ package dev.gate.batch.jobs;
 
 import dev.gate.batch.GateProperties;
 import dev.gate.batch.history.HistoryRange;
-import dev.gate.rules.LimitName;
+import dev.gate.app.Names;
 
 import java.net.URI;
 import java.util.Map;
@@ -27,7 +27,7 @@ public record BackfillRequest(Properties parameters, int items) {
             throw new IllegalArgumentException("unknown parameters " + unknown + "; known: " + new TreeSet<>(NAMES));
         }
         String limit = given.get("limit");
-        if (limit == null || !LimitName.isValid(limit)) {
+        if (limit == null || !Names.isValid(limit)) {
             throw new IllegalArgumentException("limit is required: a limit's name, was '" + limit + "'");
         }
         HistoryRange range = HistoryRange.parse(given.get("symbols"), given.get("from"), given.get("to"));

@@ -1,5 +1,7 @@
 package dev.gate.batch.jobs;
 
+import dev.gate.app.Progress;
+
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;

@@ -2,7 +2,7 @@ package dev.gate.web.api;
 
 import dev.gate.api.GateException;
 import dev.gate.app.Accounts;
-import dev.gate.rules.LimitName;
+import dev.gate.app.Names;
 import dev.gate.app.Account;
 import dev.gate.web.security.AccountStore;
 import dev.gate.web.security.Passwords;
@@ -51,7 +51,7 @@ public class AccountsResource {
     @Operation(summary = "Create (201) or replace (204) an account: {password, roles} (operator)")
     @PUT
     public Response put(@PathParam("name") String name, InputStream body) throws GateException {
-        if (!LimitName.isValid(name)) {
+        if (!Names.isValid(name)) {
             throw ProblemException.badRequest("name", "must be 1-64 of [A-Za-z0-9._-], was '" + name + "'");
         }
         JsonObject fields = Bodies.object(body, FIELDS);

@@ -1,5 +1,7 @@
 package dev.gate.web.api;
 
+import dev.gate.web.problem.Problem;
+
 import jakarta.json.JsonArray;
 import jakarta.json.JsonException;
 import jakarta.json.JsonNumber;

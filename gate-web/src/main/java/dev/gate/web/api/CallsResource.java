@@ -1,5 +1,7 @@
 package dev.gate.web.api;
 
+import dev.gate.web.problem.Problem;
+
 import dev.gate.api.GateException;
 import dev.gate.app.CallView;
 import dev.gate.app.Programs;

@@ -1,10 +1,9 @@
 package dev.gate.web.api;
 
-import dev.gate.batch.jobs.BackfillJobs;
-import dev.gate.batch.jobs.BackfillRequest;
-import dev.gate.batch.jobs.JobRefusedException;
-import dev.gate.batch.jobs.JobView;
-import dev.gate.batch.jobs.Progress;
+import dev.gate.app.Backfills;
+import dev.gate.app.JobRefusedException;
+import dev.gate.app.JobView;
+import dev.gate.app.Progress;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ejb.EJB;
 import jakarta.enterprise.context.RequestScoped;
@@ -38,7 +37,7 @@ import java.util.Map;
 public class JobsResource {
 
     @EJB
-    BackfillJobs jobs;
+    Backfills jobs;
 
     @Context
     SecurityContext security;
@@ -64,10 +63,10 @@ public class JobsResource {
 
     @Operation(summary = "Start backfill-history (operator): body {limit, symbols, from, to, vendorUrl[, class, checkpointEvery, maxWait, retries]}; 201")
     @POST
-    @Path(BackfillJobs.JOB)
+    @Path(Backfills.JOB)
     @RolesAllowed("operator")
     public Response start(InputStream body) throws JobRefusedException {
-        JsonObject fields = Bodies.object(body, BackfillRequest.NAMES);
+        JsonObject fields = Bodies.object(body, jobs.parameterNames());
         Map<String, String> parameters = new LinkedHashMap<>();
         for (Map.Entry<String, JsonValue> e : fields.entrySet()) {
             parameters.put(e.getKey(), text(e.getKey(), e.getValue()));

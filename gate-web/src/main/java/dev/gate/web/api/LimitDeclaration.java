@@ -2,7 +2,7 @@ package dev.gate.web.api;
 
 import dev.gate.api.CallClass;
 import dev.gate.api.LimitSpec;
-import dev.gate.rules.LineSize;
+import dev.gate.app.LineDefaults;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
 
@@ -90,13 +90,13 @@ public final class LimitDeclaration {
             throw ProblemException.badRequest("burst", "must be at most calls (" + spec.calls() + "), was " + burst);
         }
         spec = spec.withBurst(burst);
-        int maxWaiting = Bodies.integer(fields, "maxWaiting", 1, 1_000_000, LineSize.DEFAULT_MAX_WAITING);
+        int maxWaiting = Bodies.integer(fields, "maxWaiting", 1, 1_000_000, LineDefaults.MAX_WAITING);
         Integer perProgram = null;
         if (fields.containsKey("maxWaitingPerProgram") && !fields.isNull("maxWaitingPerProgram")) {
             perProgram = Bodies.integer(fields, "maxWaitingPerProgram", 1, maxWaiting, null);
         }
         spec = spec.withMaxWaiting(maxWaiting, perProgram)
-                .withMaxKeys(Bodies.integer(fields, "maxKeys", 1, 10_000_000, LineSize.DEFAULT_MAX_KEYS));
+                .withMaxKeys(Bodies.integer(fields, "maxKeys", 1, 10_000_000, LineDefaults.MAX_KEYS));
         if (fields.containsKey("receiptMarginMs") && !fields.isNull("receiptMarginMs")) {
             spec = spec.withReceiptMargin(Duration.ofMillis(Bodies.integer(fields, "receiptMarginMs", 0, 60_000, 0)));
         }

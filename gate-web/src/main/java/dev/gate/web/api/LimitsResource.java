@@ -1,5 +1,7 @@
 package dev.gate.web.api;
 
+import dev.gate.web.problem.Problem;
+
 import dev.gate.app.CallView;
 import dev.gate.app.LimitAdmin;
 import dev.gate.app.Operations;

@@ -1,5 +1,7 @@
 package dev.gate.web.api;
 
+import dev.gate.web.problem.Problem;
+
 /** Thrown by the resources for a request the gate refuses; mapped to its problem. */
 public class ProblemException extends RuntimeException {
 

@@ -1,6 +1,8 @@
 package dev.gate.web.api;
 
-import dev.gate.batch.jobs.JobRefusedException;
+import dev.gate.web.problem.Problem;
+
+import dev.gate.app.JobRefusedException;
 import dev.gate.api.DeadlineException;
 import dev.gate.api.GateBusyException;
 import dev.gate.api.GateException;

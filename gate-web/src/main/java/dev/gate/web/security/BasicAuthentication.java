@@ -1,6 +1,6 @@
 package dev.gate.web.security;
 
-import dev.gate.web.api.Problem;
+import dev.gate.web.problem.Problem;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.security.enterprise.AuthenticationStatus;

@@ -1,7 +1,7 @@
 package dev.gate.web.status;
 
-import dev.gate.batch.jobs.BackfillJobs;
-import dev.gate.batch.jobs.JobRefusedException;
+import dev.gate.app.Backfills;
+import dev.gate.app.JobRefusedException;
 import jakarta.ejb.EJB;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.faces.application.FacesMessage;
@@ -14,14 +14,14 @@ import java.util.Map;
 
 /**
  * An operator's buttons for the backfill jobs on the status page: start one, stop a running one, restart a stopped
- * or failed one from its last checkpoint. The same use cases as the HTTP API ({@link BackfillJobs}).
+ * or failed one from its last checkpoint. The same use cases as the HTTP API ({@link Backfills}).
  */
 @Named
 @RequestScoped
 public class JobActions {
 
     @EJB
-    BackfillJobs jobs;
+    Backfills jobs;
 
     @Inject
     FacesContext faces;

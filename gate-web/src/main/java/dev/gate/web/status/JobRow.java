@@ -1,7 +1,7 @@
 package dev.gate.web.status;
 
-import dev.gate.batch.jobs.JobView;
-import dev.gate.batch.jobs.Progress;
+import dev.gate.app.JobView;
+import dev.gate.app.Progress;
 
 import java.io.Serializable;
 import java.util.Locale;

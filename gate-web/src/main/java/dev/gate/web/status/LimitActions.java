@@ -4,7 +4,7 @@ import dev.gate.app.LimitAdmin;
 import dev.gate.app.Operations;
 import dev.gate.api.GateException;
 import dev.gate.api.LimitSpec;
-import dev.gate.rules.LimitName;
+import dev.gate.app.Names;
 import dev.gate.web.api.LimitDeclaration;
 import dev.gate.web.api.ProblemException;
 import jakarta.ejb.EJB;
@@ -172,7 +172,7 @@ public class LimitActions {
      */
     private String limit() {
         String limit = faces.getExternalContext().getRequestParameterMap().get("limit");
-        if (!LimitName.isValid(limit)) {
+        if (!Names.isValid(limit)) {
             faces.addMessage(null, new FacesMessage(FacesMessage.SEVERITY_ERROR, "The form names no limit.", null));
             return null;
         }

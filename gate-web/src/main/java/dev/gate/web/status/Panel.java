@@ -3,7 +3,7 @@ package dev.gate.web.status;
 import dev.gate.api.CallClass;
 import dev.gate.api.LimitStatus;
 import dev.gate.api.RuleUse;
-import dev.gate.rules.LineSize;
+import dev.gate.app.LineDefaults;
 
 import java.io.Serializable;
 import java.time.Duration;
@@ -152,13 +152,13 @@ public final class Panel implements Serializable {
             j.append(", \"adaptive\": true");
         }
         LimitStatus.LineBounds line = limit.getLine();
-        if (line.getMaxWaiting() != LineSize.DEFAULT_MAX_WAITING) {
+        if (line.getMaxWaiting() != LineDefaults.MAX_WAITING) {
             j.append(", \"maxWaiting\": ").append(line.getMaxWaiting());
         }
         if (line.getMaxWaitingPerProgram() != null) {
             j.append(", \"maxWaitingPerProgram\": ").append(line.getMaxWaitingPerProgram());
         }
-        if (line.getMaxKeys() != LineSize.DEFAULT_MAX_KEYS) {
+        if (line.getMaxKeys() != LineDefaults.MAX_KEYS) {
             j.append(", \"maxKeys\": ").append(line.getMaxKeys());
         }
         return j.append('}').toString();

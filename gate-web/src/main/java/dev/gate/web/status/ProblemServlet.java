@@ -1,6 +1,6 @@
 package dev.gate.web.status;
 
-import dev.gate.web.api.Problem;
+import dev.gate.web.problem.Problem;
 import jakarta.servlet.RequestDispatcher;
 import jakarta.servlet.annotation.WebServlet;
 import jakarta.servlet.http.HttpServlet;

@@ -2,16 +2,15 @@ package dev.gate.web.status;
 
 import dev.gate.app.LimitAdmin;
 import dev.gate.app.Operations;
-import dev.gate.batch.jobs.BackfillJobs;
+import dev.gate.app.Backfills;
 import dev.gate.api.GateException;
 import dev.gate.api.GatePausedException;
 import dev.gate.api.LimitStatus;
 import dev.gate.api.OperatorAction;
-import dev.gate.rules.Span;
+import dev.gate.app.LineDefaults;
 import jakarta.ejb.EJB;
 import jakarta.faces.view.ViewScoped;
 import jakarta.inject.Named;
-import org.eclipse.microprofile.config.ConfigProvider;
 
 import java.io.Serializable;
 import java.time.Duration;
@@ -29,8 +28,7 @@ public class StatusPage implements Serializable {
     private static final long serialVersionUID = 1L;
 
     /** A class whose oldest call has waited this long is marked as starving (gate.starving-after, e.g. 10m). */
-    static final Duration STARVING_AFTER = ConfigProvider.getConfig()
-            .getOptionalValue("gate.starving-after", String.class).map(Span::parse).orElse(Duration.ofMinutes(10));
+    static final Duration STARVING_AFTER = LineDefaults.starvingAfter();
 
     @EJB
     LimitAdmin admin;
@@ -39,7 +37,7 @@ public class StatusPage implements Serializable {
     Operations operations;
 
     @EJB
-    BackfillJobs backfills;
+    Backfills backfills;
 
     private List<Panel> panels = List.of();
     private List<OperatorAction> actions = List.of();

@@ -1,4 +1,4 @@
-package dev.gate.batch.jobs;
+package dev.gate.app;
 
 import java.io.Serializable;
 import java.time.Instant;

@@ -1,12 +1,16 @@
-package dev.gate.web.api;
+package dev.gate.web.problem;
 
 import jakarta.json.JsonObject;
+import jakarta.json.spi.JsonProvider;
 import jakarta.ws.rs.core.Response;
 
 /** An RFC 9457 problem: every error the API answers is one, as {@code application/problem+json}. */
 public record Problem(String type, String title, int status, String detail) {
 
     public static final String MEDIA_TYPE = "application/problem+json";
+
+    // Looked up once: Json.createXxx looks the provider up on every call (see web.api's JsonBuilders)
+    private static final JsonProvider JSON = JsonProvider.provider();
 
     /** A problem decided before any resource ran (authentication), for the container's error page to write. */
     public static final String REQUEST_ATTRIBUTE = "dev.gate.problem";
@@ -15,7 +19,7 @@ public record Problem(String type, String title, int status, String detail) {
     public static final String RETRY_AFTER_ATTRIBUTE = "dev.gate.problem.retryAfter";
 
     public JsonObject json() {
-        return JsonBuilders.object().add("type", type).add("title", title).add("status", status)
+        return JSON.createObjectBuilder().add("type", type).add("title", title).add("status", status)
                 .add("detail", detail == null ? "" : detail).build();
     }
 

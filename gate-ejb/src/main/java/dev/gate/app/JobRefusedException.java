@@ -1,4 +1,4 @@
-package dev.gate.batch.jobs;
+package dev.gate.app;
 
 /** An operator's request on a job the gate cannot do; {@link #kind()} says why. Nothing was changed. */
 public class JobRefusedException extends Exception {

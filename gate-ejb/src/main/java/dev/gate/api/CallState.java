@@ -1,4 +1,4 @@
-package dev.gate.rules;
+package dev.gate.api;
 
 /**
  * Where a call is in its life. Only WAITING calls are in the line; only GRANTED ones may be sent. ABANDONED: granted,

@@ -1,4 +1,4 @@
-package dev.gate.batch.jobs;
+package dev.gate.app;
 
 import java.time.Duration;
 
@@ -8,7 +8,7 @@ import java.time.Duration;
  */
 public record Progress(long done, long total, double perMinute, Duration left) implements java.io.Serializable {
 
-    static final Duration RATE_WINDOW = Duration.ofMinutes(1);
+    public static final Duration RATE_WINDOW = Duration.ofMinutes(1);
 
     /** @param doneInWindow items done within the rate window; @param running how long this execution has run */
     public static Progress of(long done, long total, long doneInWindow, Duration running) {
