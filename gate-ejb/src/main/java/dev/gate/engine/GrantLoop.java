@@ -13,6 +13,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -30,11 +31,10 @@ final class GrantLoop {
     static final Duration BUSY_RETRY = Duration.ofMillis(10);
 
     /**
-     * How early the loop wakes for a slot: it locks the limit and reads its sends before the slot, and the grant
-     * transaction waits (holding the lock) until the slot is due by the database's clock, so the send goes out on
-     * time. Without it, the timer's wake and the lock's round trip came after the slot: 4-6 ms late at the median, and
-     * on a busy 2-core box 13 ms at p90 and 57 ms at p99 (demo, 20 a second). Nothing the lock holds back could go
-     * before the slot anyway, except a cool-down's start, which waits at most this long.
+     * How early the loop wakes for a slot: the timer's wake may come late on a busy box, so the loop wakes this much
+     * early and waits the rest itself (holding no lock: the limit's row stays free for other instances and for
+     * callers' tries meanwhile), then takes the lock and grants. Without it, the timer's wake came after the slot:
+     * on a busy 2-core box 13 ms at p90 and 57 ms at p99 (demo, 20 a second).
      */
     static final Duration LEAD = Duration.ofMillis(20);
 
@@ -107,8 +107,13 @@ final class GrantLoop {
                     until = held;
                 }
                 // a limit whose beat or cool-down is more than the lead ahead cannot send: no transaction for it
-                Duration due = until.compareTo(LEAD) <= 0
-                        ? grant(limit.limit(), sleep, parents, parentHeld) : early(until);
+                Duration due;
+                if (until.compareTo(LEAD) <= 0) {
+                    SlotWait.until(until); // by the database's clock as the read mapped it: never early
+                    due = grant(limit.limit(), sleep, parents, parentHeld);
+                } else {
+                    due = early(until);
+                }
                 if (due.compareTo(sleep) < 0) {
                     sleep = due;
                 }
@@ -135,26 +140,45 @@ final class GrantLoop {
 
     /**
      * One limit's grant transaction; answers how soon the limit wants the loop again. A key its parent held back
-     * notes the parent (for the next passes) and how long the parent's slot is taken (for the rest of this one).
+     * notes the parent (for the next passes) and how long the parent's slot is taken (for the rest of this one); if
+     * the parent's slot comes within the lead, the key waits for it here (no lock held) and tries once more, as the
+     * parent's own line does: the parent's own pass, woken early, would otherwise take every slot first.
      */
     private Duration grant(String limit, Duration idle, Map<String, String> parents, Map<String, Duration> parentHeld)
             throws StoreUnavailable {
-        try (Delivery.Pending pending = delivery.pending()) {
-            GrantPass p = granter.grantDue(limit, LEAD, pending::hold);
-            delivery.granted(p);
-            // after a grant the next slot came from the beat moving on: wake early for it. A pass that granted
-            // nothing was held back by what the lead does not wait for (a parent, a cap past the lead): wake when due
-            Duration due = p.skipped() ? BUSY_RETRY
-                    : p.dueIn().map(d -> p.grants().isEmpty() ? d : early(d)).orElse(idle);
-            if (p.heldByParent() != null) {
-                parents.put(limit, p.heldByParent());
-                parentHeld.merge(p.heldByParent(), due, (a, b) -> a.compareTo(b) < 0 ? a : b);
+        try {
+            GrantPass p = grantOnce(limit);
+            Optional<Duration> parentDue = p.heldByParent() == null || !p.grants().isEmpty() ? Optional.empty()
+                    : p.dueIn().filter(d -> d.compareTo(LEAD) <= 0);
+            if (parentDue.isPresent()) {
+                SlotWait.until(parentDue.get());
+                p = grantOnce(limit);
+            }
+            // after a grant the next slot came from the beat moving on: wake early for it (the next pass waits the
+            // rest). A pass that granted nothing was held back by what the slot row does not show (a parent, a cap):
+            // wake when due, since the next pass would find its row due and not wait
+            GrantPass pass = p;
+            Duration due = pass.skipped() ? BUSY_RETRY
+                    : pass.dueIn().map(d -> pass.grants().isEmpty() && pass.heldByParent() == null ? d : early(d))
+                    .orElse(idle);
+            if (pass.heldByParent() != null) {
+                parents.put(limit, pass.heldByParent());
+                parentHeld.merge(pass.heldByParent(), due, (a, b) -> a.compareTo(b) < 0 ? a : b);
             }
             return due;
         } catch (StoreBusy e) {
             LOG.fine(() -> "limit " + limit + " busy (" + e.getMessage() + "); looking again in "
                     + BUSY_RETRY.toMillis() + " ms");
             return BUSY_RETRY;
+        }
+    }
+
+    /** The limit's grant transaction, its grants delivered once it committed. */
+    private GrantPass grantOnce(String limit) throws StoreUnavailable {
+        try (Delivery.Pending pending = delivery.pending()) {
+            GrantPass p = granter.grantDue(limit, pending::hold);
+            delivery.granted(p);
+            return p;
         }
     }
 }

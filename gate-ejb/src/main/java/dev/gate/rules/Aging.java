@@ -10,7 +10,7 @@ import java.util.Objects;
  * {@code upTo} when that is higher than its own, keeping its arrival time. Under a flood of a higher class, a backfill
  * call then goes at the first slot after {@code after} (it is older than every call of {@code upTo} that came later);
  * below {@code upTo}'s own traffic nothing changes. Off, the strict order stands: class first, then arrival. The
- * ranking itself is the grant statement's ({@code Granter.GRANT_HEAD_AGING}): it picks among each class's oldest call.
+ * ranking itself is the grant statement's ({@code ChosenHead.AGING}): it picks among each class's oldest call.
  */
 public record Aging(Duration after, CallClass upTo) {
 

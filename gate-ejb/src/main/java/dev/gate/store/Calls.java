@@ -68,7 +68,7 @@ public final class Calls {
             k AS (%s)
             SELECT r.n, j.id, j.enqueued_at, j.lease_expires_at, k.*
             FROM r LEFT JOIN j ON j.id = r.id LEFT JOIN k ON true
-            ORDER BY r.n""".formatted(WAITING_IN_LINE, Granter.LOCK_SLOT);
+            ORDER BY r.n""".formatted(WAITING_IN_LINE, SlotLock.SQL);
 
     // With a dedupe key, a live call of the same limit and key makes this a no-op (the unique index waits for a
     // concurrent submission to commit, so of ten at once exactly one inserts); so does the program's own earlier
@@ -96,7 +96,7 @@ public final class Calls {
 
     // The fast path's join: the insert and the limit's slot lock (with its first probe) in one round trip. Lock order
     // holds: the new row is invisible to every other transaction until commit, and the slot lock never waits.
-    private static final String JOIN_AND_LOCK = "WITH j AS (" + JOIN + "),\nk AS (" + Granter.LOCK_SLOT + ")\n"
+    private static final String JOIN_AND_LOCK = "WITH j AS (" + JOIN + "),\nk AS (" + SlotLock.SQL + ")\n"
             + "SELECT j.*, k.* FROM (SELECT 1) one LEFT JOIN j ON true LEFT JOIN k ON true";
 
     // FOR SHARE: the call cannot finish while it is being joined (a grant may still move it to GRANTED: the lock
@@ -139,7 +139,7 @@ public final class Calls {
     }
 
     /** A new call's row as its insert wrote it; with the slot as its statement locked it, on the fast path. */
-    private record Inserted(long id, Instant enqueuedAt, Instant leaseExpiresAt, Optional<Granter.Locked> slot) {
+    private record Inserted(long id, Instant enqueuedAt, Instant leaseExpiresAt, Optional<SlotLock.Locked> slot) {
     }
 
     /** The line and the rate say the call cannot be granted before its deadline; nothing was joined. */
@@ -295,7 +295,7 @@ public final class Calls {
                 leases[i] = Math.toIntExact(m.lease().toMillis());
             }
             List<Optional<Inserted>> inserted = new ArrayList<>(n);
-            Optional<Granter.Locked> slot = Optional.empty();
+            Optional<SlotLock.Locked> slot = Optional.empty();
             Instant latest = null;
             try (PreparedStatement ps = c.prepareStatement(JOIN_GROUP)) {
                 ps.setArray(1, c.createArrayOf("integer", classes));
@@ -316,7 +316,7 @@ public final class Calls {
                                     Optional.empty())));
                         }
                         if (slot.isEmpty()) {
-                            slot = Granter.locked(rs);
+                            slot = SlotLock.locked(rs);
                         }
                     }
                 }
@@ -503,7 +503,7 @@ public final class Calls {
         Instant deadlineAt;
         Instant enqueuedAt;
         Instant leaseExpiresAt;
-        Optional<Granter.Locked> slot = Optional.empty();
+        Optional<SlotLock.Locked> slot = Optional.empty();
         try (PreparedStatement ps = c.prepareStatement(lockSlot ? JOIN_AND_LOCK : JOIN)) {
             ps.setInt(1, callClass.rank());
             ps.setString(2, program);
@@ -535,7 +535,7 @@ public final class Calls {
                 enqueuedAt = Times.get(rs, "enqueued_at");
                 leaseExpiresAt = Times.get(rs, "lease_expires_at");
                 if (lockSlot) {
-                    slot = Granter.locked(rs).map(l -> l.probedNotBefore(enqueuedAt));
+                    slot = SlotLock.locked(rs).map(l -> l.probedNotBefore(enqueuedAt));
                 }
             }
         }

@@ -61,7 +61,7 @@ public final class Estimates {
                 if (!rs.next()) {
                     return Optional.empty();
                 }
-                LimitRules rules = Granter.rules(rs);
+                LimitRules rules = SlotLock.rules(rs);
                 long ahead = rs.getLong("ahead");
                 Instant now = Times.get(rs, "now");
                 // a key under a parent sends only on a slot of the parent's too: not before the parent's next one,

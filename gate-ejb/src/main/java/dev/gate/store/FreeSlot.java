@@ -280,7 +280,7 @@ public final class FreeSlot {
         if (prior) { // sent again: answered as it is, nothing taken
             return take(c, limit, parent, callClass, program, owner, lease, key);
         }
-        Granter.ParentSlot.Claim claim = Granter.ParentSlot.claim(c, parent, callClass, PARENT_BUSY);
+        ParentSlot.Claim claim = ParentSlot.claim(c, parent, callClass, PARENT_BUSY);
         if (claim.slot() == null) {
             return Optional.of(new Result(Optional.empty(), claim.notNow(), false, null, null, false));
         }

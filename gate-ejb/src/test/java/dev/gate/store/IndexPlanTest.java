@@ -65,7 +65,7 @@ class IndexPlanTest {
     void theRunsHeadsComeFromThePartialLineIndex() throws SQLException {
         OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
         long us = now.toInstant().toEpochMilli() * 1_000;
-        String plan = explain(Granter.GRANT_RUN, "vendor-7", now, now, now, 1, now,
+        String plan = explain(GrantRun.SQL, "vendor-7", now, now, now, 1, now,
                 c.createArrayOf("bigint", new Long[] {us}), c.createArrayOf("bigint", new Long[] {us + 100_000}),
                 c.createArrayOf("bigint", new Long[] {null}), c.createArrayOf("boolean", new Boolean[] {false}),
                 4401L, 4401L, "vendor-7", "vendor-7");
@@ -78,7 +78,7 @@ class IndexPlanTest {
     @Test
     void withTheStarvationGuardEachClassHeadIsOneLookupInTheLineIndex() throws SQLException {
         OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
-        String plan = explain(Granter.GRANT_HEAD_AGING, now, 60_000L, 0, 0, "vendor-7", now, now, now, now, 4401L,
+        String plan = explain(ChosenHead.AGING, now, 60_000L, 0, 0, "vendor-7", now, now, now, now, 4401L,
                 now, -300_000L, 4401L, "vendor-7");
         assertTrue(plan.contains("gate_call_line"), plan);
         assertFalse(plan.contains("Seq Scan on gate_call"), "five index lookups, whatever the line's length: " + plan);
@@ -87,7 +87,7 @@ class IndexPlanTest {
     @Test
     void withProgramsTakingTurnsEachProgramIsOneLookupInTheProgramIndex() throws SQLException {
         OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
-        String plan = explain(Granter.GRANT_HEAD_FAIR, "vendor-7", now, now, now, "vendor-7", "vendor-7", "vendor-7",
+        String plan = explain(ChosenHead.FAIR, "vendor-7", now, now, now, "vendor-7", "vendor-7", "vendor-7",
                 now, now, now, "vendor-7", now, 4401L, now, -300_000L, 4401L, "vendor-7");
         assertTrue(plan.contains("gate_call_program_line"), plan);
         assertFalse(plan.contains("Seq Scan on gate_call"), "lookups per program, whatever the line's length: " + plan);
@@ -96,7 +96,7 @@ class IndexPlanTest {
     @Test
     void theWindowProbeIsAPointLookupBySendNumber() throws SQLException {
         // one rule besides the last send: the 600th most recent send, if it lies inside the 60 s window
-        String plan = explain(Granter.probeSql(1), "vendor-7", 5000L, "vendor-7", 4401L);
+        String plan = explain(SendProbe.sql(1), "vendor-7", 5000L, "vendor-7", 4401L);
         assertTrue(plan.contains("gate_send_seq"), plan);
         assertFalse(plan.contains("Seq Scan"), plan);
     }
@@ -116,7 +116,7 @@ class IndexPlanTest {
 
     @Test
     void theSlotLockReadsItsProbeBySendNumber() throws SQLException {
-        String plan = explain(Granter.LOCK_SLOT, "vendor-7");
+        String plan = explain(SlotLock.SQL, "vendor-7");
         assertTrue(plan.contains("gate_send_seq"), plan);
         assertFalse(plan.contains("Seq Scan on gate_send"), plan);
     }

@@ -35,7 +35,7 @@ class SlotLockTest {
         try (Connection granter = db.connect(); Connection locker = db.connect()) {
             // with nothing in flight, the lock's own probe is complete and is used
             locker.setAutoCommit(false);
-            Granter.Locked quiet = lock(locker, Granter.LOCK_SLOT);
+            SlotLock.Locked quiet = lock(locker, SlotLock.SQL);
             assertEquals(1, quiet.seq());
             assertNotNull(quiet.probe(), "a complete probe is used");
             assertTrue(quiet.probe().lastSent().isPresent());
@@ -48,9 +48,9 @@ class SlotLockTest {
                 s.execute("INSERT INTO gate_send (limit_name, call_id, sent_at, seq) VALUES ('v', 2, now(), 2)");
                 s.execute("UPDATE gate_slot SET send_seq = 2 WHERE limit_name = 'v'");
             }
-            String waiting = Granter.LOCK_SLOT.replace("SKIP LOCKED", "");
-            assertFalse(waiting.equals(Granter.LOCK_SLOT));
-            CompletableFuture<Granter.Locked> late = CompletableFuture.supplyAsync(() -> {
+            String waiting = SlotLock.SQL.replace("SKIP LOCKED", "");
+            assertFalse(waiting.equals(SlotLock.SQL));
+            CompletableFuture<SlotLock.Locked> late = CompletableFuture.supplyAsync(() -> {
                 try {
                     return lock(locker, waiting);
                 } catch (Exception e) {
@@ -65,19 +65,19 @@ class SlotLockTest {
                 Thread.sleep(10);
             }
             granter.commit();
-            Granter.Locked stale = late.get(10, TimeUnit.SECONDS);
+            SlotLock.Locked stale = late.get(10, TimeUnit.SECONDS);
             assertEquals(2, stale.seq(), "the locked slot row is the newest version");
             assertNull(stale.probe(), "its snapshot missed send 2: the probe must be taken again");
             locker.rollback();
         }
     }
 
-    private static Granter.Locked lock(Connection c, String sql) throws Exception {
+    private static SlotLock.Locked lock(Connection c, String sql) throws Exception {
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setString(1, "v");
             try (ResultSet rs = ps.executeQuery()) {
                 assertTrue(rs.next());
-                Optional<Granter.Locked> locked = Granter.locked(rs);
+                Optional<SlotLock.Locked> locked = SlotLock.locked(rs);
                 assertTrue(locked.isPresent());
                 return locked.get();
             }

@@ -1,0 +1,118 @@
+package dev.gate.store;
+
+import dev.gate.api.CallClass;
+import dev.gate.rules.AdaptiveRate;
+import dev.gate.rules.Aging;
+import dev.gate.rules.LimitRules;
+import dev.gate.rules.Pace;
+import dev.gate.rules.ReceiptMargin;
+
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A limit's slot row locked for a grant pass: the per-limit mutex across every gate instance, read in one statement
+ * with the limit's rules, the database's clock and the first probe of its send log.
+ */
+final class SlotLock {
+
+    private SlotLock() {
+    }
+
+    // SKIP LOCKED: nobody queues on a limit's lock. If another transaction holds it, that one is granting (or moving
+    // the cool-down) right now, and this pass comes back shortly instead of waiting behind it. It never waits, so the
+    // clock read in the same statement is as good as one taken after the lock.
+    // The first probe rides along: the last send and, per rule, the calls-th most recent send, by send number. Their
+    // rows are read in this statement's snapshot, and the slot row is its newest version: if another grant committed
+    // between the two, the last send is missing from the snapshot and the pass probes again (see probeSql).
+    static final String SQL = """
+            SELECT s.next_slot_at, s.paused_until, s.send_seq, l.calls, l.window_ms, l.min_interval_ms,
+                   l.receipt_margin_ms, l.aging_after_ms, l.aging_up_to, l.fair_programs, l.burst, l.adaptive,
+                   s.adaptive_calls, s.adaptive_cut_at, l.parent_name,
+                   ARRAY(SELECT r.calls FROM gate_limit_rule r WHERE r.limit_name = l.name ORDER BY r.window_ms, r.calls)
+                       AS rule_calls,
+                   ARRAY(SELECT r.window_ms FROM gate_limit_rule r WHERE r.limit_name = l.name ORDER BY r.window_ms, r.calls)
+                       AS rule_windows,
+                   clock_timestamp() AS now,
+                   (SELECT sent_at FROM gate_send g WHERE g.limit_name = s.limit_name AND g.seq = s.send_seq)
+                       AS last_sent,
+                   (SELECT sent_at FROM gate_send g WHERE g.limit_name = s.limit_name AND g.seq = s.send_seq - l.calls + 1)
+                       AS nth_sent,
+                   ARRAY(SELECT (SELECT sent_at FROM gate_send g
+                                 WHERE g.limit_name = r.limit_name AND g.seq = s.send_seq - r.calls + 1)
+                         FROM gate_limit_rule r WHERE r.limit_name = l.name ORDER BY r.window_ms, r.calls) AS rule_nth_sent
+            FROM gate_slot s JOIN gate_limit l ON l.name = s.limit_name
+            WHERE s.limit_name = ?
+            FOR UPDATE OF s SKIP LOCKED""";
+
+    /**
+     * The limit's slot as {@link #SQL} read it, with its lock held; empty when another transaction held it.
+     * Another statement may carry SQL's columns (the fast path's join): a row without them is "locked
+     * elsewhere".
+     */
+    static Optional<Locked> locked(ResultSet rs) throws SQLException {
+        long seq = rs.getLong("send_seq");
+        if (rs.wasNull()) {
+            return Optional.empty();
+        }
+        LimitRules rules = rules(rs);
+        // the lock's probe read the declared calls' n-th send: for an adaptive limit cut below them, probe again
+        SendProbe probe = rules.rules().get(0).calls() == rs.getInt("calls") ? SendProbe.locked(rs, seq) : null;
+        return Optional.of(new Locked(Times.get(rs, "next_slot_at"), Times.get(rs, "paused_until"), seq, rules,
+                new LineOrder(aging(rs), rs.getBoolean("fair_programs")), probe, rs.getString("parent_name")));
+    }
+
+    /** A locked slot: the beat, the cool-down, the latest send's number, the rules; the probe when complete. */
+    record Locked(Instant slot, Instant pausedUntil, long seq, LimitRules rules, LineOrder order, SendProbe probe,
+                  String parent) {
+
+        /**
+         * Without its probe if the probe's clock read came before {@code t} (a statement's parts run in no set
+         * order): a grant is never recorded before its call joined.
+         */
+        Locked probedNotBefore(Instant t) {
+            return probe == null || !probe.now().isBefore(t) ? this
+                    : new Locked(slot, pausedUntil, seq, rules, order, null, parent);
+        }
+    }
+
+    /** The limit's rules as the cap and the beat count them: each window widened by its receipt margin. */
+    static LimitRules rules(ResultSet rs) throws SQLException {
+        List<Pace> rules = new ArrayList<>();
+        rules.add(Pace.of(effectiveCalls(rs), rs.getLong("window_ms")));
+        Integer[] calls = (Integer[]) rs.getArray("rule_calls").getArray();
+        Long[] windows = (Long[]) rs.getArray("rule_windows").getArray();
+        for (int i = 0; i < calls.length; i++) {
+            rules.add(Pace.of(calls[i], windows[i]));
+        }
+        long margin = rs.getLong("receipt_margin_ms");
+        return ReceiptMargin.ofNullable(rs.wasNull() ? null : Duration.ofMillis(margin))
+                .widen(new LimitRules(rules, Duration.ofMillis(rs.getLong("min_interval_ms")), rs.getInt("burst")));
+    }
+
+    /** The limit's order beside class and arrival: its starvation guard (null: off), programs taking turns. */
+    record LineOrder(Aging aging, boolean fairPrograms) {
+    }
+
+    /** The main rule's calls in force now: the declared ones, or an adaptive limit's rate as its last cut left it. */
+    static int effectiveCalls(ResultSet rs) throws SQLException {
+        int declared = rs.getInt("calls");
+        if (!rs.getBoolean("adaptive")) {
+            return declared;
+        }
+        Integer cutTo = (Integer) rs.getObject("adaptive_calls");
+        return new AdaptiveRate(declared, Duration.ofMillis(rs.getLong("window_ms")))
+                .effective(cutTo, Times.get(rs, "adaptive_cut_at"), Times.get(rs, "now"));
+    }
+
+    /** The limit's starvation guard; null: off. */
+    static Aging aging(ResultSet rs) throws SQLException {
+        long after = rs.getLong("aging_after_ms");
+        return rs.wasNull() ? null : new Aging(Duration.ofMillis(after), CallClass.ofRank(rs.getInt("aging_up_to")));
+    }
+}
