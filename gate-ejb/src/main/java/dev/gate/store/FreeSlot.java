@@ -19,7 +19,7 @@ import java.util.Optional;
  * the parent's slot too, in one transaction around that statement ({@link #takeUnder}).
  *
  * <p>The decision is {@code SlotRule}'s, {@code Beat}'s and {@code ReceiptMargin}'s, written in SQL so that it needs no
- * second round trip; {@code FreeSlotTest} holds the two to the same answers on random send logs. A slot is free when
+ * second round trip; {@code GrantDecisionTest} holds the two to the same answers on random send logs. A slot is free when
  * it is due (the beat, every rule's window cap, the minimum spacing, no cool-down) and no live call of the same class
  * or a higher one waits in the line (counting a call the starvation guard lifted as its guard's class): a try never
  * jumps a queue it would be behind. A try takes no turn among programs (fairPrograms): it never waits.

@@ -46,7 +46,7 @@ class TryNowTest extends OnOneCopy {
         // the rate: 99.5% of the limit at most (the margin); a stall of more than a gap (16 threads and the database
         // on 2 cores) restarts the beat, which never catches up with a burst (284-293 of 298 seen in 3 s)
         assertTrue(grants.size() >= 180, "about 100 a second for 2 s: " + grants.size());
-        // when the next slot is (exactly: FreeSlotTest): within about a gap, as nobody waits in the line
+        // when the next slot is (exactly: GrantDecisionTest): within about a gap, as nobody waits in the line
         assertTrue(longestRetry.compareTo(gap.multipliedBy(2)) <= 0, "a refusal says: the next slot: " + longestRetry);
         assertEquals(grants.size(), copies.count("SELECT count(*) FROM gate_call WHERE limit_name = ?", limit),
                 "a refused try leaves no row");

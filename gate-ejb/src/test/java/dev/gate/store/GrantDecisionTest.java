@@ -17,6 +17,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Savepoint;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
@@ -29,17 +30,20 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The try-now statement decides in SQL what the grant pass decides in Java (SlotRule, Beat, ReceiptMargin): on 400
- * random limits and send logs (rules, margins, spacing, bursts, adaptive rates, cool-downs, calls waiting ahead), each statement run and
- * rolled back, both must agree on whether a slot is free now, when it is due, and where the beat goes next.
+ * The one check that the two ways a grant is decided agree with the rules: on 400 random limits and send logs
+ * (rules, margins, spacing, bursts, adaptive rates, cool-downs, calls waiting ahead), the try-now statement (the rules
+ * in SQL, {@link FreeSlot}) and the grant pass (the rules in Java under the slot lock, {@link Granter}) each run on
+ * the same state and are rolled back; each must agree with {@link SlotRule} (with Beat, ReceiptMargin, AdaptiveRate)
+ * on whether a slot is free now, when it is due, and where the beat goes next.
  */
-class FreeSlotTest {
+class GrantDecisionTest {
 
     private static Connection c;
+    private static int passesGranting;
 
     @BeforeAll
     static void database() throws SQLException {
-        c = GateDatabase.fresh("gate_free_slot_test").connect();
+        c = GateDatabase.fresh("gate_grant_decision_test").connect();
         c.setAutoCommit(false);
     }
 
@@ -55,8 +59,10 @@ class FreeSlotTest {
         for (int i = 0; i < 400; i++) {
             granted += scenario(random, "try-" + i) ? 1 : 0;
         }
-        System.out.println("free slot: " + granted + " of 400 random states granted, the rest told when");
+        System.out.println("free slot: " + granted + " of 400 random states granted by the try, " + passesGranting
+                + " by the grant pass, the rest told when");
         assertTrue(granted > 50 && granted < 350, "both outcomes are exercised: " + granted);
+        assertTrue(passesGranting > 50 && passesGranting < 350, "both outcomes of the pass: " + passesGranting);
     }
 
     /** One random state, tried and rolled back; true when the statement granted. */
@@ -103,9 +109,12 @@ class FreeSlotTest {
         }
         CallClass callClass = CallClass.ofRank(random.nextInt(5));
         State before = state(limit);
+        Savepoint stateMade = c.setSavepoint();
         Optional<FreeSlot.Result> result = FreeSlot.take(c, limit, callClass, "tester", "program:tester",
                 Duration.ofSeconds(30), "key-" + limit);
         State after = state(limit);
+        c.rollback(stateMade);
+        Pass pass = pass(limit, callClass, before);
         c.rollback();
 
         FreeSlot.Result r = result.orElseThrow();
@@ -119,6 +128,7 @@ class FreeSlotTest {
         String where = limit + " " + rules + " margin " + marginMs + " spacing " + minIntervalMs + " burst " + burst + " adaptive " + adaptive + "/" + cutTo + " class "
                 + callClass + " " + before;
         SlotDecision d = decide(counted, now, before);
+        samePass(pass, before, rules, calls, windowMs, adaptive, cutTo, cutAt, marginMs, minIntervalMs, burst, where);
         assertEquals(d.notBefore(), r.due(), "when a send is due: " + where);
         if (r.grant().isPresent()) {
             assertEquals(now, r.grant().get().grantedAt());
@@ -139,6 +149,71 @@ class FreeSlotTest {
                     "a gap for each call ahead at least: " + where);
         }
         return false;
+    }
+
+    /** What the grant pass did on the state: its pass, the first send's slot, the slot row after it. */
+    private record Pass(GrantPass pass, Instant firstSlot, State after) {
+    }
+
+    /** The grant pass on the state, with one call of {@code callClass} waiting besides any there. */
+    private static Pass pass(String limit, CallClass callClass, State before) throws SQLException {
+        sql("INSERT INTO gate_call (limit_name, call_class, program, owner, state, lease_ms, lease_expires_at) "
+                + "VALUES (?, ?, 'tester', 'program:tester', 'WAITING', 30000, clock_timestamp() + interval '30 s')",
+                limit, callClass.rank());
+        GrantPass pass = Granter.grantDue(c, limit);
+        State after = state(limit);
+        Instant firstSlot = null;
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT slot_at FROM gate_send WHERE limit_name = ? AND seq = ?")) {
+            ps.setString(1, limit);
+            ps.setLong(2, before.seq() + 1);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next()) {
+                    firstSlot = Times.get(rs, "slot_at");
+                }
+            }
+        }
+        return new Pass(pass, firstSlot, after);
+    }
+
+    /**
+     * The grant pass decided as the rules do, at its clock: it grants only when a send is due, records the send at
+     * the slot the rules name, and, when it grants nothing, names the moment the rules say a send is due.
+     */
+    private static void samePass(Pass p, State before, List<Pace> declared, int calls, long windowMs,
+                                 boolean adaptive, Integer cutTo, Instant cutAt, Long marginMs, long minIntervalMs,
+                                 int burst, String where) {
+        GrantPass pass = p.pass();
+        Instant at = pass.grants().isEmpty() ? pass.dbNow() : pass.grants().get(0).grantedAt();
+        List<Pace> rules = new ArrayList<>(declared);
+        if (adaptive) {
+            rules.set(0, Pace.of(new AdaptiveRate(calls, Duration.ofMillis(windowMs)).effective(cutTo, cutAt, at),
+                    windowMs));
+        }
+        LimitRules counted = ReceiptMargin.ofNullable(marginMs == null ? null : Duration.ofMillis(marginMs))
+                .widen(new LimitRules(rules, Duration.ofMillis(minIntervalMs), burst));
+        SlotDecision d = decide(counted, at, before);
+        if (pass.grants().isEmpty()) {
+            assertTrue(!d.sendNow(), "the pass granted nothing, but the Java rules say send now: " + where);
+            assertEquals(Optional.of(d.notBefore()), pass.nextDueAt(), "the pass's next due: " + where);
+            assertEquals(before.seq(), p.after().seq(), "a pass without a grant writes no send: " + where);
+            return;
+        }
+        passesGranting++;
+        assertTrue(d.sendNow(), "the pass granted, but the Java rules say wait until " + d.notBefore() + ": " + where);
+        assertEquals(d.notBefore(), p.firstSlot(), "the pass's first send is recorded at the rules' slot: " + where);
+        assertEquals(before.seq() + pass.grants().size(), p.after().seq(), "one send per grant: " + where);
+        if (pass.grants().size() == 1 && burst == 1) {
+            Instant moved = Beat.next(d.notBefore(), at, counted.gap(), counted.burst());
+            // the pass decides whether the beat slipped more than a gap at its probe's clock, a few ms before the
+            // grant's own: within a few ms of that boundary either answer is the rules'
+            Duration slip = Duration.between(d.notBefore(), at);
+            boolean boundary = slip.minus(counted.gap()).abs().compareTo(Duration.ofMillis(50)) < 0;
+            Instant kept = Beat.next(d.notBefore(), d.notBefore(), counted.gap(), counted.burst());
+            assertTrue(p.after().slot().equals(moved) || boundary && p.after().slot().equals(kept),
+                    "the pass moved the beat as the rules do: to " + p.after().slot() + ", rules " + moved + ": "
+                            + where);
+        }
     }
 
     private static SlotDecision decide(LimitRules counted, Instant now, State s) {
