@@ -9,7 +9,6 @@ import dev.gate.store.CallKeys;
 import dev.gate.store.Calls;
 import dev.gate.store.GrantPass;
 import dev.gate.store.Granter;
-import dev.gate.store.Jpa;
 import dev.gate.store.Tx;
 
 import java.sql.Connection;
@@ -77,7 +76,6 @@ final class LongLine implements AutoCloseable {
     private final int waiting;
     private final Connection sql;
     private final HikariDataSource pool;
-    private final Jpa jpa;
     private final Calls calls;
     private final Granter granter;
     private final List<AutoCloseable> engineResources = new ArrayList<>();
@@ -100,9 +98,8 @@ final class LongLine implements AutoCloseable {
             s.execute("VACUUM ANALYZE gate_call");
         }
         this.pool = db.pool(4);
-        this.jpa = new Jpa(pool);
         Tx tx = new Tx(pool);
-        this.calls = new Calls(tx, jpa);
+        this.calls = new Calls(tx);
         this.granter = new Granter(tx);
     }
 
@@ -227,7 +224,6 @@ final class LongLine implements AutoCloseable {
         for (AutoCloseable r : engineResources) {
             r.close();
         }
-        jpa.close();
         pool.close();
         sql.close();
     }

@@ -6,7 +6,6 @@ import dev.gate.dev.GateDatabase;
 import dev.gate.store.CallKeys;
 import dev.gate.store.Calls;
 import dev.gate.store.Granter;
-import dev.gate.store.Jpa;
 import dev.gate.store.Outcomes;
 import dev.gate.store.Tx;
 
@@ -33,9 +32,9 @@ public final class StepTimes {
     public static void main(String[] args) throws Exception {
         GateDatabase db = GateDatabase.fresh("gate_step_times");
         db.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('open', 1000000, 1000)");
-        try (HikariDataSource pool = db.pool(4); Jpa jpa = new Jpa(pool)) {
+        try (HikariDataSource pool = db.pool(4)) {
             Tx tx = new Tx(pool);
-            Calls calls = new Calls(tx, jpa);
+            Calls calls = new Calls(tx);
             Granter granter = new Granter(tx);
             Outcomes outcomes = new Outcomes(tx);
             List<Double> empty = new ArrayList<>();

@@ -6,7 +6,6 @@ import dev.gate.store.CallKeys;
 import dev.gate.store.Calls;
 import dev.gate.store.GrantPass;
 import dev.gate.store.Granter;
-import dev.gate.store.Jpa;
 import dev.gate.store.Tx;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -47,9 +46,7 @@ class DedupeRaceTest {
         String limit = "raced";
         copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 1000000, 1000)", limit);
         Tx tx = new Tx(pool);
-        Jpa jpa = new Jpa(pool);
-        copies.closeAfter(jpa);
-        Calls calls = new Calls(tx, jpa);
+        Calls calls = new Calls(tx);
         Granter granter = new Granter(tx);
         ExecutorService two = Executors.newFixedThreadPool(2);
         int joinedBeforeGrant = 0;
