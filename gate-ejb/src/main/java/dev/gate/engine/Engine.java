@@ -14,6 +14,7 @@ import dev.gate.store.Jpa;
 import dev.gate.store.Leases;
 import dev.gate.store.LimitTable;
 import dev.gate.store.LineView;
+import dev.gate.store.OperatorCancels;
 import dev.gate.store.Outcomes;
 import dev.gate.store.Retention;
 import dev.gate.store.StoreBusy;
@@ -108,8 +109,8 @@ public final class Engine {
         this.programs = new ProgramCalls(admission, joining, calls, reads, outcomes, new Estimates(tx), delivery,
                 watches, loop, tryNow);
         this.limits = new LimitControl(admission, limitTable, new LineView(jpa), loop, keys);
-        this.operators = new OperatorActions(owner, admission, limitTable, calls, new ActionLog(tx), waiters,
-                delivery, loop);
+        this.operators = new OperatorActions(owner, admission, limitTable, new OperatorCancels(tx),
+                new ActionLog(tx), waiters, delivery, loop);
         this.upkeep = new TableUpkeep(new GateTables(dataSource), settings, health, threads);
     }
 
