@@ -9,6 +9,7 @@ import dev.gate.store.CallKeys;
 import dev.gate.store.Calls;
 import dev.gate.store.GrantPass;
 import dev.gate.store.Granter;
+import dev.gate.store.OwnedCalls;
 import dev.gate.store.Tx;
 
 import java.sql.Connection;
@@ -77,6 +78,7 @@ final class LongLine implements AutoCloseable {
     private final Connection sql;
     private final HikariDataSource pool;
     private final Calls calls;
+    private final OwnedCalls owned;
     private final Granter granter;
     private final List<AutoCloseable> engineResources = new ArrayList<>();
     private Engine engine;
@@ -100,6 +102,7 @@ final class LongLine implements AutoCloseable {
         this.pool = db.pool(4);
         Tx tx = new Tx(pool);
         this.calls = new Calls(tx);
+        this.owned = new OwnedCalls(tx);
         this.granter = new Granter(tx);
     }
 
@@ -125,7 +128,7 @@ final class LongLine implements AutoCloseable {
             case GRANT -> grantPass();
             case ENQUEUE -> timedJoin(() -> calls.join(LIMIT, CallClass.SCHEDULED, PROBE_PROGRAM,
                     "program:" + PROBE_PROGRAM, Duration.ofSeconds(30), null, CallKeys.NONE, id -> { })
-                    .orElseThrow().id(), calls::cancel);
+                    .orElseThrow().id(), owned::cancel);
             case JOIN -> timedJoin(() -> engine.programs().submit(PROBE_PROGRAM, LIMIT, CallClass.SCHEDULED,
                     CallOptions.NONE, null).call().id(), id -> engine.programs().cancel(PROBE_PROGRAM, id));
             case STATUS -> timed(() -> engine.limits().status(LIMIT).orElseThrow());

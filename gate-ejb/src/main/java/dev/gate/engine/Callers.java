@@ -13,9 +13,9 @@ import dev.gate.api.CallState;
 import dev.gate.store.CallKeys;
 import dev.gate.domain.CallRow;
 import dev.gate.store.CallReads;
-import dev.gate.store.Calls;
 import dev.gate.domain.Grant;
 import dev.gate.store.Outcomes;
+import dev.gate.store.OwnedCalls;
 import dev.gate.wait.Waiters;
 import dev.gate.wait.StateWatches;
 
@@ -41,7 +41,7 @@ public final class Callers {
     private final String owner;
     private final Admission admission;
     private final Joining joining;
-    private final Calls calls;
+    private final OwnedCalls owned;
     private final CallReads reads;
     private final Outcomes outcomes;
     private final Waiters waiters;
@@ -50,14 +50,14 @@ public final class Callers {
     private final Tally tally;
     private final TryNow tryNow;
 
-    Callers(String owner, Admission admission, Joining joining, Calls calls, CallReads reads, Outcomes outcomes,
+    Callers(String owner, Admission admission, Joining joining, OwnedCalls owned, CallReads reads, Outcomes outcomes,
             Waiters waiters, StateWatches<CallRow> watches, GrantLoop loop, Tally tally, TryNow tryNow) {
         this.tryNow = tryNow;
         this.tally = tally;
         this.owner = owner;
         this.admission = admission;
         this.joining = joining;
-        this.calls = calls;
+        this.owned = owned;
         this.reads = reads;
         this.outcomes = outcomes;
         this.waiters = waiters;
@@ -227,7 +227,7 @@ public final class Callers {
         if (permit.joined()) {
             return false; // a dedupe joiner shares another caller's call: the grant is that caller's to give up
         }
-        boolean abandoned = admission.run(() -> calls.abandonOwned(permit.callId(), owner));
+        boolean abandoned = admission.run(() -> owned.abandonOwned(permit.callId(), owner));
         if (abandoned) {
             loop.wake(); // a call waiting on its key may go now
             LOG.info(() -> "call " + permit.callId() + " limit=" + permit.limit() + " class=" + permit.callClass()
@@ -283,7 +283,7 @@ public final class Callers {
 
     /** The wait is over ({@code unwanted} says why, or null: the time passed): the call leaves, unless granted. */
     private Permit giveUp(Ticket ticket, Duration maxWait, String unwanted) throws GateException {
-        if (admission.run(() -> calls.cancel(ticket.callId()))) {
+        if (admission.run(() -> owned.cancel(ticket.callId()))) {
             waiters.drop(ticket.callId());
             String why = unwanted == null ? "not granted within " + maxWait : unwanted;
             LOG.info(() -> "call " + ticket.callId() + " limit=" + ticket.limit() + " class=" + ticket.callClass()

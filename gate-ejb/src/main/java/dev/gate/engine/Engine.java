@@ -16,6 +16,7 @@ import dev.gate.store.LimitTable;
 import dev.gate.store.LineView;
 import dev.gate.store.OperatorCancels;
 import dev.gate.store.Outcomes;
+import dev.gate.store.OwnedCalls;
 import dev.gate.store.Retention;
 import dev.gate.store.StoreBusy;
 import dev.gate.store.StoreUnavailable;
@@ -85,6 +86,7 @@ public final class Engine {
         LimitTable limitTable = new LimitTable(tx, jpa);
         Calls calls = new Calls(tx);
         CallReads reads = new CallReads(tx, jpa);
+        OwnedCalls owned = new OwnedCalls(tx);
         Outcomes outcomes = new Outcomes(tx);
         this.leases = new Leases(tx);
         // watches complete on a thread of their own: never on the slot loop's scheduler, whatever a watcher does next
@@ -101,12 +103,13 @@ public final class Engine {
         this.listener = new GrantListener(dataSource, owner, threads, delivery::announced, health::failed);
         KeyedLines lines = new KeyedLines(admission, keys);
         FreeSlot freeSlot = new FreeSlot(tx);
-        Joining joining = new Joining(settings, admission, calls, freeSlot, waiters, watches, loop, tally, lines);
+        Joining joining = new Joining(settings, admission, calls, owned, freeSlot, waiters, watches, loop, tally,
+                lines);
         this.joining = joining;
         TryNow tryNow = new TryNow(settings, admission, freeSlot, tally, waiters, lines);
-        this.callers = new Callers(owner, admission, joining, calls, reads, outcomes, waiters, watches, loop, tally,
+        this.callers = new Callers(owner, admission, joining, owned, reads, outcomes, waiters, watches, loop, tally,
                 tryNow);
-        this.programs = new ProgramCalls(admission, joining, calls, reads, outcomes, new Estimates(tx), delivery,
+        this.programs = new ProgramCalls(admission, joining, owned, reads, outcomes, new Estimates(tx), delivery,
                 watches, loop, tryNow);
         this.limits = new LimitControl(admission, limitTable, new LineView(jpa), loop, keys);
         this.operators = new OperatorActions(owner, admission, limitTable, new OperatorCancels(tx),

@@ -18,6 +18,7 @@ import dev.gate.store.CallKeys;
 import dev.gate.domain.CallRow;
 import dev.gate.store.Calls;
 import dev.gate.store.FreeSlot;
+import dev.gate.store.OwnedCalls;
 import dev.gate.store.StoreUnavailable;
 import dev.gate.domain.Grant;
 import dev.gate.wait.StateWatches;
@@ -49,6 +50,7 @@ final class Joining {
     private final EngineSettings settings;
     private final Admission admission;
     private final Calls calls;
+    private final OwnedCalls owned;
     private final Waiters waiters;
     private final GrantLoop loop;
     private final Tally tally;
@@ -69,8 +71,8 @@ final class Joining {
         WATCH
     }
 
-    Joining(EngineSettings settings, Admission admission, Calls calls, FreeSlot freeSlot, Waiters waiters,
-            StateWatches<CallRow> watches, GrantLoop loop, Tally tally, KeyedLines lines) {
+    Joining(EngineSettings settings, Admission admission, Calls calls, OwnedCalls owned, FreeSlot freeSlot,
+            Waiters waiters, StateWatches<CallRow> watches, GrantLoop loop, Tally tally, KeyedLines lines) {
         this.freeSlot = freeSlot;
         this.watches = watches;
         this.tally = tally;
@@ -78,6 +80,7 @@ final class Joining {
         this.settings = settings;
         this.admission = admission;
         this.calls = calls;
+        this.owned = owned;
         this.waiters = waiters;
         this.loop = loop;
     }
@@ -340,7 +343,7 @@ final class Joining {
     /** Its waiter is gone: the call leaves the line, or its grant (nobody will take it) is ended. */
     void leave(long callId, String why) {
         try {
-            admission.run(() -> calls.leave(callId)).ifPresent(state -> LOG.info(() -> "call " + callId + " "
+            admission.run(() -> owned.leave(callId)).ifPresent(state -> LOG.info(() -> "call " + callId + " "
                     + state.name().toLowerCase(Locale.ROOT) + ": " + why));
             waiters.drop(callId);
         } catch (GateException | RuntimeException e) {

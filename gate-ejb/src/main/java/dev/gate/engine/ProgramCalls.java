@@ -7,11 +7,11 @@ import dev.gate.api.GateException;
 import dev.gate.store.CallKeys;
 import dev.gate.domain.CallRow;
 import dev.gate.store.CallReads;
-import dev.gate.store.Calls;
 import dev.gate.domain.Estimate;
 import dev.gate.store.Estimates;
 import dev.gate.store.InstanceLock;
 import dev.gate.store.Outcomes;
+import dev.gate.store.OwnedCalls;
 import dev.gate.wait.StateWatches;
 
 import java.util.List;
@@ -30,7 +30,7 @@ public final class ProgramCalls {
 
     private final Admission admission;
     private final Joining joining;
-    private final Calls calls;
+    private final OwnedCalls owned;
     private final CallReads reads;
     private final Outcomes outcomes;
     private final Estimates estimates;
@@ -39,12 +39,12 @@ public final class ProgramCalls {
     private final GrantLoop loop;
     private final TryNow tryNow;
 
-    ProgramCalls(Admission admission, Joining joining, Calls calls, CallReads reads, Outcomes outcomes,
+    ProgramCalls(Admission admission, Joining joining, OwnedCalls owned, CallReads reads, Outcomes outcomes,
                  Estimates estimates, Delivery delivery, StateWatches<CallRow> watches, GrantLoop loop, TryNow tryNow) {
         this.tryNow = tryNow;
         this.admission = admission;
         this.joining = joining;
-        this.calls = calls;
+        this.owned = owned;
         this.reads = reads;
         this.outcomes = outcomes;
         this.estimates = estimates;
@@ -151,17 +151,17 @@ public final class ProgramCalls {
 
     /** Renews a program's waiting or granted call's lease. */
     public boolean renew(String program, long id) throws GateException {
-        return admission.run(() -> calls.renew(id, owner(program)));
+        return admission.run(() -> owned.renew(id, owner(program)));
     }
 
     /** A program's heartbeat: one statement renews all of its waiting calls. */
     public int renewAll(String program) throws GateException {
-        return admission.run(() -> calls.renewAll(owner(program)));
+        return admission.run(() -> owned.renewAll(owner(program)));
     }
 
     /** The program takes its waiting call out of the line. */
     public boolean cancel(String program, long id) throws GateException {
-        boolean cancelled = admission.run(() -> calls.cancelOwned(id, owner(program)));
+        boolean cancelled = admission.run(() -> owned.cancelOwned(id, owner(program)));
         if (cancelled) {
             delivery.leftWaiting(List.of(id));
             loop.wake(); // a key it held may be free now
@@ -172,7 +172,7 @@ public final class ProgramCalls {
 
     /** Stores how the vendor answered a program's granted (or abandoned) call; it becomes DONE. */
     public boolean abandon(String program, long id) throws GateException {
-        boolean abandoned = admission.run(() -> calls.abandonOwned(id, owner(program)));
+        boolean abandoned = admission.run(() -> owned.abandonOwned(id, owner(program)));
         if (abandoned) {
             loop.wake(); // a key it held is free now
             LOG.info(() -> "call " + id + " abandoned by " + program + ": granted, given up without a vendor call");
