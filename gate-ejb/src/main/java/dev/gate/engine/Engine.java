@@ -13,6 +13,7 @@ import dev.gate.store.Keys;
 import dev.gate.store.Jpa;
 import dev.gate.store.Leases;
 import dev.gate.store.LimitTable;
+import dev.gate.store.LineRoom;
 import dev.gate.store.LineView;
 import dev.gate.store.OperatorCancels;
 import dev.gate.store.Outcomes;
@@ -103,8 +104,8 @@ public final class Engine {
         this.listener = new GrantListener(dataSource, owner, threads, delivery::announced, health::failed);
         KeyedLines lines = new KeyedLines(admission, keys);
         FreeSlot freeSlot = new FreeSlot(tx);
-        Joining joining = new Joining(settings, admission, calls, owned, freeSlot, waiters, watches, loop, tally,
-                lines);
+        Joining joining = new Joining(settings, admission, calls, new LineRoom(tx), owned, freeSlot, waiters,
+                watches, loop, tally, lines);
         this.joining = joining;
         TryNow tryNow = new TryNow(settings, admission, freeSlot, tally, waiters, lines);
         this.callers = new Callers(owner, admission, joining, owned, reads, outcomes, waiters, watches, loop, tally,

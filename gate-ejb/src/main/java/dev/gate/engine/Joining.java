@@ -18,6 +18,7 @@ import dev.gate.store.CallKeys;
 import dev.gate.domain.CallRow;
 import dev.gate.store.Calls;
 import dev.gate.store.FreeSlot;
+import dev.gate.store.LineRoom;
 import dev.gate.store.OwnedCalls;
 import dev.gate.store.StoreUnavailable;
 import dev.gate.domain.Grant;
@@ -51,6 +52,7 @@ final class Joining {
     private final Admission admission;
     private final Calls calls;
     private final OwnedCalls owned;
+    private final LineRoom room;
     private final Waiters waiters;
     private final GrantLoop loop;
     private final Tally tally;
@@ -71,8 +73,9 @@ final class Joining {
         WATCH
     }
 
-    Joining(EngineSettings settings, Admission admission, Calls calls, OwnedCalls owned, FreeSlot freeSlot,
-            Waiters waiters, StateWatches<CallRow> watches, GrantLoop loop, Tally tally, KeyedLines lines) {
+    Joining(EngineSettings settings, Admission admission, Calls calls, LineRoom room, OwnedCalls owned,
+            FreeSlot freeSlot, Waiters waiters, StateWatches<CallRow> watches, GrantLoop loop, Tally tally,
+            KeyedLines lines) {
         this.freeSlot = freeSlot;
         this.watches = watches;
         this.tally = tally;
@@ -81,6 +84,7 @@ final class Joining {
         this.admission = admission;
         this.calls = calls;
         this.owned = owned;
+        this.room = room;
         this.waiters = waiters;
         this.loop = loop;
     }
@@ -116,7 +120,7 @@ final class Joining {
     /** A refusal for a full line is counted (the status page's "line full" figure); the log hears when it fills. */
     private void counted(String limit, CallClass callClass, String program, LineFullException full) {
         try {
-            Calls.FullCount n = admission.run(() -> calls.countFull(limit, FULL_LOGGED_EVERY));
+            LineRoom.FullCount n = admission.run(() -> room.countFull(limit, FULL_LOGGED_EVERY));
             tally.lineFull(limit);
             if (n.toLog()) {
                 LOG.info(() -> "limit=" + limit + " class=" + callClass + ": a call of " + program + " was refused: "
@@ -172,7 +176,7 @@ final class Joining {
                 throw new DeadlineException(limit, options.deadline(), miss.estimate().grantAt(), wait);
             } catch (Calls.SubmissionKeyReused e) {
                 throw new SubmissionKeyReusedException(e.getMessage());
-            } catch (Calls.LineFull full) {
+            } catch (LineRoom.LineFull full) {
                 throw new LineFullException(limit, full.getMessage(), full.retryAfter());
             } catch (GateException e) {
                 if (e instanceof GatePausedException) {
