@@ -6,9 +6,10 @@ import dev.gate.store.GateTables;
 import dev.gate.store.ActionLog;
 import dev.gate.domain.CallRow;
 import dev.gate.store.CallReads;
-import dev.gate.store.Calls;
 import dev.gate.store.Estimates;
 import dev.gate.store.Granter;
+import dev.gate.store.GroupJoins;
+import dev.gate.store.Joins;
 import dev.gate.store.Keys;
 import dev.gate.store.Jpa;
 import dev.gate.store.Leases;
@@ -85,7 +86,6 @@ public final class Engine {
         Tx tx = new Tx(dataSource);
         this.jpa = new Jpa(dataSource);
         LimitTable limitTable = new LimitTable(tx, jpa);
-        Calls calls = new Calls(tx);
         CallReads reads = new CallReads(tx, jpa);
         OwnedCalls owned = new OwnedCalls(tx);
         Outcomes outcomes = new Outcomes(tx);
@@ -104,8 +104,8 @@ public final class Engine {
         this.listener = new GrantListener(dataSource, owner, threads, delivery::announced, health::failed);
         KeyedLines lines = new KeyedLines(admission, keys);
         FreeSlot freeSlot = new FreeSlot(tx);
-        Joining joining = new Joining(settings, admission, calls, new LineRoom(tx), owned, freeSlot, waiters,
-                watches, loop, tally, lines);
+        Joining joining = new Joining(settings, admission, new Joins(tx), new GroupJoins(tx), new LineRoom(tx),
+                owned, freeSlot, waiters, watches, loop, tally, lines);
         this.joining = joining;
         TryNow tryNow = new TryNow(settings, admission, freeSlot, tally, waiters, lines);
         this.callers = new Callers(owner, admission, joining, owned, reads, outcomes, waiters, watches, loop, tally,

@@ -16,11 +16,13 @@ import dev.gate.rules.LimitName;
 import dev.gate.rules.ProgramName;
 import dev.gate.store.CallKeys;
 import dev.gate.domain.CallRow;
-import dev.gate.store.Calls;
 import dev.gate.store.FreeSlot;
+import dev.gate.store.GroupJoins;
+import dev.gate.store.Joins;
 import dev.gate.store.LineRoom;
 import dev.gate.store.OwnedCalls;
 import dev.gate.store.StoreUnavailable;
+import dev.gate.store.SubmissionKeyReused;
 import dev.gate.domain.Grant;
 import dev.gate.wait.StateWatches;
 import dev.gate.wait.Waiters;
@@ -50,7 +52,8 @@ final class Joining {
 
     private final EngineSettings settings;
     private final Admission admission;
-    private final Calls calls;
+    private final Joins joins;
+    private final GroupJoins groupJoins;
     private final OwnedCalls owned;
     private final LineRoom room;
     private final Waiters waiters;
@@ -73,16 +76,17 @@ final class Joining {
         WATCH
     }
 
-    Joining(EngineSettings settings, Admission admission, Calls calls, LineRoom room, OwnedCalls owned,
-            FreeSlot freeSlot, Waiters waiters, StateWatches<CallRow> watches, GrantLoop loop, Tally tally,
-            KeyedLines lines) {
+    Joining(EngineSettings settings, Admission admission, Joins joins, GroupJoins groupJoins, LineRoom room,
+            OwnedCalls owned, FreeSlot freeSlot, Waiters waiters, StateWatches<CallRow> watches, GrantLoop loop,
+            Tally tally, KeyedLines lines) {
         this.freeSlot = freeSlot;
         this.watches = watches;
         this.tally = tally;
         this.lines = lines;
         this.settings = settings;
         this.admission = admission;
-        this.calls = calls;
+        this.joins = joins;
+        this.groupJoins = groupJoins;
         this.owned = owned;
         this.room = room;
         this.waiters = waiters;
@@ -164,17 +168,17 @@ final class Joining {
             AtomicReference<Long> inserted = new AtomicReference<>();
             AtomicReference<CompletableFuture<Grant>> granted = new AtomicReference<>();
             AtomicReference<CompletableFuture<CallRow>> watch = new AtomicReference<>();
-            Calls.Entered entered;
+            Joins.Entered entered;
             try {
-                entered = admission.run(() -> calls.joinAndGrant(limit, callClass, program, owner, lease,
+                entered = admission.run(() -> joins.joinAndGrant(limit, callClass, program, owner, lease,
                         options.deadline(), keys, callId -> registered(callId, hears, inserted, granted, watch),
                         pending::hold)).orElseThrow(() -> new UnknownLimitException(limit));
-            } catch (Calls.DeadlineMiss miss) {
+            } catch (Joins.DeadlineMiss miss) {
                 Duration wait = Duration.between(miss.estimate().now(), miss.estimate().grantAt());
                 LOG.info(() -> "a call on limit " + limit + " was refused: its deadline of " + options.deadline()
                         + " is shorter than the estimated wait of " + wait);
                 throw new DeadlineException(limit, options.deadline(), miss.estimate().grantAt(), wait);
-            } catch (Calls.SubmissionKeyReused e) {
+            } catch (SubmissionKeyReused e) {
                 throw new SubmissionKeyReusedException(e.getMessage());
             } catch (LineRoom.LineFull full) {
                 throw new LineFullException(limit, full.getMessage(), full.retryAfter());
@@ -189,7 +193,7 @@ final class Joining {
                 throw failed(inserted.get(), new GateFailedException("the gate failed to take a call on limit " + limit
                         + "; nothing joined (see the gate's log)", e));
             }
-            Calls.Joined joined = entered.joined();
+            Joins.Joined joined = entered.joined();
             if (joined.repeated()) {
                 LOG.info(() -> "call " + joined.id() + " limit=" + limit + " class=" + callClass + ": " + program
                         + " submitted it again (its first answer was lost); the same call answers");
@@ -286,8 +290,8 @@ final class Joining {
     /** A group's join: one statement and one commit for its members, the pass made under it delivered after. */
     private List<Optional<CallRow>> joinGroup(String limit, List<Member> members) throws GateException {
         try (Delivery.Pending pending = loop.pending()) {
-            Calls.GroupEntered entered = admission.run(() -> calls.joinGroupAndGrant(limit, members.stream()
-                    .map(m -> new Calls.GroupMember(m.callClass, m.program, m.owner, m.lease, m::beforeCommit))
+            GroupJoins.GroupEntered entered = admission.run(() -> groupJoins.joinGroupAndGrant(limit, members.stream()
+                    .map(m -> new GroupJoins.GroupMember(m.callClass, m.program, m.owner, m.lease, m::beforeCommit))
                     .toList(), pending::hold));
             loop.passMade(entered.pass());
             return entered.rows();
