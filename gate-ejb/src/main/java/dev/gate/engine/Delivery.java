@@ -33,7 +33,8 @@ final class Delivery {
     private final Health health;
     private final Tally tally;
 
-    Delivery(String owner, CallReads reads, Waiters waiters, StateWatches<CallRow> watches, Health health, Tally tally) {
+    Delivery(String owner, CallReads reads, Waiters waiters, StateWatches<CallRow> watches, Health health,
+             Tally tally) {
         this.owner = owner;
         this.reads = reads;
         this.waiters = waiters;
