@@ -6,10 +6,9 @@ import dev.gate.api.CallOptions;
 import dev.gate.dev.GateDatabase;
 import dev.gate.engine.Engine;
 import dev.gate.store.CallKeys;
-import dev.gate.store.Calls;
 import dev.gate.store.GrantPass;
 import dev.gate.store.Granter;
-import dev.gate.store.Jpa;
+import dev.gate.store.OwnedCalls;
 import dev.gate.store.Tx;
 
 import java.sql.Connection;
@@ -26,7 +25,7 @@ import java.util.List;
  * and what a join, a grant and a status read cost there. Two lines of different lengths are measured turn about, a
  * sample on one then on the other, so that the load of a shared machine falls on both alike.
  *
- * <p>The line is filled by SQL as {@code Calls.join} would fill it, in every class; the calls belong to a program,
+ * <p>The line is filled by SQL as {@code Joins.join} would fill it, in every class; the calls belong to a program,
  * so they live by their lease alone and the grant's "owner alive" check passes them.
  */
 final class LongLine implements AutoCloseable {
@@ -40,7 +39,7 @@ final class LongLine implements AutoCloseable {
 
     private static final String PROBE_PROGRAM = "scale-probe";
 
-    // What Calls.join inserts, many at once: WAITING, a program's owner, a lease long enough for the whole run.
+    // What Joins.join inserts, many at once: WAITING, a program's owner, a lease long enough for the whole run.
     private static final String FILL = """
             INSERT INTO gate_call (limit_name, call_class, program, owner, state, lease_ms, lease_expires_at)
             SELECT ?, i % 5, 'scale-fill', 'program:scale-fill', 'WAITING', 300000,
@@ -57,7 +56,7 @@ final class LongLine implements AutoCloseable {
     enum Figure {
         /** One grant transaction on a due slot, granting the head of the line; the line is topped up after it. */
         GRANT(false),
-        /** The join transaction alone (Calls.join); the call leaves the line again, untimed. */
+        /** The join transaction alone (Joins.join); the call leaves the line again, untimed. */
         ENQUEUE(false),
         /** A program's join through the engine: the join, the fast path, the read of the new call. */
         JOIN(true),
@@ -77,8 +76,8 @@ final class LongLine implements AutoCloseable {
     private final int waiting;
     private final Connection sql;
     private final HikariDataSource pool;
-    private final Jpa jpa;
-    private final Calls calls;
+    private final dev.gate.store.Joins joins; // the store's; Joins below is this bench's own
+    private final OwnedCalls owned;
     private final Granter granter;
     private final List<AutoCloseable> engineResources = new ArrayList<>();
     private Engine engine;
@@ -100,9 +99,9 @@ final class LongLine implements AutoCloseable {
             s.execute("VACUUM ANALYZE gate_call");
         }
         this.pool = db.pool(4);
-        this.jpa = new Jpa(pool);
         Tx tx = new Tx(pool);
-        this.calls = new Calls(tx, jpa);
+        this.joins = new dev.gate.store.Joins(tx);
+        this.owned = new OwnedCalls(tx);
         this.granter = new Granter(tx);
     }
 
@@ -126,9 +125,9 @@ final class LongLine implements AutoCloseable {
         }
         return switch (figure) {
             case GRANT -> grantPass();
-            case ENQUEUE -> timedJoin(() -> calls.join(LIMIT, CallClass.SCHEDULED, PROBE_PROGRAM,
+            case ENQUEUE -> timedJoin(() -> joins.join(LIMIT, CallClass.SCHEDULED, PROBE_PROGRAM,
                     "program:" + PROBE_PROGRAM, Duration.ofSeconds(30), null, CallKeys.NONE, id -> { })
-                    .orElseThrow().id(), calls::cancel);
+                    .orElseThrow().id(), owned::cancel);
             case JOIN -> timedJoin(() -> engine.programs().submit(PROBE_PROGRAM, LIMIT, CallClass.SCHEDULED,
                     CallOptions.NONE, null).call().id(), id -> engine.programs().cancel(PROBE_PROGRAM, id));
             case STATUS -> timed(() -> engine.limits().status(LIMIT).orElseThrow());
@@ -227,7 +226,6 @@ final class LongLine implements AutoCloseable {
         for (AutoCloseable r : engineResources) {
             r.close();
         }
-        jpa.close();
         pool.close();
         sql.close();
     }

@@ -110,7 +110,7 @@ final class ManyLimits {
                     + "' || lpad(i::text, 5, '0'), 1, " + beat.toMillis() + " FROM generate_series(1, " + LIMITS
                     + ") i");
             s.execute("UPDATE gate_slot SET next_slot_at = clock_timestamp() + interval '1 hour'");
-            // what Calls.join inserts: a program's WAITING calls in every class, leases longer than the run
+            // what Joins.join inserts: a program's WAITING calls in every class, leases longer than the run
             s.execute("""
                     INSERT INTO gate_call (limit_name, call_class, program, owner, state, lease_ms, lease_expires_at)
                     SELECT l.name, k % 5, 'scale-fill', 'program:scale-fill', 'WAITING', 300000,

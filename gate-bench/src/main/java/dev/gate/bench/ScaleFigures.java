@@ -119,7 +119,7 @@ public final class ScaleFigures {
                 default -> t.row(cells, "-", null);
             }
         };
-        String enqueue = "enqueue: the join transaction (Calls.join)";
+        String enqueue = "enqueue: the join transaction (Joins.join)";
         row.add(enqueue, LongLine.Figure.ENQUEUE, 0.50, Target.NONE);
         row.add(enqueue, LongLine.Figure.ENQUEUE, 0.99, Target.RATIO);
         String join = "join through the engine (ProgramCalls.submit: join and fast path in one transaction)";

@@ -4,9 +4,8 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.gate.api.CallClass;
 import dev.gate.dev.GateDatabase;
 import dev.gate.store.CallKeys;
-import dev.gate.store.Calls;
 import dev.gate.store.Granter;
-import dev.gate.store.Jpa;
+import dev.gate.store.Joins;
 import dev.gate.store.Outcomes;
 import dev.gate.store.Tx;
 
@@ -33,9 +32,9 @@ public final class StepTimes {
     public static void main(String[] args) throws Exception {
         GateDatabase db = GateDatabase.fresh("gate_step_times");
         db.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('open', 1000000, 1000)");
-        try (HikariDataSource pool = db.pool(4); Jpa jpa = new Jpa(pool)) {
+        try (HikariDataSource pool = db.pool(4)) {
             Tx tx = new Tx(pool);
-            Calls calls = new Calls(tx, jpa);
+            Joins joins = new Joins(tx);
             Granter granter = new Granter(tx);
             Outcomes outcomes = new Outcomes(tx);
             List<Double> empty = new ArrayList<>();
@@ -56,7 +55,7 @@ public final class StepTimes {
                     return null;
                 });
                 long t2 = System.nanoTime();
-                long id = calls.join("open", CallClass.INTERACTIVE, "bench", OWNER, Duration.ofSeconds(30),
+                long id = joins.join("open", CallClass.INTERACTIVE, "bench", OWNER, Duration.ofSeconds(30),
                         null, CallKeys.NONE, callId -> { }).orElseThrow().id();
                 long t3 = System.nanoTime();
                 if (granter.grantDue("open").grants().size() != 1) {
@@ -65,7 +64,7 @@ public final class StepTimes {
                 long t4 = System.nanoTime();
                 outcomes.record(id, null, 200, null);
                 long t5 = System.nanoTime();
-                Calls.Entered e = calls.joinAndGrant("open", CallClass.INTERACTIVE, "bench", OWNER,
+                Joins.Entered e = joins.joinAndGrant("open", CallClass.INTERACTIVE, "bench", OWNER,
                         Duration.ofSeconds(30), null, CallKeys.NONE, callId -> { }, pass -> { }).orElseThrow();
                 long id2 = e.joined().id();
                 if (e.pass().grants().size() != 1) {
@@ -85,10 +84,10 @@ public final class StepTimes {
             System.out.println("where an uncontended grant's time goes (one caller, " + ROUNDS * 3 / 4 + " rounds):");
             System.out.println("  empty transaction (commit):                  " + new Percentiles(empty).summary());
             System.out.println("  one SELECT 1 in a transaction:               " + new Percentiles(select).summary());
-            System.out.println("  join (Calls.join):                           " + new Percentiles(join).summary());
+            System.out.println("  join (Joins.join):                           " + new Percentiles(join).summary());
             System.out.println("  fast-path grant (Granter.grantDue):          " + new Percentiles(grant).summary());
             System.out.println("  outcome (Outcomes.record):                   " + new Percentiles(outcome).summary());
-            System.out.println("  the gate's path: join and grant in one transaction (Calls.joinAndGrant): "
+            System.out.println("  the gate's path: join and grant in one transaction (Joins.joinAndGrant): "
                     + new Percentiles(entered).summary());
         }
         db.server().stop();

@@ -12,9 +12,10 @@ import dev.gate.api.Permit;
 import dev.gate.api.CallState;
 import dev.gate.store.CallKeys;
 import dev.gate.domain.CallRow;
-import dev.gate.store.Calls;
+import dev.gate.store.CallReads;
 import dev.gate.domain.Grant;
 import dev.gate.store.Outcomes;
+import dev.gate.store.OwnedCalls;
 import dev.gate.wait.Waiters;
 import dev.gate.wait.StateWatches;
 
@@ -40,7 +41,8 @@ public final class Callers {
     private final String owner;
     private final Admission admission;
     private final Joining joining;
-    private final Calls calls;
+    private final OwnedCalls owned;
+    private final CallReads reads;
     private final Outcomes outcomes;
     private final Waiters waiters;
     private final StateWatches<CallRow> watches;
@@ -48,14 +50,15 @@ public final class Callers {
     private final Tally tally;
     private final TryNow tryNow;
 
-    Callers(String owner, Admission admission, Joining joining, Calls calls, Outcomes outcomes, Waiters waiters,
-            StateWatches<CallRow> watches, GrantLoop loop, Tally tally, TryNow tryNow) {
+    Callers(String owner, Admission admission, Joining joining, OwnedCalls owned, CallReads reads, Outcomes outcomes,
+            Waiters waiters, StateWatches<CallRow> watches, GrantLoop loop, Tally tally, TryNow tryNow) {
         this.tryNow = tryNow;
         this.tally = tally;
         this.owner = owner;
         this.admission = admission;
         this.joining = joining;
-        this.calls = calls;
+        this.owned = owned;
+        this.reads = reads;
         this.outcomes = outcomes;
         this.waiters = waiters;
         this.watches = watches;
@@ -197,7 +200,7 @@ public final class Callers {
             loop.wake(); // a call waiting on the key may go now (a cool-down needs no pass: grants check it)
         }
         if (result == Outcomes.Result.NOT_GRANTED) {
-            String state = admission.run(() -> calls.find(callId))
+            String state = admission.run(() -> reads.find(callId))
                     .filter(c -> program == null || program.equals(c.program()))
                     .map(c -> c.state().name()).orElse("unknown");
             throw new GateException("call " + callId + " cannot be completed: it is " + state + ", not GRANTED");
@@ -224,7 +227,7 @@ public final class Callers {
         if (permit.joined()) {
             return false; // a dedupe joiner shares another caller's call: the grant is that caller's to give up
         }
-        boolean abandoned = admission.run(() -> calls.abandonOwned(permit.callId(), owner));
+        boolean abandoned = admission.run(() -> owned.abandonOwned(permit.callId(), owner));
         if (abandoned) {
             loop.wake(); // a call waiting on its key may go now
             LOG.info(() -> "call " + permit.callId() + " limit=" + permit.limit() + " class=" + permit.callClass()
@@ -251,7 +254,7 @@ public final class Callers {
 
     /** The call as it is now; a call the table does not have ends its watch at once (it will never change). */
     private CallRow find(long callId) throws GateException {
-        Optional<CallRow> row = admission.run(() -> calls.find(callId));
+        Optional<CallRow> row = admission.run(() -> reads.find(callId));
         if (row.isEmpty()) {
             watches.leftWaiting(List.of(callId));
             throw new CallEndedException("call " + callId + " is gone");
@@ -280,7 +283,7 @@ public final class Callers {
 
     /** The wait is over ({@code unwanted} says why, or null: the time passed): the call leaves, unless granted. */
     private Permit giveUp(Ticket ticket, Duration maxWait, String unwanted) throws GateException {
-        if (admission.run(() -> calls.cancel(ticket.callId()))) {
+        if (admission.run(() -> owned.cancel(ticket.callId()))) {
             waiters.drop(ticket.callId());
             String why = unwanted == null ? "not granted within " + maxWait : unwanted;
             LOG.info(() -> "call " + ticket.callId() + " limit=" + ticket.limit() + " class=" + ticket.callClass()
@@ -290,7 +293,7 @@ public final class Callers {
             }
             throw new GateTimeoutException(ticket.limit(), ticket.callId(), maxWait);
         }
-        Optional<CallRow> row = admission.run(() -> calls.find(ticket.callId()));
+        Optional<CallRow> row = admission.run(() -> reads.find(ticket.callId()));
         if (row.isPresent() && row.get().state() == CallState.GRANTED) {
             waiters.granted(row.get().grant()); // the grant won the race: the caller takes it, nobody abandons it
             return permit(row.get().grant());

@@ -3,7 +3,7 @@ package dev.gate.engine;
 import dev.gate.api.CallEndedException;
 import dev.gate.api.CallState;
 import dev.gate.domain.CallRow;
-import dev.gate.store.Calls;
+import dev.gate.store.CallReads;
 import dev.gate.domain.Grant;
 import dev.gate.store.GrantPass;
 import dev.gate.store.StoreUnavailable;
@@ -27,15 +27,16 @@ final class Delivery {
     private static final Logger LOG = Logger.getLogger(Delivery.class.getName());
 
     private final String owner;
-    private final Calls calls;
+    private final CallReads reads;
     private final Waiters waiters;
     private final StateWatches<CallRow> watches;
     private final Health health;
     private final Tally tally;
 
-    Delivery(String owner, Calls calls, Waiters waiters, StateWatches<CallRow> watches, Health health, Tally tally) {
+    Delivery(String owner, CallReads reads, Waiters waiters, StateWatches<CallRow> watches, Health health,
+             Tally tally) {
         this.owner = owner;
-        this.calls = calls;
+        this.reads = reads;
         this.waiters = waiters;
         this.watches = watches;
         this.health = health;
@@ -118,7 +119,7 @@ final class Delivery {
         Set<Long> watched = watches.callIds();
         if (!watched.isEmpty()) {
             // a call the table does not have (never was, or gone) has left WAITING too: its watch must not stay
-            Set<Long> waiting = calls.waiting(watched);
+            Set<Long> waiting = reads.waiting(watched);
             watches.leftWaiting(watched.stream().filter(id -> !waiting.contains(id)).toList());
         }
     }
@@ -128,7 +129,7 @@ final class Delivery {
             return;
         }
         try {
-            for (CallRow row : calls.notWaiting(ids)) {
+            for (CallRow row : reads.notWaiting(ids)) {
                 if (row.state() == CallState.GRANTED) {
                     waiters.granted(row.grant());
                 } else if (row.state() != CallState.WAITING) {

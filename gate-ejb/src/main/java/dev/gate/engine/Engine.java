@@ -5,15 +5,20 @@ import dev.gate.store.FreeSlot;
 import dev.gate.store.GateTables;
 import dev.gate.store.ActionLog;
 import dev.gate.domain.CallRow;
-import dev.gate.store.Calls;
+import dev.gate.store.CallReads;
 import dev.gate.store.Estimates;
 import dev.gate.store.Granter;
+import dev.gate.store.GroupJoins;
+import dev.gate.store.Joins;
 import dev.gate.store.Keys;
 import dev.gate.store.Jpa;
 import dev.gate.store.Leases;
 import dev.gate.store.LimitTable;
+import dev.gate.store.LineRoom;
 import dev.gate.store.LineView;
+import dev.gate.store.OperatorCancels;
 import dev.gate.store.Outcomes;
+import dev.gate.store.OwnedCalls;
 import dev.gate.store.Retention;
 import dev.gate.store.StoreBusy;
 import dev.gate.store.StoreUnavailable;
@@ -81,7 +86,8 @@ public final class Engine {
         Tx tx = new Tx(dataSource);
         this.jpa = new Jpa(dataSource);
         LimitTable limitTable = new LimitTable(tx, jpa);
-        Calls calls = new Calls(tx, jpa);
+        CallReads reads = new CallReads(tx, jpa);
+        OwnedCalls owned = new OwnedCalls(tx);
         Outcomes outcomes = new Outcomes(tx);
         this.leases = new Leases(tx);
         // watches complete on a thread of their own: never on the slot loop's scheduler, whatever a watcher does next
@@ -89,7 +95,7 @@ public final class Engine {
         this.watches = new StateWatches<>(completions);
         this.health = new Health(waiters::endAll);
         Admission admission = new Admission(health, settings.callerConcurrency(), settings.callerWait());
-        Delivery delivery = new Delivery(owner, calls, waiters, watches, health, tally);
+        Delivery delivery = new Delivery(owner, reads, waiters, watches, health, tally);
         Recovery recovery = new Recovery(owner, health, tx, leases, waiters);
         this.loop = new GrantLoop(new Granter(tx), limitTable, delivery, recovery, health, settings, scheduler);
         Keys keys = new Keys(tx);
@@ -98,15 +104,17 @@ public final class Engine {
         this.listener = new GrantListener(dataSource, owner, threads, delivery::announced, health::failed);
         KeyedLines lines = new KeyedLines(admission, keys);
         FreeSlot freeSlot = new FreeSlot(tx);
-        Joining joining = new Joining(settings, admission, calls, freeSlot, waiters, watches, loop, tally, lines);
+        Joining joining = new Joining(settings, admission, new Joins(tx), new GroupJoins(tx), new LineRoom(tx),
+                owned, freeSlot, waiters, watches, loop, tally, lines);
         this.joining = joining;
         TryNow tryNow = new TryNow(settings, admission, freeSlot, tally, waiters, lines);
-        this.callers = new Callers(owner, admission, joining, calls, outcomes, waiters, watches, loop, tally, tryNow);
-        this.programs = new ProgramCalls(admission, joining, calls, outcomes, new Estimates(tx), delivery, watches,
-                loop, tryNow);
+        this.callers = new Callers(owner, admission, joining, owned, reads, outcomes, waiters, watches, loop, tally,
+                tryNow);
+        this.programs = new ProgramCalls(admission, joining, owned, reads, outcomes, new Estimates(tx), delivery,
+                watches, loop, tryNow);
         this.limits = new LimitControl(admission, limitTable, new LineView(jpa), loop, keys);
-        this.operators = new OperatorActions(owner, admission, limitTable, calls, new ActionLog(tx), waiters,
-                delivery, loop);
+        this.operators = new OperatorActions(owner, admission, limitTable, new OperatorCancels(tx),
+                new ActionLog(tx), waiters, delivery, loop);
         this.upkeep = new TableUpkeep(new GateTables(dataSource), settings, health, threads);
     }
 

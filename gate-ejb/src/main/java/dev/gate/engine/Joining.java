@@ -16,9 +16,13 @@ import dev.gate.rules.LimitName;
 import dev.gate.rules.ProgramName;
 import dev.gate.store.CallKeys;
 import dev.gate.domain.CallRow;
-import dev.gate.store.Calls;
 import dev.gate.store.FreeSlot;
+import dev.gate.store.GroupJoins;
+import dev.gate.store.Joins;
+import dev.gate.store.LineRoom;
+import dev.gate.store.OwnedCalls;
 import dev.gate.store.StoreUnavailable;
+import dev.gate.store.SubmissionKeyReused;
 import dev.gate.domain.Grant;
 import dev.gate.wait.StateWatches;
 import dev.gate.wait.Waiters;
@@ -48,7 +52,10 @@ final class Joining {
 
     private final EngineSettings settings;
     private final Admission admission;
-    private final Calls calls;
+    private final Joins joins;
+    private final GroupJoins groupJoins;
+    private final OwnedCalls owned;
+    private final LineRoom room;
     private final Waiters waiters;
     private final GrantLoop loop;
     private final Tally tally;
@@ -69,15 +76,19 @@ final class Joining {
         WATCH
     }
 
-    Joining(EngineSettings settings, Admission admission, Calls calls, FreeSlot freeSlot, Waiters waiters,
-            StateWatches<CallRow> watches, GrantLoop loop, Tally tally, KeyedLines lines) {
+    Joining(EngineSettings settings, Admission admission, Joins joins, GroupJoins groupJoins, LineRoom room,
+            OwnedCalls owned, FreeSlot freeSlot, Waiters waiters, StateWatches<CallRow> watches, GrantLoop loop,
+            Tally tally, KeyedLines lines) {
         this.freeSlot = freeSlot;
         this.watches = watches;
         this.tally = tally;
         this.lines = lines;
         this.settings = settings;
         this.admission = admission;
-        this.calls = calls;
+        this.joins = joins;
+        this.groupJoins = groupJoins;
+        this.owned = owned;
+        this.room = room;
         this.waiters = waiters;
         this.loop = loop;
     }
@@ -113,7 +124,7 @@ final class Joining {
     /** A refusal for a full line is counted (the status page's "line full" figure); the log hears when it fills. */
     private void counted(String limit, CallClass callClass, String program, LineFullException full) {
         try {
-            Calls.FullCount n = admission.run(() -> calls.countFull(limit, FULL_LOGGED_EVERY));
+            LineRoom.FullCount n = admission.run(() -> room.countFull(limit, FULL_LOGGED_EVERY));
             tally.lineFull(limit);
             if (n.toLog()) {
                 LOG.info(() -> "limit=" + limit + " class=" + callClass + ": a call of " + program + " was refused: "
@@ -157,19 +168,19 @@ final class Joining {
             AtomicReference<Long> inserted = new AtomicReference<>();
             AtomicReference<CompletableFuture<Grant>> granted = new AtomicReference<>();
             AtomicReference<CompletableFuture<CallRow>> watch = new AtomicReference<>();
-            Calls.Entered entered;
+            Joins.Entered entered;
             try {
-                entered = admission.run(() -> calls.joinAndGrant(limit, callClass, program, owner, lease,
+                entered = admission.run(() -> joins.joinAndGrant(limit, callClass, program, owner, lease,
                         options.deadline(), keys, callId -> registered(callId, hears, inserted, granted, watch),
                         pending::hold)).orElseThrow(() -> new UnknownLimitException(limit));
-            } catch (Calls.DeadlineMiss miss) {
+            } catch (Joins.DeadlineMiss miss) {
                 Duration wait = Duration.between(miss.estimate().now(), miss.estimate().grantAt());
                 LOG.info(() -> "a call on limit " + limit + " was refused: its deadline of " + options.deadline()
                         + " is shorter than the estimated wait of " + wait);
                 throw new DeadlineException(limit, options.deadline(), miss.estimate().grantAt(), wait);
-            } catch (Calls.SubmissionKeyReused e) {
+            } catch (SubmissionKeyReused e) {
                 throw new SubmissionKeyReusedException(e.getMessage());
-            } catch (Calls.LineFull full) {
+            } catch (LineRoom.LineFull full) {
                 throw new LineFullException(limit, full.getMessage(), full.retryAfter());
             } catch (GateException e) {
                 if (e instanceof GatePausedException) {
@@ -182,7 +193,7 @@ final class Joining {
                 throw failed(inserted.get(), new GateFailedException("the gate failed to take a call on limit " + limit
                         + "; nothing joined (see the gate's log)", e));
             }
-            Calls.Joined joined = entered.joined();
+            Joins.Joined joined = entered.joined();
             if (joined.repeated()) {
                 LOG.info(() -> "call " + joined.id() + " limit=" + limit + " class=" + callClass + ": " + program
                         + " submitted it again (its first answer was lost); the same call answers");
@@ -279,8 +290,8 @@ final class Joining {
     /** A group's join: one statement and one commit for its members, the pass made under it delivered after. */
     private List<Optional<CallRow>> joinGroup(String limit, List<Member> members) throws GateException {
         try (Delivery.Pending pending = loop.pending()) {
-            Calls.GroupEntered entered = admission.run(() -> calls.joinGroupAndGrant(limit, members.stream()
-                    .map(m -> new Calls.GroupMember(m.callClass, m.program, m.owner, m.lease, m::beforeCommit))
+            GroupJoins.GroupEntered entered = admission.run(() -> groupJoins.joinGroupAndGrant(limit, members.stream()
+                    .map(m -> new GroupJoins.GroupMember(m.callClass, m.program, m.owner, m.lease, m::beforeCommit))
                     .toList(), pending::hold));
             loop.passMade(entered.pass());
             return entered.rows();
@@ -340,7 +351,7 @@ final class Joining {
     /** Its waiter is gone: the call leaves the line, or its grant (nobody will take it) is ended. */
     void leave(long callId, String why) {
         try {
-            admission.run(() -> calls.leave(callId)).ifPresent(state -> LOG.info(() -> "call " + callId + " "
+            admission.run(() -> owned.leave(callId)).ifPresent(state -> LOG.info(() -> "call " + callId + " "
                     + state.name().toLowerCase(Locale.ROOT) + ": " + why));
             waiters.drop(callId);
         } catch (GateException | RuntimeException e) {

@@ -5,9 +5,9 @@ import dev.gate.api.GateException;
 import dev.gate.api.OperatorAction;
 import dev.gate.api.UnknownLimitException;
 import dev.gate.store.ActionLog;
-import dev.gate.store.Calls;
 import dev.gate.store.Leases;
 import dev.gate.store.LimitTable;
+import dev.gate.store.OperatorCancels;
 import dev.gate.wait.Waiters;
 
 import java.time.Duration;
@@ -31,18 +31,18 @@ public final class OperatorActions {
     private final String owner;
     private final Admission admission;
     private final LimitTable limits;
-    private final Calls calls;
+    private final OperatorCancels cancels;
     private final ActionLog log;
     private final Waiters waiters;
     private final Delivery delivery;
     private final GrantLoop loop;
 
-    OperatorActions(String owner, Admission admission, LimitTable limits, Calls calls, ActionLog log,
+    OperatorActions(String owner, Admission admission, LimitTable limits, OperatorCancels cancels, ActionLog log,
                     Waiters waiters, Delivery delivery, GrantLoop loop) {
         this.owner = owner;
         this.admission = admission;
         this.limits = limits;
-        this.calls = calls;
+        this.cancels = cancels;
         this.log = log;
         this.waiters = waiters;
         this.delivery = delivery;
@@ -74,14 +74,14 @@ public final class OperatorActions {
 
     /** Cancels a waiting call of {@code limit}; false when it was not waiting there (granted, ended, elsewhere). */
     public boolean cancel(String limit, long callId, String actor) throws GateException {
-        Optional<Leases.Cleared> cleared = admission.run(() -> calls.cancelInLimit(callId, limit, actor));
+        Optional<Leases.Cleared> cleared = admission.run(() -> cancels.cancelInLimit(callId, limit, actor));
         cleared.ifPresent(c -> ended(List.of(c), "cancelled by operator " + actor));
         return cleared.isPresent();
     }
 
     /** Cancels every waiting call of {@code program} (of {@code limit} only, when given); answers how many. */
     public int drain(String program, String limit, String actor) throws GateException {
-        List<Leases.Cleared> cleared = admission.run(() -> calls.drain(program, limit, actor));
+        List<Leases.Cleared> cleared = admission.run(() -> cancels.drain(program, limit, actor));
         ended(cleared, "drained by operator " + actor);
         LOG.info(() -> "program " + program + " drained by " + actor + ": " + cleared.size() + " waiting calls "
                 + "cancelled" + (limit == null ? "" : " on limit " + limit));

@@ -6,11 +6,12 @@ import dev.gate.api.CallOptions;
 import dev.gate.api.GateException;
 import dev.gate.store.CallKeys;
 import dev.gate.domain.CallRow;
-import dev.gate.store.Calls;
+import dev.gate.store.CallReads;
 import dev.gate.domain.Estimate;
 import dev.gate.store.Estimates;
 import dev.gate.store.InstanceLock;
 import dev.gate.store.Outcomes;
+import dev.gate.store.OwnedCalls;
 import dev.gate.wait.StateWatches;
 
 import java.util.List;
@@ -29,7 +30,8 @@ public final class ProgramCalls {
 
     private final Admission admission;
     private final Joining joining;
-    private final Calls calls;
+    private final OwnedCalls owned;
+    private final CallReads reads;
     private final Outcomes outcomes;
     private final Estimates estimates;
     private final Delivery delivery;
@@ -37,12 +39,13 @@ public final class ProgramCalls {
     private final GrantLoop loop;
     private final TryNow tryNow;
 
-    ProgramCalls(Admission admission, Joining joining, Calls calls, Outcomes outcomes, Estimates estimates,
-                 Delivery delivery, StateWatches<CallRow> watches, GrantLoop loop, TryNow tryNow) {
+    ProgramCalls(Admission admission, Joining joining, OwnedCalls owned, CallReads reads, Outcomes outcomes,
+                 Estimates estimates, Delivery delivery, StateWatches<CallRow> watches, GrantLoop loop, TryNow tryNow) {
         this.tryNow = tryNow;
         this.admission = admission;
         this.joining = joining;
-        this.calls = calls;
+        this.owned = owned;
+        this.reads = reads;
         this.outcomes = outcomes;
         this.estimates = estimates;
         this.delivery = delivery;
@@ -99,18 +102,18 @@ public final class ProgramCalls {
                 new CallKeys(options.concurrencyKey(), dedupeKey, submissionKey),
                 watched ? Joining.Hears.WATCH : Joining.Hears.NOBODY);
         CallRow row = entry.row().isPresent() ? entry.row().get()
-                : admission.run(() -> calls.find(entry.id())).orElseThrow(); // a joined call: as it is now
+                : admission.run(() -> reads.find(entry.id())).orElseThrow(); // a joined call: as it is now
         return new Submitted(row, entry.joinedExisting(), entry.repeated(), entry.leftWaiting());
     }
 
     /** A program's own call; another program's call is as good as absent. */
     public Optional<CallRow> own(String program, long id) throws GateException {
-        return admission.run(() -> calls.findOwned(id, owner(program)));
+        return admission.run(() -> reads.findOwned(id, owner(program)));
     }
 
     /** A call the program owns, or joined by a dedupe key: the joiners see it and its outcome. */
     public Optional<CallRow> visible(String program, long id) throws GateException {
-        return admission.run(() -> calls.findVisible(id, owner(program), program));
+        return admission.run(() -> reads.findVisible(id, owner(program), program));
     }
 
     /** Position and estimated grant time of a waiting call; empty when it is not waiting. */
@@ -148,17 +151,17 @@ public final class ProgramCalls {
 
     /** Renews a program's waiting or granted call's lease. */
     public boolean renew(String program, long id) throws GateException {
-        return admission.run(() -> calls.renew(id, owner(program)));
+        return admission.run(() -> owned.renew(id, owner(program)));
     }
 
     /** A program's heartbeat: one statement renews all of its waiting calls. */
     public int renewAll(String program) throws GateException {
-        return admission.run(() -> calls.renewAll(owner(program)));
+        return admission.run(() -> owned.renewAll(owner(program)));
     }
 
     /** The program takes its waiting call out of the line. */
     public boolean cancel(String program, long id) throws GateException {
-        boolean cancelled = admission.run(() -> calls.cancelOwned(id, owner(program)));
+        boolean cancelled = admission.run(() -> owned.cancelOwned(id, owner(program)));
         if (cancelled) {
             delivery.leftWaiting(List.of(id));
             loop.wake(); // a key it held may be free now
@@ -169,7 +172,7 @@ public final class ProgramCalls {
 
     /** Stores how the vendor answered a program's granted (or abandoned) call; it becomes DONE. */
     public boolean abandon(String program, long id) throws GateException {
-        boolean abandoned = admission.run(() -> calls.abandonOwned(id, owner(program)));
+        boolean abandoned = admission.run(() -> owned.abandonOwned(id, owner(program)));
         if (abandoned) {
             loop.wake(); // a key it held is free now
             LOG.info(() -> "call " + id + " abandoned by " + program + ": granted, given up without a vendor call");

@@ -7,9 +7,9 @@ import dev.gate.api.GateException;
 import dev.gate.api.Permit;
 import dev.gate.api.UnknownLimitException;
 import dev.gate.api.SubmissionKeyReusedException;
-import dev.gate.store.Calls;
 import dev.gate.store.FreeSlot;
 import dev.gate.store.StoreUnavailable;
+import dev.gate.store.SubmissionKeyReused;
 import dev.gate.wait.Waiters;
 import dev.gate.domain.Grant;
 
@@ -93,7 +93,7 @@ final class TryNow {
                         throw lost;
                     }
                 });
-            } catch (Calls.SubmissionKeyReused e) {
+            } catch (SubmissionKeyReused e) {
                 throw new SubmissionKeyReusedException(e.getMessage());
             }
             if (taken.isEmpty()) {

@@ -241,7 +241,7 @@ public final class FreeSlot {
             throws SQLException {
         try {
             return take(c, sql, limit, null, callClass, program, owner, lease, key);
-        } catch (Calls.SubmissionKeyReused e) {
+        } catch (SubmissionKeyReused e) {
             return Optional.of(new Result(Optional.empty(), Duration.ZERO, false, null, null, true));
         }
     }
@@ -329,7 +329,7 @@ public final class FreeSlot {
                     Instant grantedAt = Times.get(rs, "prior_granted_at");
                     String priorLimit = rs.getString("prior_limit");
                     if (grantedAt == null || !priorLimit.equals(limit)) {
-                        throw new Calls.SubmissionKeyReused(key, priorLimit);
+                        throw new SubmissionKeyReused(key, priorLimit);
                     }
                     return Optional.of(new Result(Optional.of(new Grant(priorId, limit,
                             CallClass.ofRank(rs.getInt("prior_class")), owner, Times.get(rs, "prior_enqueued_at"),

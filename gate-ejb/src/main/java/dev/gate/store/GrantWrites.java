@@ -79,7 +79,7 @@ final class GrantWrites {
     }
 
     /**
-     * A grant as its statement returned it; the call whole (as {@link Calls#findVisible} reads it) unless dedupe
+     * A grant as its statement returned it; the call whole (as {@link CallReads#findVisible} reads it) unless dedupe
      * joiners may share it, whose count the statement does not read.
      */
     static Grant granted(ResultSet rs, String limit) throws SQLException {

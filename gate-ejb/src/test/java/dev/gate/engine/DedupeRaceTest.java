@@ -3,10 +3,9 @@ package dev.gate.engine;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.gate.api.CallClass;
 import dev.gate.store.CallKeys;
-import dev.gate.store.Calls;
 import dev.gate.store.GrantPass;
 import dev.gate.store.Granter;
-import dev.gate.store.Jpa;
+import dev.gate.store.Joins;
 import dev.gate.store.Tx;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -47,9 +46,7 @@ class DedupeRaceTest {
         String limit = "raced";
         copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 1000000, 1000)", limit);
         Tx tx = new Tx(pool);
-        Jpa jpa = new Jpa(pool);
-        copies.closeAfter(jpa);
-        Calls calls = new Calls(tx, jpa);
+        Joins joins = new Joins(tx);
         Granter granter = new Granter(tx);
         ExecutorService two = Executors.newFixedThreadPool(2);
         int joinedBeforeGrant = 0;
@@ -59,7 +56,7 @@ class DedupeRaceTest {
                 String key = "snapshot-" + i;
                 sql(admin, "UPDATE gate_slot SET next_slot_at = clock_timestamp() + interval '1 hour' "
                         + "WHERE limit_name = ?", limit);
-                long head = calls.join(limit, CallClass.SCHEDULED, "first", "program:first", Duration.ofSeconds(30),
+                long head = joins.join(limit, CallClass.SCHEDULED, "first", "program:first", Duration.ofSeconds(30),
                         null, CallKeys.of(null, key), id -> { }).orElseThrow().id();
                 sql(admin, "UPDATE gate_slot SET next_slot_at = clock_timestamp() WHERE limit_name = ?", limit);
                 CyclicBarrier start = new CyclicBarrier(2);
@@ -67,12 +64,12 @@ class DedupeRaceTest {
                     start.await();
                     return granter.grantDue(limit);
                 });
-                Future<Calls.Joined> joiner = two.submit(() -> {
+                Future<Joins.Joined> joiner = two.submit(() -> {
                     start.await();
-                    return calls.join(limit, CallClass.SCHEDULED, "second", "program:second",
+                    return joins.join(limit, CallClass.SCHEDULED, "second", "program:second",
                             Duration.ofSeconds(30), null, CallKeys.of(null, key), id -> { }).orElseThrow();
                 });
-                Calls.Joined joined = joiner.get(5, TimeUnit.SECONDS); // a deadlock or a busy lock would throw here
+                Joins.Joined joined = joiner.get(5, TimeUnit.SECONDS); // a deadlock or a busy lock would throw here
                 GrantPass pass = grant.get(5, TimeUnit.SECONDS);
                 assertTrue(joined.joinedExisting(), "round " + i + ": the second submission joins the live call");
                 assertEquals(head, joined.id(), "round " + i);

@@ -1,0 +1,39 @@
+package dev.gate.store;
+
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.Optional;
+
+/**
+ * A program's submission keys (gate_call.submission_key, unique per owner): a retried submission whose answer was
+ * lost finds the call it made with the key, whatever became of it, and never makes a second; the same key for another
+ * limit is the program's mistake ({@link SubmissionKeyReused}). In the join's transaction ({@link Joins}).
+ */
+final class SubmissionKeys {
+
+    // A retried submission: the call the program already made with this key, whatever became of it.
+    private static final String SUBMITTED_BEFORE =
+            "SELECT id, limit_name FROM gate_call WHERE owner = ? AND submission_key = ?";
+
+    private SubmissionKeys() {
+    }
+
+    /** The call {@code owner} made before with the submission {@code key}, as a repeated join; empty: none. */
+    static Optional<Joins.Joined> submittedBefore(java.sql.Connection c, String owner, String key, String limit)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(SUBMITTED_BEFORE)) {
+            ps.setString(1, owner);
+            ps.setString(2, key);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    return Optional.empty();
+                }
+                if (!rs.getString("limit_name").equals(limit)) {
+                    throw new SubmissionKeyReused(key, rs.getString("limit_name"));
+                }
+                return Optional.of(new Joins.Joined(rs.getLong("id"), false, true));
+            }
+        }
+    }
+}
