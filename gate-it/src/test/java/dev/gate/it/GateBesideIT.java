@@ -23,7 +23,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import javax.naming.InitialContext;
-import java.io.File;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -47,9 +46,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @ExtendWith(ArquillianExtension.class)
 class GateBesideIT {
 
+    // not GateDeployedAlone: the gate and, beside it, an application of its own
     @Deployment(name = "gate", order = 1, testable = false)
     static EnterpriseArchive gateEar() {
-        return ShrinkWrap.createFromZipFile(EnterpriseArchive.class, new File(System.getProperty("gate.ear")));
+        return BuiltEar.read();
     }
 
     @Deployment(name = "beside", order = 2)
