@@ -56,7 +56,8 @@ class GateBesideIT {
     static WebArchive beside() {
         return ShrinkWrap.create(WebArchive.class, "beside.war")
                 .addPackage(Gate.class.getPackage())
-                .addClasses(ServerTables.class, LimitRow.class, SendLog.class, SendLog.Send.class, AsOperator.class, AsCaller.class, Api.class, Api.Answer.class);
+                .addClasses(ServerTables.class, LimitRow.class, SendLog.class, SendLog.Send.class, AsOperator.class,
+                        AsCaller.class, Api.class, Api.Answer.class);
     }
 
     private static AsOperator asOperator() throws Exception {
