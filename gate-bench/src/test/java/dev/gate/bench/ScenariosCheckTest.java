@@ -35,7 +35,7 @@ class ScenariosCheckTest {
 
     @Test
     void scenario1EveryAcquireIsGrantedOnceAndItsOutcomeKept() throws Exception {
-        db.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('open', 1000000, 1000)");
+        db.limit("open", 1000000, Duration.ofSeconds(1));
         List<AutoCloseable> resources = new ArrayList<>();
         Engine gate = BenchCopies.start("check-open", db, resources);
         SideBySide.Cell cell = SideBySide.gateCell(gate, "open", 4, 2);

@@ -10,6 +10,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
@@ -66,6 +67,21 @@ public class GateDatabase {
 
     public SendLog sendLog() {
         return new SendLog(direct);
+    }
+
+    /**
+     * Declares a limit by its row ({@link LimitRow}): {@code calls} a {@code window}, and {@code more} as column/value
+     * pairs of further gate_limit columns ({@code "burst", 2, "keyed", true}); the table's trigger adds its slot. A raw
+     * row, for the tests that need a limit before any engine runs, or that put its slot in a given state next; an
+     * operator declares one with {@code gate.limits().put(name, LimitSpec)}, which checks the spec and records who
+     * declared it.
+     *
+     * @throws IllegalArgumentException when {@code more} is not pairs, or a column is not named by {@code [a-z_]{1,40}}
+     */
+    public void limit(String name, int calls, Duration window, Object... more) throws SQLException {
+        try (Connection c = direct.getConnection()) {
+            LimitRow.insert(c, name, calls, window, more);
+        }
     }
 
     public void sql(String sql, Object... args) throws SQLException {

@@ -22,7 +22,7 @@ class AbandonedGrantTest extends OnOneCopy {
     @Test
     void aGrantWhoseOwnerNeverReportsFreesItsKeysAfterItsLease() throws Exception {
         String limit = "crashy";
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 100, 1000)", limit);
+        copies.limit(limit, 100, Duration.ofSeconds(1));
         Duration lease = Duration.ofSeconds(1);
         CallOptions keyed = CallOptions.NONE.withLease(lease).withConcurrencyKey("account-7");
         ProgramCalls.Submitted first = gate.programs().submit("crashed", limit, CallClass.SCHEDULED, keyed, "report-7");
@@ -56,7 +56,7 @@ class AbandonedGrantTest extends OnOneCopy {
     @Test
     void aGrantGivenUpByItsCallerFreesItsKeysAtOnceNotAtItsLeasesEnd() throws Exception {
         String limit = "given-up";
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 100, 1000)", limit);
+        copies.limit(limit, 100, Duration.ofSeconds(1));
         CallOptions keyed = CallOptions.NONE.withLease(Duration.ofSeconds(60)).withConcurrencyKey("account-9");
         Permit permit = gate.callers().acquire(limit, CallClass.BACKFILL, Duration.ofSeconds(5), "batch:x", keyed);
         ProgramCalls.Submitted keyedWaiter = gate.programs().submit("other", limit, CallClass.SCHEDULED,

@@ -22,7 +22,7 @@ class BadInputTest extends OnOneCopy {
 
     @Test
     void aProgramNameTooLongIsRefusedBeforeTheDatabase() throws Exception {
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('open', 100, 1000)");
+        copies.limit("open", 100, Duration.ofSeconds(1));
         String longName = "p".repeat(65);
         IllegalArgumentException refused = assertThrows(IllegalArgumentException.class, () -> gate.callers()
                 .acquire("open", CallClass.SCHEDULED, Duration.ofSeconds(1), longName, CallOptions.NONE));
@@ -36,7 +36,7 @@ class BadInputTest extends OnOneCopy {
 
     @Test
     void aJoinTheDatabaseRefusesIsTheGatesFaultToldWithoutItsText() throws Exception {
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('open', 100, 1000)");
+        copies.limit("open", 100, Duration.ofSeconds(1));
         // a fault the gate does not expect: the table refuses this program's rows
         copies.sql("ALTER TABLE gate_call ADD CONSTRAINT no_breaker CHECK (program <> 'breaker')");
         GateFailedException failed = assertThrows(GateFailedException.class, () -> gate.callers()

@@ -22,17 +22,23 @@ class BurstTest extends OnOneCopy {
     @Test
     void afterIdleTimeFiveGoAtOnceThenTheBeat() throws Exception {
         String limit = "bursty";
-        gate.limits().put(limit, LimitSpec.of(10, Duration.ofSeconds(1)).withBurst(5));
+        // a gap of a second: the burst and the beat are told apart by seconds, however slowly this box joins calls
+        Duration gap = Duration.ofSeconds(1);
+        gate.limits().put(limit, LimitSpec.of(10, gap.multipliedBy(10)).withBurst(5));
         copies.slotLongDue(limit); // idle for an hour
-        List<Instant> granted = grantAtOnce(limit, 8);
-        System.out.println("burst of 5 at 10/s: grants at " + offsets(granted) + " ms");
-        // five as they come (each joins and is granted at once), then the beat: the burst is counted from its
-        // first send (GCRA), so the sixth is due one gap (100.5 ms) after the first, the seventh two, and so on
-        // (without a burst the fifth would come four gaps, 400 ms, after the first)
-        assertTrue(Duration.between(granted.get(0), granted.get(4)).toMillis() < 200, offsets(granted).toString());
+        List<Long> ids = joinOneAfterAnother(limit, 8);
+        List<Instant> granted = grantTimes(ids);
+        System.out.println("burst of 5 at 1/s: grants at " + offsets(granted) + " ms");
+        // five as they come (each joins and is granted at once): the beat held none of them back, each went for a
+        // slot already due as it joined (paced, the second's slot would be a gap after the first's send)
+        assertEquals(5, joinedWithTheirSlotDue(ids.subList(0, 5)), "the five of the burst went at once");
+        assertTrue(Duration.between(granted.get(0), granted.get(4)).compareTo(gap) < 0,
+                "the five within one gap, not the beat's four: " + offsets(granted));
+        // then the beat: the burst is counted from its first send (GCRA), so the sixth is due one gap after the
+        // first, the seventh two, and so on
         for (int i = 5; i < 8; i++) {
-            long after = Duration.between(granted.get(0), granted.get(i)).toMillis();
-            assertTrue(after >= (i - 4) * 100L, "after the burst, the beat: " + offsets(granted));
+            Duration after = Duration.between(granted.get(0), granted.get(i));
+            assertTrue(after.compareTo(gap.multipliedBy(i - 4)) >= 0, "after the burst, the beat: " + offsets(granted));
         }
     }
 
@@ -42,9 +48,11 @@ class BurstTest extends OnOneCopy {
         gate.limits().put(limit, LimitSpec.of(10, Duration.ofSeconds(1)).withBurst(5)
                 .withMoreRules(List.of(new LimitSpec.Rule(3, Duration.ofSeconds(2)))));
         copies.slotLongDue(limit);
-        List<Instant> granted = grantAtOnce(limit, 4);
+        List<Long> ids = joinOneAfterAnother(limit, 4);
+        List<Instant> granted = grantTimes(ids);
         System.out.println("burst of 5 under 3 per 2 s: grants at " + offsets(granted) + " ms");
-        assertTrue(Duration.between(granted.get(0), granted.get(2)).toMillis() < 200, "three at once");
+        // three at once: none waited for the beat (paced, the second would wait a gap, 100 ms, for its slot)
+        assertEquals(3, joinedWithTheirSlotDue(ids.subList(0, 3)), "three at once");
         assertTrue(Duration.between(granted.get(0), granted.get(3)).toMillis() >= 2_000,
                 "the fourth waits for the 3-per-2-s window: " + offsets(granted));
         assertEquals(3, GateCopies.fullestWindow(granted, Duration.ofSeconds(2)));
@@ -57,20 +65,25 @@ class BurstTest extends OnOneCopy {
         // the vendor said "slow down" a moment ago: the rate in force is 3 a second, whatever the burst allows
         copies.sql("UPDATE gate_slot SET adaptive_calls = 3, adaptive_cut_at = clock_timestamp(), "
                 + "next_slot_at = clock_timestamp() - interval '1 hour' WHERE limit_name = ?", limit);
-        List<Instant> granted = grantAtOnce(limit, 6);
+        List<Instant> granted = grantTimes(joinOneAfterAnother(limit, 6));
         System.out.println("burst of 10 at an adaptive rate cut to 3/s: grants at " + offsets(granted) + " ms");
         // every join takes the fast path (join and grant in one transaction): its window check must count 3, not 10
         assertEquals(3, GateCopies.fullestWindow(granted, Duration.ofSeconds(1)), offsets(granted).toString());
     }
 
-    /** {@code n} calls join at once; their grant times, in order. */
-    private List<Instant> grantAtOnce(String limit, int n) throws Exception {
+    /** {@code n} calls join, one after another as fast as this box goes; once all are granted, their ids in order. */
+    private List<Long> joinOneAfterAnother(String limit, int n) throws Exception {
         List<Long> ids = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             ids.add(gate.programs().submit("p", limit, CallClass.SCHEDULED, CallOptions.NONE, null).call().id());
         }
         GateCopies.await("all granted", Duration.ofSeconds(10), () -> ids.stream().allMatch(
                 id -> copies.state(id).equals("GRANTED")));
+        return ids;
+    }
+
+    /** The calls' grant times, in order. */
+    private List<Instant> grantTimes(List<Long> ids) throws Exception {
         List<Instant> out = new ArrayList<>();
         for (long id : ids) {
             out.add(copies.ids("SELECT (extract(epoch FROM granted_at) * 1000000)::bigint FROM gate_call WHERE id = ?",
@@ -78,6 +91,19 @@ class BurstTest extends OnOneCopy {
         }
         out.sort(null);
         return out;
+    }
+
+    /**
+     * How many of the calls went for a beat slot already due when they joined (the send log's slot against the call's
+     * join, both on the database's clock): the calls the beat did not hold back, however slowly they joined.
+     */
+    private long joinedWithTheirSlotDue(List<Long> ids) throws Exception {
+        long due = 0;
+        for (long id : ids) {
+            due += copies.count("SELECT count(*) FROM gate_send s JOIN gate_call c ON c.id = s.call_id "
+                    + "WHERE c.id = ? AND s.slot_at <= c.enqueued_at", id);
+        }
+        return due;
     }
 
     private static List<Long> offsets(List<Instant> granted) {

@@ -30,7 +30,7 @@ class CallOptionsTest extends OnTwoCopies {
     @Test
     void twoCallsWithOneKeyNeverOverlapWhileOtherKeysGoAround() throws Exception {
         String limit = "keyed";
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 20, 1000)", limit);
+        copies.limit(limit, 20, Duration.ofSeconds(1));
         String[] keys = {"store-1", "store-1", "store-2", "store-1", "store-2"};
         List<Ticket> tickets = new ArrayList<>();
         for (int i = 0; i < keys.length; i++) {
@@ -75,7 +75,7 @@ class CallOptionsTest extends OnTwoCopies {
     @Test
     void aKeyIsFreedWhenItsGrantedCallsLeaseRunsOut() throws Exception {
         String limit = "keyed-lease";
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 20, 1000)", limit);
+        copies.limit(limit, 20, Duration.ofSeconds(1));
         CallOptions key = CallOptions.NONE.withConcurrencyKey("source-9").withLease(Duration.ofSeconds(1));
         Permit forgotten = a.callers().acquire(limit, CallClass.MANUAL, Duration.ofSeconds(5), "ops", key);
         Permit next = b.callers().acquire(limit, CallClass.MANUAL, Duration.ofSeconds(10), "ops", key); // never completed
@@ -87,7 +87,7 @@ class CallOptionsTest extends OnTwoCopies {
     @Test
     void aDeadlineThatCannotBeMetIsRefusedAtOnceAndNothingJoins() throws Exception {
         String limit = "slow-deadline";
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 1, 10000)", limit);
+        copies.limit(limit, 1, Duration.ofSeconds(10));
         a.callers().acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(5), "timer", CallOptions.NONE);
         long t0 = System.nanoTime();
         DeadlineException refused = assertThrows(DeadlineException.class, () -> b.callers().acquire(limit,
@@ -100,7 +100,7 @@ class CallOptionsTest extends OnTwoCopies {
     @Test
     void aDeadlineThatPassesWhileWaitingExpiresTheCallWhichIsNeverGranted() throws Exception {
         String limit = "missed-deadline";
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 2, 8000)", limit);
+        copies.limit(limit, 2, Duration.ofSeconds(8));
         // the window is full from the log, but the beat says go: the estimate cannot see it, the cap holds the call
         copies.logSends(limit, 2, Duration.ofSeconds(2), Duration.ofSeconds(1));
         copies.slotLongDue(limit);
@@ -122,7 +122,7 @@ class CallOptionsTest extends OnTwoCopies {
     @Test
     void aWaitingCallKnowsItsPositionAndWhenToExpectItsGrant() throws Exception {
         String limit = "estimated";
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 1, 2000)", limit);
+        copies.limit(limit, 1, Duration.ofSeconds(2));
         a.callers().acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(5), "timer", CallOptions.NONE);
         List<Ticket> waiting = new ArrayList<>();
         for (int i = 0; i < 3; i++) {

@@ -44,7 +44,7 @@ class DedupeRaceTest {
     @Test
     void aJoinerAndAGrantRacingOnTheHeadCallTwoHundredTimesNeverDeadlock() throws Exception {
         String limit = "raced";
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 1000000, 1000)", limit);
+        copies.limit(limit, 1000000, Duration.ofSeconds(1));
         Tx tx = new Tx(pool);
         Joins joins = new Joins(tx);
         Granter granter = new Granter(tx);

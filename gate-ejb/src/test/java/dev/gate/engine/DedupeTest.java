@@ -27,7 +27,7 @@ class DedupeTest extends OnTwoCopies {
     @Test
     void tenConcurrentSubmissionsWithOneDedupeKeyProduceOneSend() throws Exception {
         String limit = "fetch-once";
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 1, 2000)", limit);
+        copies.limit(limit, 1, Duration.ofSeconds(2));
         a.callers().acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(5), "timer", CallOptions.NONE); // the next slot is 2 s away
         ExecutorService pool = Executors.newFixedThreadPool(10);
         CountDownLatch start = new CountDownLatch(1);
@@ -76,7 +76,7 @@ class DedupeTest extends OnTwoCopies {
     @Test
     void aJavaCallerThatJoinsWaitsForTheFirstCallersOutcome() throws Exception {
         String limit = "fetch-once-ejb";
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 1, 2000)", limit);
+        copies.limit(limit, 1, Duration.ofSeconds(2));
         a.callers().acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(5), "timer", CallOptions.NONE); // the next slot is 2 s away
         CallOptions once = CallOptions.NONE.withDedupeKey("report-42");
         ExecutorService pool = Executors.newFixedThreadPool(2);

@@ -63,7 +63,7 @@ class FastPathFaultTest {
     })
     void aFailedFastPathRollsTheJoinBackBeforeTheCallerHears(String sqlState, String told) throws Exception {
         String limit = "faulty-" + sqlState.toLowerCase();
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 10, 1000)", limit);
+        copies.limit(limit, 10, Duration.ofSeconds(1));
         // only the caller's own grant attempt grants here: the copy's loop never runs
         Engine gate = copies.start("fault-" + sqlState, GateCopies.FAST, new StalledLoopScheduler());
         // a busy moment is tried again: this one lasts every try (the free line's statement, then the join's)
@@ -90,7 +90,7 @@ class FastPathFaultTest {
     @Test
     void aBusyMomentOnTheFastPathIsTriedAgainAndTheCallerIsGranted() throws Exception {
         String limit = "busy-once";
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 10, 1000)", limit);
+        copies.limit(limit, 10, Duration.ofSeconds(1));
         Engine gate = copies.start("busy-once", GateCopies.FAST, new StalledLoopScheduler());
         failSendsWith("55P03", 1);
 
@@ -105,7 +105,7 @@ class FastPathFaultTest {
     @Test
     void anInterruptedWaiterLeavesTheLineBeforeItHears() throws Exception {
         String limit = "interrupted";
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 1, 60000)", limit);
+        copies.limit(limit, 1, Duration.ofMinutes(1));
         Engine gate = copies.start("interrupted", GateCopies.FAST, new ScheduledThreadPoolExecutor(2));
         gate.callers().acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(5), "timer", CallOptions.NONE); // the window is now full
         ExecutorService caller = Executors.newSingleThreadExecutor();

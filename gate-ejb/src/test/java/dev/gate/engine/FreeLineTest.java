@@ -49,7 +49,7 @@ class FreeLineTest {
     void aCallNeverJumpsAWaitingCallOfItsClassOrHigherButGoesAheadOfLowerOnes() throws Exception {
         // the slot loop never runs here: only the callers' own statements grant
         Engine gate = copies.start("no-loop", GateCopies.FAST, new StalledLoopScheduler());
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('one-a-minute', 1, 60000)");
+        copies.limit("one-a-minute", 1, Duration.ofMinutes(1));
         copies.slotLongDue("one-a-minute");
         // a program's SCHEDULED call waits though the slot is due (its loop pass has not come yet)
         waiting("one-a-minute", CallClass.SCHEDULED, "timer");
@@ -61,7 +61,7 @@ class FreeLineTest {
         assertEquals(0, copies.count("SELECT count(*) FROM gate_call WHERE program = 'worker' AND state = 'GRANTED'"));
 
         // a higher class goes ahead of a lower one that waits
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('ranked', 1, 60000)");
+        copies.limit("ranked", 1, Duration.ofMinutes(1));
         copies.slotLongDue("ranked");
         waiting("ranked", CallClass.BACKFILL, "backfill");
         Permit person = gate.callers().acquire("ranked", CallClass.INTERACTIVE, Duration.ofSeconds(1), "web",

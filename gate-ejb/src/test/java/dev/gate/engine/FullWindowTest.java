@@ -19,7 +19,7 @@ class FullWindowTest extends OnOneCopy {
     void oneCallMoreThanTheWindowAllowsWaitsItsTurnThenGoes() throws Exception {
         String limit = "five";
         Duration window = Duration.ofSeconds(2);
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 5, ?)", limit, window.toMillis());
+        copies.limit(limit, 5, window);
         List<Ticket> tickets = new ArrayList<>();
         for (int i = 0; i < 6; i++) {
             tickets.add(gate.callers().join(limit, CallClass.MANUAL, "ops", CallOptions.NONE));
@@ -39,7 +39,7 @@ class FullWindowTest extends OnOneCopy {
     void aFullLogHoldsACallEvenWhenTheBeatSaysGo() throws Exception {
         String limit = "logged";
         Duration window = Duration.ofSeconds(3);
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 3, ?)", limit, window.toMillis());
+        copies.limit(limit, 3, window);
         // three sends already logged in the last window (another instance, or before a restart); the slot is long due
         copies.logSends(limit, 3, Duration.ofSeconds(2), Duration.ofMillis(500));
         copies.slotLongDue(limit);

@@ -113,7 +113,7 @@ class GroupJoinTest {
     /** A gate whose loop never runs, and a limit whose slot is far off: joined calls wait. */
     private Engine heldLine(String limit) throws Exception {
         Engine gate = copies.start(limit, GateCopies.FAST, new StalledLoopScheduler());
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms, burst) VALUES ('" + limit + "', 1000, 1000, 100)");
+        copies.limit(limit, 1000, Duration.ofSeconds(1), "burst", 100);
         copies.sql("UPDATE gate_slot SET next_slot_at = clock_timestamp() + interval '1 hour' "
                 + "WHERE limit_name = '" + limit + "'");
         return gate;

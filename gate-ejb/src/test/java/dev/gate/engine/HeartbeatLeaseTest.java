@@ -24,7 +24,7 @@ class HeartbeatLeaseTest {
     @Test
     void theShortestLeaseStaysWaitingWhileItsCallerWaits() throws Exception {
         String limit = "patient";
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 1, 60000)", limit);
+        copies.limit(limit, 1, Duration.ofMinutes(1));
         EngineSettings production = EngineSettings.defaults();
         Engine gate = copies.start("patient", production, new ScheduledThreadPoolExecutor(2));
         gate.callers().acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(5), "timer", CallOptions.NONE); // the window is full for 60 s

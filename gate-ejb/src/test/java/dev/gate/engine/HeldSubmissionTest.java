@@ -33,7 +33,7 @@ class HeldSubmissionTest {
     void aGrantRightAfterTheJoinCommitsIsHeardByTheHeldAnswer() throws Exception {
         // the slot loop never runs: only the callers' own statements grant
         Engine gate = copies.start("held", GateCopies.FAST, new StalledLoopScheduler());
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('held', 1, 60000)");
+        copies.limit("held", 1, Duration.ofMinutes(1));
         copies.sql("UPDATE gate_slot SET next_slot_at = clock_timestamp() + interval '1 hour' WHERE limit_name = 'held'");
         ProgramCalls.Submitted s = gate.programs().submit("web", "held", CallClass.SCHEDULED, CallOptions.NONE, null,
                 null, true);
@@ -54,19 +54,18 @@ class HeldSubmissionTest {
 
     @Test
     void eachCallOfARunIsDeliveredAsAReadGivesIt() throws Exception {
-        assertDeliveredAsRead("runs", "false"); // the strict order: several held calls granted by one statement
+        assertDeliveredAsRead("runs", false); // the strict order: several held calls granted by one statement
     }
 
     @Test
     void aCallGrantedInFairOrderIsDeliveredAsAReadGivesIt() throws Exception {
-        assertDeliveredAsRead("fair", "true"); // fairPrograms: one call per statement, its own grant writer
+        assertDeliveredAsRead("fair", true); // fairPrograms: one call per statement, its own grant writer
     }
 
     /** Four held calls, each with a lease of its own, granted by a join's pass once the slot is due. */
-    private void assertDeliveredAsRead(String limit, String fairPrograms) throws Exception {
+    private void assertDeliveredAsRead(String limit, boolean fairPrograms) throws Exception {
         Engine gate = copies.start(limit, GateCopies.FAST, new StalledLoopScheduler());
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms, burst, fair_programs) VALUES ('" + limit
-                + "', 10, 1000, 5, " + fairPrograms + ")");
+        copies.limit(limit, 10, Duration.ofSeconds(1), "burst", 5, "fair_programs", fairPrograms);
         copies.sql("UPDATE gate_slot SET next_slot_at = clock_timestamp() + interval '1 hour' "
                 + "WHERE limit_name = '" + limit + "'");
         List<ProgramCalls.Submitted> held = new ArrayList<>();
@@ -91,7 +90,7 @@ class HeldSubmissionTest {
     void aCallThatOthersMayShareIsReadNotDelivered() throws Exception {
         // a dedupe key's call may have joiners, whose count the grant does not read: its watchers read it
         Engine gate = copies.start("shared", GateCopies.FAST, new StalledLoopScheduler());
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('shared', 1, 60000)");
+        copies.limit("shared", 1, Duration.ofMinutes(1));
         copies.sql("UPDATE gate_slot SET next_slot_at = clock_timestamp() + interval '1 hour' "
                 + "WHERE limit_name = 'shared'");
         ProgramCalls.Submitted s = gate.programs().submit("web", "shared", CallClass.SCHEDULED, CallOptions.NONE,

@@ -85,8 +85,7 @@ class KilledCopyTest {
     @Test
     void aKilledProcesssWaitingCallsExpireWithinOneLeaseAndAreNeverGrantedWhileTheSurvivorKeepsTheBeat()
             throws Exception {
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, ?, ?)", LIMIT, CALLS,
-                WINDOW.toMillis());
+        copies.limit(LIMIT, CALLS, WINDOW);
         String doomed = "copy-doomed";
         String survivor = "copy-survivor";
         Process doomedProcess = launch(doomed);

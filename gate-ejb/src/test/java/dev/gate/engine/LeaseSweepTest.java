@@ -31,7 +31,7 @@ class LeaseSweepTest {
     @Test
     void fiftyThousandLapsedCallsAreSweptWhileGrantsGoOnAndARowLockedElsewhereHoldsUpNothingElse() throws Exception {
         String limit = "after-outage";
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 100, 1000)", limit);
+        copies.limit(limit, 100, Duration.ofSeconds(1));
         // a dead program's 50,000 waiting calls ahead in the line, and 5,000 grants it never reported, all lapsed
         copies.sql("""
                 INSERT INTO gate_call (limit_name, call_class, program, owner, state, enqueued_at, lease_ms,

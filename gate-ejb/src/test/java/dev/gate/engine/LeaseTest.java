@@ -22,7 +22,7 @@ class LeaseTest {
     @Test
     void aKilledCopysCallsExpireAndAreNeverGrantedWhileALiveCopysCallsAreRenewed() throws Exception {
         String limit = "slow";
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 1, 6000)", limit);
+        copies.limit(limit, 1, Duration.ofSeconds(6));
         Engine alive = copies.start("alive");
         Engine doomed = copies.start("doomed");
         Permit first = alive.callers().acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(5), "timer", CallOptions.NONE);

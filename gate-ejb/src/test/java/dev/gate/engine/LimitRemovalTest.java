@@ -26,7 +26,7 @@ class LimitRemovalTest extends OnOneCopy {
     void aRefusedRemovalKeepsTheHistoryTheSendLogAndTheSubmissionKeys() throws Exception {
         String limit = "kept";
         // a burst of two: both go at once, then the window holds the third for a minute
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms, burst) VALUES (?, 2, 60000, 2)", limit);
+        copies.limit(limit, 2, Duration.ofMinutes(1), "burst", 2);
         copies.slotLongDue(limit);
         // two finished calls (with the program's submission keys) and their sends, then one that waits
         ProgramCalls.Submitted first = gate.programs().submit("worker", limit, CallClass.SCHEDULED,
@@ -68,7 +68,7 @@ class LimitRemovalTest extends OnOneCopy {
 
     @Test
     void aParentsRefusedRemovalKeepsItsHistory() throws Exception {
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('source', 100, 1000)");
+        copies.limit("source", 100, Duration.ofSeconds(1));
         gate.limits().put("per-account", LimitSpec.of(10, Duration.ofSeconds(1)).withKeyed(true).withParent("source"));
         gate.callers().complete(gate.callers().acquire("source", CallClass.MANUAL, Duration.ofSeconds(5), "ops-tool",
                 CallOptions.NONE).callId(), 200);
@@ -81,7 +81,7 @@ class LimitRemovalTest extends OnOneCopy {
     @Test
     void aLongHistoryGoesWholeInOneRemoval() throws Exception {
         String limit = "long-history";
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 600, 60000)", limit);
+        copies.limit(limit, 600, Duration.ofMinutes(1));
         int rows = 30_000; // several batches of each
         copies.sql("""
                 INSERT INTO gate_send (limit_name, call_id, sent_at, slot_at, seq)

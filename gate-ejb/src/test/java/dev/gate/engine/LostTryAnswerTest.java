@@ -81,7 +81,7 @@ class LostTryAnswerTest {
         ManualTicks ticks = new ManualTicks();
         Engine gate = copies.start("lost-try", GateCopies.FAST, ticks, copies.poolThrough(proxy));
         String limit = "lost-try";
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 1000, 1000)", limit);
+        copies.limit(limit, 1000, Duration.ofSeconds(1));
 
         // the lost answer must be the take's: a connection's first use (its session settings) or a pool's check may
         // take it instead, then nothing was granted and the test tries again once the gate is back

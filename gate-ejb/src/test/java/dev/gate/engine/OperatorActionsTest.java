@@ -33,7 +33,7 @@ class OperatorActionsTest {
 
     @Test
     void aPausedLimitGrantsNothingUntilResumed() throws Exception {
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('paused-by-hand', 100, 1000)");
+        copies.limit("paused-by-hand", 100, Duration.ofSeconds(1));
         Engine gate = copies.start("operated");
         Instant until = gate.operators().pause("paused-by-hand", Duration.ofSeconds(30), "ops");
         assertTrue(until.isAfter(Instant.now().plusSeconds(25)), "until " + until);
@@ -51,7 +51,7 @@ class OperatorActionsTest {
 
     @Test
     void aDrainedProgramsWaitingCallerIsToldAtOnceAndTheActionsAreRecorded() throws Exception {
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('drained', 1, 60000)");
+        copies.limit("drained", 1, Duration.ofMinutes(1));
         Engine gate = copies.start("drainer");
         gate.callers().acquire("drained", CallClass.SCHEDULED, Duration.ofSeconds(5), "timer", CallOptions.NONE);
         CompletableFuture<Permit> worker = acquiring(gate, "drained", CallClass.BACKFILL, "worker");

@@ -45,7 +45,7 @@ class OutageTest {
     void anOutagePausesCallsGrantsNothingAndTheGateResumesByItself() throws Exception {
         String limit = "flaky";
         Duration window = Duration.ofSeconds(1);
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 2, ?)", limit, window.toMillis());
+        copies.limit(limit, 2, window);
         List<Ticket> tickets = new ArrayList<>();
         for (int i = 0; i < 6; i++) {
             tickets.add(gate.callers().join(limit, CallClass.SCHEDULED, "timer", CallOptions.NONE));
@@ -105,7 +105,7 @@ class OutageTest {
     @Test
     void aSilentNetworkCutIsNoticedWithinASecondAndNothingIsGranted() throws Exception {
         String limit = "silent";
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 2, 1000)", limit);
+        copies.limit(limit, 2, Duration.ofSeconds(1));
         gate.callers().complete(gate.callers().acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(5), "timer", CallOptions.NONE).callId(), 200);
         Ticket waiting = gate.callers().join(limit, CallClass.SCHEDULED, "timer", CallOptions.NONE);
 
@@ -132,7 +132,7 @@ class OutageTest {
     @Test
     void aCallGrantedElsewhereWhileItsWaiterWasToldPausedEndsWhenTheGateResumes() throws Exception {
         String limit = "handed";
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 1, 1500)", limit);
+        copies.limit(limit, 1, Duration.ofMillis(1500));
         Engine direct = copies.start("direct"); // reaches the database without the proxy
         gate.callers().acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(5), "timer", CallOptions.NONE); // the window is now full
         Ticket waiting = gate.callers().join(limit, CallClass.SCHEDULED, "timer", CallOptions.NONE);

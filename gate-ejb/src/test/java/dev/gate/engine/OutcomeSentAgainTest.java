@@ -21,7 +21,7 @@ class OutcomeSentAgainTest extends OnOneCopy {
 
     @Test
     void theSameOutcomeSentAgainIsAcceptedAndRecordedOnce() throws Exception {
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('reported', 100, 1000)");
+        copies.limit("reported", 100, Duration.ofSeconds(1));
         Permit p = gate.callers().acquire("reported", CallClass.BACKFILL, Duration.ofSeconds(5), "batch:job",
                 CallOptions.NONE);
         gate.callers().complete(p.callId(), 200);

@@ -36,7 +36,7 @@ class PoolSizeTest {
         EngineSettings settings = GateCopies.FAST;
         HikariDataSource pool = copies.server().pool(copies.name(), PoolNeeds.connections(settings));
         Engine gate = copies.start("sized", settings, new ScheduledThreadPoolExecutor(2), pool);
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('sized', 10, 1000)");
+        copies.limit("sized", 10, Duration.ofSeconds(1));
         assertEquals(PoolNeeds.connections(settings), pool.getMaximumPoolSize(), "the pool is the size the rule says");
         long id = gate.callers().acquire("sized", CallClass.MANUAL, Duration.ofSeconds(5), "ops", CallOptions.NONE)
                 .callId();

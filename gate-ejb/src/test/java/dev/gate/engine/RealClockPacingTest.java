@@ -30,8 +30,7 @@ class RealClockPacingTest {
         Duration gap = counted.dividedBy(calls);
         int slots = 260;
         Engine gate = copies.start("late-copy", GateCopies.FAST, new LateScheduler(gap.dividedBy(2)));
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, ?, ?)", limit, calls,
-                window.toMillis());
+        copies.limit(limit, calls, window);
         copies.grantAllThroughTheLoop(gate, limit, slots, Duration.ofSeconds(60));
 
         List<Instant> sends = copies.sends(limit);

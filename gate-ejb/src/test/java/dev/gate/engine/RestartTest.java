@@ -23,7 +23,7 @@ class RestartTest {
     void aFreshInstanceReadsTheSendLogAndWaitsForTheWindow() throws Exception {
         String limit = "restarted";
         Duration window = Duration.ofSeconds(3);
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 4, ?)", limit, window.toMillis());
+        copies.limit(limit, 4, window);
         // let four sends go out close together, as after a burst of late slots: the window is now full
         copies.slotLongDue(limit);
         Engine before = copies.start("before-restart");

@@ -29,7 +29,7 @@ class RetentionTest {
     @Test
     void aDayOfSendsAndCallsIsPrunedToWhatTheWindowsAndRetentionKeep() throws Exception {
         String limit = "daily";
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 600, 60000)", limit);
+        copies.limit(limit, 600, Duration.ofMinutes(1));
         long t0 = System.nanoTime();
         // one send and one finished call every 100 ms for the last 24 h, as the gate would have written them
         copies.sql("""

@@ -28,8 +28,7 @@ class SlotLeadTest {
         int slots = 60;
         Engine gate = copies.start("lead-copy");
         // 20 a second (a 50 ms gap, longer than the lead)
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms, receipt_margin_ms) VALUES (?, 20, 1000, 0)",
-                limit);
+        copies.limit(limit, 20, Duration.ofSeconds(1), "receipt_margin_ms", 0);
         LockWatch watch = new LockWatch(copies, limit);
         watch.start();
         try {

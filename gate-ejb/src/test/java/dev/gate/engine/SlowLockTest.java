@@ -39,7 +39,7 @@ class SlowLockTest {
     void aSlotRowHeldForTwoSecondsPausesNothingAndTheLineResumesInOrder() throws Exception {
         String limit = "held";
         Duration window = Duration.ofSeconds(1);
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 5, ?)", limit, window.toMillis());
+        copies.limit(limit, 5, window);
         Engine a = copies.start("held-a");
         Engine b = copies.start("held-b");
         AtomicBoolean everPaused = new AtomicBoolean();

@@ -5,6 +5,7 @@ import dev.gate.api.CallOptions;
 import dev.gate.api.SubmissionKeyReusedException;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -30,7 +31,7 @@ class SubmissionKeyTest extends OnTwoCopies {
     @Test
     void aSubmissionSentAgainWithItsKeyAnswersTheSameCallOnAnyCopy() throws Exception {
         String limit = "retried";
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 1, 60000)", limit);
+        copies.limit(limit, 1, Duration.ofMinutes(1));
         ProgramCalls.Submitted first = a.programs().submit("worker", limit, CallClass.SCHEDULED, CallOptions.NONE,
                 null, "key-1");
         ProgramCalls.Submitted second = a.programs().submit("worker", limit, CallClass.SCHEDULED, CallOptions.NONE,
@@ -61,7 +62,7 @@ class SubmissionKeyTest extends OnTwoCopies {
     @Test
     void tenConcurrentRetriesOfOneSubmissionMakeOneCall() throws Exception {
         String limit = "retried-at-once";
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 1, 60000)", limit);
+        copies.limit(limit, 1, Duration.ofMinutes(1));
         ExecutorService pool = Executors.newFixedThreadPool(10);
         CountDownLatch start = new CountDownLatch(1);
         List<Future<ProgramCalls.Submitted>> tries = new ArrayList<>();
@@ -88,8 +89,8 @@ class SubmissionKeyTest extends OnTwoCopies {
 
     @Test
     void aKeyUsedBeforeForAnotherLimitIsRefusedAndNothingJoins() throws Exception {
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('key-one', 5, 1000)");
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('key-two', 5, 1000)");
+        copies.limit("key-one", 5, Duration.ofSeconds(1));
+        copies.limit("key-two", 5, Duration.ofSeconds(1));
         a.programs().submit("worker", "key-one", CallClass.SCHEDULED, CallOptions.NONE, null, "k");
         SubmissionKeyReusedException e = assertThrows(SubmissionKeyReusedException.class, () -> b.programs()
                 .submit("worker", "key-two", CallClass.SCHEDULED, CallOptions.NONE, null, "k"));

@@ -74,7 +74,7 @@ class TableUpkeepTest {
     @Test
     void aVacuumThatCannotGetItsLockSkipsAndNoGrantWaitsOnIt() throws Exception {
         Engine gate = copies.start("skipper");
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('open', 1000, 1000)");
+        copies.limit("open", 1000, Duration.ofSeconds(1));
         churn(20_000);
         try (Connection holder = copies.connect(); Statement st = holder.createStatement()) {
             holder.setAutoCommit(false);
@@ -139,7 +139,7 @@ class TableUpkeepTest {
     /** {@code n} finished calls written and deleted, as a day of calls and retention leave them: dead rows. */
     private void churn(int n) throws Exception {
         copies.sql("ALTER TABLE gate_call SET (autovacuum_enabled = false)");
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('churn', 10, 1000)");
+        copies.limit("churn", 10, Duration.ofSeconds(1));
         copies.sql("""
                 INSERT INTO gate_call (limit_name, call_class, program, owner, state, enqueued_at, granted_at,
                                        done_at, lease_ms, lease_expires_at)

@@ -54,8 +54,8 @@ class TallyTest {
 
     @Test
     void grantsExpiriesAndAbandonedGrantsAreEachToldOnce() throws Exception {
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('tallied', 1000, 1000)");
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('tallied-full', 1, 60000)");
+        copies.limit("tallied", 1000, Duration.ofSeconds(1));
+        copies.limit("tallied-full", 1, Duration.ofMinutes(1));
         Heard heard = new Heard();
         Engine counted = copies.start("counted", heard);
         Engine doomed = copies.start("doomed-tally");
@@ -90,7 +90,7 @@ class TallyTest {
 
     @Test
     void onlyCallsTurnedAwayCountNotStatusReads() throws Exception {
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('cut-tally', 10, 1000)");
+        copies.limit("cut-tally", 10, Duration.ofSeconds(1));
         dev.gate.dev.TcpProxy proxy = copies.proxy();
         Heard heard = new Heard();
         Engine gate = copies.start("behind-proxy-tally", copies.poolThrough(proxy), heard);

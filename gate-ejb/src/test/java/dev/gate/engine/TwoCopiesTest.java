@@ -19,7 +19,7 @@ class TwoCopiesTest extends OnTwoCopies {
     @Test
     void anInteractiveCallOfCopyBIsGrantedAtTheNextSlotAheadOfCopyAsBackfill() throws Exception {
         String limit = "shared";
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 10, 1000)", limit);
+        copies.limit(limit, 10, Duration.ofSeconds(1));
         List<Ticket> backfill = new ArrayList<>();
         for (int i = 0; i < 30; i++) {
             backfill.add(a.callers().join(limit, CallClass.BACKFILL, "worker", CallOptions.NONE));
@@ -46,7 +46,7 @@ class TwoCopiesTest extends OnTwoCopies {
     @Test
     void insideOneClassTheFirstToArriveGoesFirstWhicheverCopyTookIt() throws Exception {
         String limit = "fifo";
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 20, 1000)", limit);
+        copies.limit(limit, 20, Duration.ofSeconds(1));
         // joined one after the other, alternating between the copies
         List<Ticket> tickets = new ArrayList<>();
         for (int i = 0; i < 24; i++) {
@@ -67,7 +67,7 @@ class TwoCopiesTest extends OnTwoCopies {
     @Test
     void aWaiterLearnsPromptlyOfAGrantMadeByTheOtherCopysLoop() throws Exception {
         String limit = "told";
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 1, 2000)", limit);
+        copies.limit(limit, 1, Duration.ofSeconds(2));
         // copy C's own loop never runs and it polls its waiters only every 30 s: only a notification can tell it
         EngineSettings deaf = new EngineSettings(Duration.ofSeconds(30), Duration.ofSeconds(1),
                 Duration.ofSeconds(300), Duration.ofMillis(300), Duration.ofSeconds(30), Duration.ofSeconds(30),
@@ -85,7 +85,8 @@ class TwoCopiesTest extends OnTwoCopies {
 
     @Test
     void aFullLineForOneLimitNeverDelaysAnother() throws Exception {
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('busy', 1, 60000), ('quiet', 10, 1000)");
+        copies.limit("busy", 1, Duration.ofMinutes(1));
+        copies.limit("quiet", 10, Duration.ofSeconds(1));
         List<Ticket> flood = new ArrayList<>();
         for (int i = 0; i < 50; i++) {
             flood.add(a.callers().join("busy", CallClass.INTERACTIVE, "web", CallOptions.NONE));

@@ -26,7 +26,7 @@ class UnwantedCallTest extends OnTwoCopies {
     @Test
     void aCallNoLongerWantedLeavesTheLineWithinAboutASecond() throws Exception {
         String limit = "unwanted";
-        copies.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 1, 600000)", limit);
+        copies.limit(limit, 1, Duration.ofMinutes(10));
         a.callers().acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(5), "timer", CallOptions.NONE); // slot taken
         AtomicBoolean wanted = new AtomicBoolean(true);
         ExecutorService pool = Executors.newSingleThreadExecutor();

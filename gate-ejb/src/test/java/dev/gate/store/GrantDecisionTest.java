@@ -2,6 +2,7 @@ package dev.gate.store;
 
 import dev.gate.api.CallClass;
 import dev.gate.dev.GateDatabase;
+import dev.gate.dev.LimitRow;
 import dev.gate.rules.AdaptiveRate;
 import dev.gate.rules.Beat;
 import dev.gate.rules.LimitRules;
@@ -73,8 +74,9 @@ class GrantDecisionTest {
         Long marginMs = new Long[]{null, 0L, 20L}[random.nextInt(3)];
         int burst = Math.min(calls, new int[]{1, 1, 2, 4}[random.nextInt(4)]);
         boolean adaptive = random.nextInt(3) == 0;
-        sql("INSERT INTO gate_limit (name, calls, window_ms, min_interval_ms, receipt_margin_ms, burst, adaptive) "
-                + "VALUES (?, ?, ?, ?, ?, ?, ?)", limit, calls, windowMs, minIntervalMs, marginMs, burst, adaptive);
+        // on this test's connection: the limit is rolled back with the rest of the scenario
+        LimitRow.insert(c, limit, calls, Duration.ofMillis(windowMs), "min_interval_ms", minIntervalMs,
+                "receipt_margin_ms", marginMs, "burst", burst, "adaptive", adaptive);
         Integer cutTo = adaptive && random.nextBoolean() ? 1 + random.nextInt(calls) : null;
         long cutAgoMs = random.nextInt((int) Math.min(windowMs * 30, 3_000_000));
         sql("UPDATE gate_slot SET adaptive_calls = ?, adaptive_cut_at = CASE WHEN ?::int IS NULL THEN NULL ELSE "

@@ -13,6 +13,7 @@ import org.postgresql.PGNotification;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -162,7 +163,7 @@ class GrantRunTest {
      * {@code interactive} INTERACTIVE ones waiting; their ids in arrival order.
      */
     private static List<Long> line(String limit, int scheduled, int interactive) throws SQLException {
-        db.sql("INSERT INTO gate_limit (name, calls, window_ms, burst) VALUES (?, 50, 1000, 50)", limit);
+        db.limit(limit, 50, Duration.ofSeconds(1), "burst", 50);
         db.sql("UPDATE gate_slot SET next_slot_at = clock_timestamp() - interval '1 hour' WHERE limit_name = ?",
                 limit);
         List<Long> ids = new ArrayList<>();

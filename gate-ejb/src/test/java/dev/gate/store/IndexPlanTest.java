@@ -10,6 +10,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 
@@ -28,10 +29,12 @@ class IndexPlanTest {
 
     @BeforeAll
     static void loadOneHundredThousandRows() throws Exception {
-        c = GateDatabase.fresh(DB).connect();
+        GateDatabase db = GateDatabase.fresh(DB);
+        for (int i = 1; i <= 20; i++) {
+            db.limit("vendor-" + i, 600, Duration.ofMinutes(1));
+        }
+        c = db.connect();
         try (Statement s = c.createStatement()) {
-            s.execute("INSERT INTO gate_limit (name, calls, window_ms) SELECT 'vendor-' || i, 600, 60000 "
-                    + "FROM generate_series(1, 20) i");
             // 100k calls over 20 limits, most of them long done, 2k still waiting
             s.execute("""
                     INSERT INTO gate_call (limit_name, call_class, program, owner, state, enqueued_at, lease_ms,
@@ -49,7 +52,7 @@ class IndexPlanTest {
             s.execute("""
                     UPDATE gate_call SET done_at = enqueued_at + interval '1 s' WHERE state = 'DONE'""");
             // a keyed limit's 1,000 idle keys (as Keys.open writes them)
-            s.execute("INSERT INTO gate_limit (name, calls, window_ms, keyed) VALUES ('user-api', 10, 1000, true)");
+            db.limit("user-api", 10, Duration.ofSeconds(1), "keyed", true);
             s.execute("""
                     INSERT INTO gate_limit (name, template_name, limit_key, key_used_at, calls, window_ms)
                     SELECT 'user-api~k' || i, 'user-api', 'k' || i, now() - interval '1 hour', 10, 1000

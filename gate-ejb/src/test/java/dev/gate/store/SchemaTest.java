@@ -9,6 +9,7 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
 
@@ -42,7 +43,7 @@ class SchemaTest {
     @Test
     void aLimitInsertedByHandGetsItsSlotRow() throws Exception {
         GateDatabase db = GateDatabase.fresh("gate_schema_slot_test");
-        db.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('vendor-a', 600, 60000)");
+        db.limit("vendor-a", 600, Duration.ofMinutes(1));
         assertEquals(1, db.count("SELECT count(*) FROM gate_slot WHERE limit_name = 'vendor-a'"));
     }
 

@@ -7,6 +7,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -28,7 +29,7 @@ class SlotLockTest {
     @Test
     void aProbeThatMissedTheNewestSendIsNotUsed() throws Exception {
         GateDatabase db = GateDatabase.fresh("gate_slot_lock_test");
-        db.sql("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('v', 2, 60000)");
+        db.limit("v", 2, Duration.ofMinutes(1));
         db.sql("INSERT INTO gate_send (limit_name, call_id, sent_at, seq) VALUES ('v', 1, now(), 1)");
         db.sql("UPDATE gate_slot SET send_seq = 1 WHERE limit_name = 'v'");
 

@@ -2,18 +2,11 @@ package dev.gate.it;
 
 import dev.gate.dev.VendorServer;
 import jakarta.json.JsonObject;
-import org.jboss.arquillian.container.test.api.Deployment;
-import org.jboss.arquillian.container.test.api.RunAsClient;
-import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.arquillian.test.api.ArquillianResource;
 import org.jboss.as.arquillian.container.ManagementClient;
 import org.jboss.dmr.ModelNode;
-import org.jboss.shrinkwrap.api.ShrinkWrap;
-import org.jboss.shrinkwrap.api.spec.EnterpriseArchive;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
-import java.io.File;
 import java.time.Duration;
 import java.util.Map;
 import java.util.function.Predicate;
@@ -29,9 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * limit with its 429s, and the items retry through the line until all are fetched; a database cut in the middle of a
  * job is waited out, and the job finishes with every item fetched once and every 429 reported.
  */
-@ExtendWith(ArquillianExtension.class)
-@RunAsClient
-class BackfillIT {
+class BackfillIT extends GateDeployedAlone {
 
     /**
      * The gate's rule for a vendor that allows 20 a second by its own receipt clock: each window is counted with a
@@ -46,11 +37,6 @@ class BackfillIT {
      */
     private static final String LOOSE_RULE = "{\"calls\":20,\"windowSeconds\":1,\"retryFloorSeconds\":1,"
             + "\"coolDownLadderSeconds\":[1,1,2]}";
-
-    @Deployment(testable = false)
-    static EnterpriseArchive gateEar() {
-        return ShrinkWrap.createFromZipFile(EnterpriseArchive.class, new File(System.getProperty("gate.ear")));
-    }
 
     @Test
     void theJobFetchesEveryItemExactlyOnceThroughTheGateWithinTheVendorsLimit() throws Exception {

@@ -40,9 +40,10 @@ class DemoIT {
     private static final Duration GAP = Duration.ofMillis(1000 + MARGIN_MS).dividedBy(CALLS);
     private static final Duration WARM_UP = Duration.ofSeconds(3);
 
+    // not GateDeployedAlone: the gate and, beside it, the demo's two WARs
     @Deployment(name = "gate", order = 1, testable = false)
     static EnterpriseArchive gateEar() {
-        return ShrinkWrap.createFromZipFile(EnterpriseArchive.class, new File(System.getProperty("gate.ear")));
+        return BuiltEar.read();
     }
 
     @Deployment(name = "vendor", order = 2, testable = false)

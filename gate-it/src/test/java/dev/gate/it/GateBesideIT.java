@@ -11,6 +11,7 @@ import dev.gate.api.LimitSpec;
 import dev.gate.api.GateTimeoutException;
 import dev.gate.api.Permit;
 import dev.gate.api.UnknownLimitException;
+import dev.gate.dev.LimitRow;
 import dev.gate.dev.SendLog;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.container.test.api.OperateOnDeployment;
@@ -22,7 +23,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import javax.naming.InitialContext;
-import java.io.File;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -46,16 +46,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @ExtendWith(ArquillianExtension.class)
 class GateBesideIT {
 
+    // not GateDeployedAlone: the gate and, beside it, an application of its own
     @Deployment(name = "gate", order = 1, testable = false)
     static EnterpriseArchive gateEar() {
-        return ShrinkWrap.createFromZipFile(EnterpriseArchive.class, new File(System.getProperty("gate.ear")));
+        return BuiltEar.read();
     }
 
     @Deployment(name = "beside", order = 2)
     static WebArchive beside() {
         return ShrinkWrap.create(WebArchive.class, "beside.war")
                 .addPackage(Gate.class.getPackage())
-                .addClasses(ServerTables.class, SendLog.class, SendLog.Send.class, AsOperator.class, AsCaller.class, Api.class, Api.Answer.class);
+                .addClasses(ServerTables.class, LimitRow.class, SendLog.class, SendLog.Send.class, AsOperator.class,
+                        AsCaller.class, Api.class, Api.Answer.class);
     }
 
     private static AsOperator asOperator() throws Exception {
@@ -74,8 +76,7 @@ class GateBesideIT {
         int calls = 5;
         Duration window = Duration.ofSeconds(1);
         Duration gap = window.dividedBy(calls);
-        ServerTables.execute("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, ?, ?)", limit, calls,
-                window.toMillis());
+        ServerTables.limit(limit, calls, window);
         Gate gate = lookupGate();
 
         int threads = 4;
@@ -158,7 +159,7 @@ class GateBesideIT {
     @OperateOnDeployment("beside")
     void aCallNotGrantedInTimeFailsWithATypedExceptionAndLeavesTheLine() throws Exception {
         String limit = "it-slow";
-        ServerTables.execute("INSERT INTO gate_limit (name, calls, window_ms) VALUES (?, 1, 60000)", limit);
+        ServerTables.limit(limit, 1, Duration.ofMinutes(1));
         Gate gate = lookupGate();
         Permit first = gate.acquire(limit, CallClass.INTERACTIVE, Duration.ofSeconds(10));
         GateTimeoutException timeout = assertThrows(GateTimeoutException.class,
@@ -175,7 +176,7 @@ class GateBesideIT {
     @Test
     @OperateOnDeployment("beside")
     void aCallMayCarryItsOwnLeaseWithinTheBounds() throws Exception {
-        ServerTables.execute("INSERT INTO gate_limit (name, calls, window_ms) VALUES ('it-lease', 10, 1000)");
+        ServerTables.limit("it-lease", 10, Duration.ofSeconds(1));
         Permit p = lookupGate().acquire("it-lease", CallClass.FOLLOW_UP, Duration.ofSeconds(5), Duration.ofSeconds(7));
         assertEquals(1, ServerTables.count("SELECT count(*) FROM gate_call WHERE id = ? AND lease_ms = 7000", p.callId()));
         lookupGate().complete(p, 200);

@@ -8,15 +8,8 @@ import dev.gate.client.HttpGate;
 import dev.gate.client.Permit;
 import dev.gate.dev.TcpProxy;
 import jakarta.json.JsonObject;
-import org.jboss.arquillian.container.test.api.Deployment;
-import org.jboss.arquillian.container.test.api.RunAsClient;
-import org.jboss.arquillian.junit5.ArquillianExtension;
-import org.jboss.shrinkwrap.api.ShrinkWrap;
-import org.jboss.shrinkwrap.api.spec.EnterpriseArchive;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
-import java.io.File;
 import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
@@ -33,16 +26,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * granted in time leaves the line; calls are paused while the database is cut; an outcome whose answer is lost, or
  * sent while the database is cut, is sent again until the gate has it.
  */
-@ExtendWith(ArquillianExtension.class)
-@RunAsClient
-class GateClientIT {
+class GateClientIT extends GateDeployedAlone {
 
     private static final URI API = URI.create(Api.BASE);
-
-    @Deployment(testable = false)
-    static EnterpriseArchive gateEar() {
-        return ShrinkWrap.createFromZipFile(EnterpriseArchive.class, new File(System.getProperty("gate.ear")));
-    }
 
     @Test
     void aProgramAcquiresAndReportsTheVendorsAnswer() throws Exception {

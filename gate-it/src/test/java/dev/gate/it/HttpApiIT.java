@@ -2,15 +2,8 @@ package dev.gate.it;
 
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
-import org.jboss.arquillian.container.test.api.Deployment;
-import org.jboss.arquillian.container.test.api.RunAsClient;
-import org.jboss.arquillian.junit5.ArquillianExtension;
-import org.jboss.shrinkwrap.api.ShrinkWrap;
-import org.jboss.shrinkwrap.api.spec.EnterpriseArchive;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
-import java.io.File;
 import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
@@ -25,14 +18,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The HTTP API over real HTTP against the deployed EAR, as the web service and the background worker of the
  * motivating setup use it. The server runs in development mode: accounts web, worker, batch (caller), ops.
  */
-@ExtendWith(ArquillianExtension.class)
-@RunAsClient
-class HttpApiIT {
-
-    @Deployment(testable = false)
-    static EnterpriseArchive gateEar() {
-        return ShrinkWrap.createFromZipFile(EnterpriseArchive.class, new File(System.getProperty("gate.ear")));
-    }
+class HttpApiIT extends GateDeployedAlone {
 
     @Test
     void aFullLineRefusesAJoinWith429LineFullAndSaysWhenAPlaceMayFree() throws Exception {

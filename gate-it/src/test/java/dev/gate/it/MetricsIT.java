@@ -1,14 +1,7 @@
 package dev.gate.it;
 
-import org.jboss.arquillian.container.test.api.Deployment;
-import org.jboss.arquillian.container.test.api.RunAsClient;
-import org.jboss.arquillian.junit5.ArquillianExtension;
-import org.jboss.shrinkwrap.api.ShrinkWrap;
-import org.jboss.shrinkwrap.api.spec.EnterpriseArchive;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
-import java.io.File;
 import java.net.URI;
 import java.time.Duration;
 import java.util.HashMap;
@@ -24,16 +17,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The gate's metrics as Prometheus scrapes them (the server's Micrometer registry, management port): the counters
  * move by exactly what was done over HTTP, the line's gauges show who waits, and the database's state is a gauge.
  */
-@ExtendWith(ArquillianExtension.class)
-@RunAsClient
-class MetricsIT {
+class MetricsIT extends GateDeployedAlone {
 
     private static final URI PROMETHEUS = URI.create("http://127.0.0.1:9990/prometheus");
-
-    @Deployment(testable = false)
-    static EnterpriseArchive gateEar() {
-        return ShrinkWrap.createFromZipFile(EnterpriseArchive.class, new File(System.getProperty("gate.ear")));
-    }
 
     @Test
     void countersMoveByExactlyTheGrantsMadeAndTheGaugesShowTheLine() throws Exception {

@@ -1,15 +1,8 @@
 package dev.gate.it;
 
 import jakarta.json.JsonObject;
-import org.jboss.arquillian.container.test.api.Deployment;
-import org.jboss.arquillian.container.test.api.RunAsClient;
-import org.jboss.arquillian.junit5.ArquillianExtension;
-import org.jboss.shrinkwrap.api.ShrinkWrap;
-import org.jboss.shrinkwrap.api.spec.EnterpriseArchive;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
-import java.io.File;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -22,14 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * An operator's hand on the line over HTTP: pause a limit and see new calls wait, resume and see them granted;
  * cancel a waiting call; drain a program; every action recorded with who did it; callers may not act.
  */
-@ExtendWith(ArquillianExtension.class)
-@RunAsClient
-class OperatorActionsIT {
-
-    @Deployment(testable = false)
-    static EnterpriseArchive gateEar() {
-        return ShrinkWrap.createFromZipFile(EnterpriseArchive.class, new File(System.getProperty("gate.ear")));
-    }
+class OperatorActionsIT extends GateDeployedAlone {
 
     @Test
     void aPausedLimitHoldsNewCallsAndResumingLetsThemGo() {

@@ -1,15 +1,8 @@
 package dev.gate.it;
 
 import jakarta.json.JsonObject;
-import org.jboss.arquillian.container.test.api.Deployment;
-import org.jboss.arquillian.container.test.api.RunAsClient;
-import org.jboss.arquillian.junit5.ArquillianExtension;
-import org.jboss.shrinkwrap.api.ShrinkWrap;
-import org.jboss.shrinkwrap.api.spec.EnterpriseArchive;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
-import java.io.File;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
@@ -19,14 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Over real HTTP: when the server loses its database, calls are paused (503), and the gate comes back by itself. */
-@ExtendWith(ArquillianExtension.class)
-@RunAsClient
-class OutageIT {
-
-    @Deployment(testable = false)
-    static EnterpriseArchive gateEar() {
-        return ShrinkWrap.createFromZipFile(EnterpriseArchive.class, new File(System.getProperty("gate.ear")));
-    }
+class OutageIT extends GateDeployedAlone {
 
     @Test
     void withoutItsDatabaseTheApiSaysCallsArePausedAndResumesWhenItIsBack() throws Exception {

@@ -1,16 +1,9 @@
 package dev.gate.it;
 
 import jakarta.json.JsonObject;
-import org.jboss.arquillian.container.test.api.Deployment;
-import org.jboss.arquillian.container.test.api.RunAsClient;
-import org.jboss.arquillian.junit5.ArquillianExtension;
-import org.jboss.shrinkwrap.api.ShrinkWrap;
-import org.jboss.shrinkwrap.api.spec.EnterpriseArchive;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.io.ByteArrayOutputStream;
-import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -42,18 +35,11 @@ import static org.junit.jupiter.api.Assertions.fail;
  * Retry-After cannot pause everyone for a day without it being on record. Real HTTP against the deployed EAR (the
  * server re-checks page sessions every 3 s here: arquillian.xml).
  */
-@ExtendWith(ArquillianExtension.class)
-@RunAsClient
-class SecurityIT {
+class SecurityIT extends GateDeployedAlone {
 
     private static final String HOST = "127.0.0.1";
     private static final int PORT = 8080;
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-
-    @Deployment(testable = false)
-    static EnterpriseArchive gateEar() {
-        return ShrinkWrap.createFromZipFile(EnterpriseArchive.class, new File(System.getProperty("gate.ear")));
-    }
 
     @Test
     void fortyWrongPasswordsFromOneAddressAreHeldWhileTheRightOneFromAnotherWorks() throws Exception {

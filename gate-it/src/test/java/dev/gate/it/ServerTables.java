@@ -1,5 +1,6 @@
 package dev.gate.it;
 
+import dev.gate.dev.LimitRow;
 import dev.gate.dev.SendLog;
 
 import javax.naming.InitialContext;
@@ -9,6 +10,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 
 /** Reads and writes the gate's tables directly, as an operator with psql would (in-container only). */
 final class ServerTables {
@@ -24,12 +26,13 @@ final class ServerTables {
         }
     }
 
-    static void execute(String sql, Object... args) throws SQLException {
-        try (Connection c = dataSource().getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-            for (int i = 0; i < args.length; i++) {
-                ps.setObject(i + 1, args[i]);
-            }
-            ps.execute();
+    /**
+     * Declares a limit by its row, as the engine tests do ({@link LimitRow}, the same statement): {@code more} are
+     * column/value pairs of further gate_limit columns. An operator declares one with {@code GateLimits.put}.
+     */
+    static void limit(String name, int calls, Duration window, Object... more) throws SQLException {
+        try (Connection c = dataSource().getConnection()) {
+            LimitRow.insert(c, name, calls, window, more);
         }
     }
 

@@ -1,15 +1,9 @@
 package dev.gate.it;
 
 import jakarta.json.JsonObject;
-import org.jboss.arquillian.container.test.api.Deployment;
-import org.jboss.arquillian.container.test.api.RunAsClient;
-import org.jboss.arquillian.junit5.ArquillianExtension;
-import org.jboss.shrinkwrap.api.ShrinkWrap;
-import org.jboss.shrinkwrap.api.spec.EnterpriseArchive;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
@@ -38,9 +32,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * progress bar and stops and restarts it. A screenshot of each state goes to
  * {@code target/screenshots/}. Skipped, with the reason, where no browser is installed.
  */
-@ExtendWith(ArquillianExtension.class)
-@RunAsClient
-class StatusPageIT {
+class StatusPageIT extends GateDeployedAlone {
 
     private static final String PAGE = "http://127.0.0.1:8080/gate/";
     private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
@@ -48,11 +40,6 @@ class StatusPageIT {
     private static final Path SHOTS = Path.of("target", "screenshots");
 
     private ChromeDriver browser;
-
-    @Deployment(testable = false)
-    static EnterpriseArchive gateEar() {
-        return ShrinkWrap.createFromZipFile(EnterpriseArchive.class, new File(System.getProperty("gate.ear")));
-    }
 
     @BeforeEach
     void browser() throws Exception {
