@@ -92,11 +92,11 @@ public final class HttpPath {
         List<Double> latencies = Collections.synchronizedList(new ArrayList<>());
         AtomicLong errors = new AtomicLong();
         AtomicLong started = new AtomicLong();
-        long[] cpu0 = SideBySide.cpu();
+        long[] cpu0 = Cells.cpu();
         long t0 = System.nanoTime();
         long completed = cycles(caller, callers, seconds, latencies, errors, started);
         double elapsed = (System.nanoTime() - t0) / 1e9;
-        double busy = SideBySide.busy(cpu0, SideBySide.cpu());
+        double busy = Cells.busy(cpu0, Cells.cpu());
         Percentiles p = new Percentiles(latencies);
         return new Figures(callers, latencies.size() / elapsed, p.at(0.50), p.at(0.99), errors.get(),
                 started.get() - completed, waiting(caller), busy);

@@ -38,7 +38,7 @@ class ScenariosCheckTest {
         db.limit("open", 1000000, Duration.ofSeconds(1));
         List<AutoCloseable> resources = new ArrayList<>();
         Engine gate = BenchCopies.start("check-open", db, resources);
-        SideBySide.Cell cell = SideBySide.gateCell(gate, "open", 4, 2);
+        Cells.Cell cell = SideBySide.gateCell(gate, "open", 4, 2);
         gate.stop();
         for (AutoCloseable r : resources) {
             r.close();
@@ -56,7 +56,7 @@ class ScenariosCheckTest {
 
     @Test
     void scenario2And4TwoCopiesNeverOverfillAWindowByGrantNorByReceipt() throws Exception {
-        SideBySide.SharedWindow w = SideBySide.gateSharedWindow(db, "shared", 20, Duration.ofSeconds(1), 5);
+        SharedWindowScenario.SharedWindow w = SharedWindowScenario.gateSharedWindow(db, "shared", 20, Duration.ofSeconds(1), 5);
         System.out.printf("scenario 2 (short): 20 per 1 s, fullest window %d by grant, %d by receipt (slowest "
                         + "receipt %d ms, margin %d ms), utilization %.3f; scenario 4: lateness %s%n", w.byGrant(),
                 w.byReceipt(), w.slowestReceipt().toMillis(), w.margin().toMillis(), w.utilization(),
@@ -75,7 +75,7 @@ class ScenariosCheckTest {
 
     @Test
     void scenario3NoBackfillJumpsAWaitingPerson() throws Exception {
-        SideBySide.Interactive run = SideBySide.gateInteractive(db, "flooded", 8);
+        InteractiveScenario.Interactive run = InteractiveScenario.gateInteractive(db, "flooded", 8);
         System.out.printf("scenario 3 (short): interactive wait %s; most backfill grants while one waited: %d%n",
                 new Percentiles(run.waits()).summary(), run.mostBackfillGrantsWhileWaiting());
         assertFalse(run.waits().isEmpty(), "the person's calls were granted");
