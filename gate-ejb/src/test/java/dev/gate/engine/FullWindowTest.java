@@ -20,10 +20,7 @@ class FullWindowTest extends OnOneCopy {
         String limit = "five";
         Duration window = Duration.ofSeconds(2);
         copies.limit(limit, 5, window);
-        List<Ticket> tickets = new ArrayList<>();
-        for (int i = 0; i < 6; i++) {
-            tickets.add(gate.callers().join(limit, CallClass.MANUAL, "ops", CallOptions.NONE));
-        }
+        List<Ticket> tickets = GateCopies.join(gate, limit, 6, CallClass.MANUAL, "ops");
         List<Permit> permits = new ArrayList<>();
         for (Ticket t : tickets) {
             permits.add(gate.callers().await(t, Duration.ofSeconds(10)));

@@ -147,13 +147,19 @@ final class GateCopies extends GateDatabase implements BeforeEachCallback, After
      * Puts the limit's next slot a second away, so that no join takes the fast path, then joins {@code calls}
      * SCHEDULED calls at once and waits for each to be granted: every one went through the slot loop.
      */
-    void grantAllThroughTheLoop(Engine gate, String limit, int calls, Duration maxWait) throws Exception {
-        sql("UPDATE gate_slot SET next_slot_at = clock_timestamp() + interval '1 second' WHERE limit_name = ?", limit);
+    /** {@code calls} calls of {@code program} in {@code limit}'s line (no options), in this order: their tickets. */
+    static List<Ticket> join(Engine gate, String limit, int calls, dev.gate.api.CallClass callClass, String program)
+            throws Exception {
         List<Ticket> tickets = new ArrayList<>();
         for (int i = 0; i < calls; i++) {
-            tickets.add(gate.callers().join(limit, dev.gate.api.CallClass.SCHEDULED, "timer",
-                    dev.gate.api.CallOptions.NONE));
+            tickets.add(gate.callers().join(limit, callClass, program, dev.gate.api.CallOptions.NONE));
         }
+        return tickets;
+    }
+
+    void grantAllThroughTheLoop(Engine gate, String limit, int calls, Duration maxWait) throws Exception {
+        sql("UPDATE gate_slot SET next_slot_at = clock_timestamp() + interval '1 second' WHERE limit_name = ?", limit);
+        List<Ticket> tickets = join(gate, limit, calls, dev.gate.api.CallClass.SCHEDULED, "timer");
         for (Ticket t : tickets) {
             gate.callers().await(t, maxWait);
         }

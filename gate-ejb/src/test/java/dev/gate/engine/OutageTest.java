@@ -46,10 +46,7 @@ class OutageTest {
         String limit = "flaky";
         Duration window = Duration.ofSeconds(1);
         copies.limit(limit, 2, window);
-        List<Ticket> tickets = new ArrayList<>();
-        for (int i = 0; i < 6; i++) {
-            tickets.add(gate.callers().join(limit, CallClass.SCHEDULED, "timer", CallOptions.NONE));
-        }
+        List<Ticket> tickets = GateCopies.join(gate, limit, 6, CallClass.SCHEDULED, "timer");
         GateCopies.await("a send, with calls still waiting", Duration.ofSeconds(5),
                 () -> tickets.get(0).granted().isDone() && !tickets.get(5).granted().isDone());
 
