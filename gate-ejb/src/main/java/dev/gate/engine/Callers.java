@@ -20,9 +20,7 @@ import dev.gate.wait.Waiters;
 import dev.gate.wait.StateWatches;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -32,7 +30,7 @@ import java.util.logging.Logger;
 /**
  * The calls of this instance's own callers (EJB clients, batch jobs): they block until granted, and this instance
  * renews their leases while they wait. A caller that stops waiting (timeout, interrupt) takes its call out of the
- * line before it hears of it.
+ * line before it hears of it. A dedupe joiner waits on the call it shares ({@link JoinedCalls}).
  */
 public final class Callers {
 
@@ -45,7 +43,7 @@ public final class Callers {
     private final CallReads reads;
     private final Outcomes outcomes;
     private final Waiters waiters;
-    private final StateWatches<CallRow> watches;
+    private final JoinedCalls joined;
     private final GrantLoop loop;
     private final Tally tally;
     private final TryNow tryNow;
@@ -61,7 +59,7 @@ public final class Callers {
         this.reads = reads;
         this.outcomes = outcomes;
         this.waiters = waiters;
-        this.watches = watches;
+        this.joined = new JoinedCalls(admission, reads, watches);
         this.loop = loop;
     }
 
@@ -89,7 +87,7 @@ public final class Callers {
         Joining.Entry entry = joining.enter(limit, callClass, program, owner, options,
                 CallKeys.of(options.concurrencyKey(), options.dedupeKey()), Joining.Hears.WAITER);
         if (entry.joinedExisting()) {
-            return awaitJoined(entry.id(), maxWait);
+            return joined.awaitJoined(entry.id(), maxWait);
         }
         Ticket ticket = new Ticket(entry.id(), limit, callClass, entry.granted());
         return await(ticket, maxWait, wanted);
@@ -156,20 +154,7 @@ public final class Callers {
 
     /** Waits for the vendor's answer to a call (a joiner's way to share the first caller's outcome). */
     public Outcome awaitOutcome(long callId, Duration maxWait) throws GateException {
-        long until = System.nanoTime() + maxWait.toNanos();
-        while (true) {
-            CompletableFuture<CallRow> changed = watches.watch(callId);
-            CallRow row = find(callId);
-            if (row.outcomeStatus() != null) {
-                return new Outcome(row.outcomeStatus(), row.outcomeRetryAfterSeconds() == null ? null
-                        : Duration.ofSeconds(row.outcomeRetryAfterSeconds()));
-            }
-            if (row.state() == CallState.CANCELLED || row.state() == CallState.EXPIRED
-                    || row.state() == CallState.ABANDONED) {
-                throw new CallEndedException("call " + callId + " ended without an outcome: " + row.state());
-            }
-            waitFor(changed, until, "no outcome for call " + callId + " within " + maxWait, callId);
-        }
+        return joined.awaitOutcome(callId, maxWait);
     }
 
     /** Reports the vendor's status for a granted call; it becomes DONE. */
@@ -234,51 +219,6 @@ public final class Callers {
                     + " abandoned by its caller: granted, given up without a vendor call");
         }
         return abandoned;
-    }
-
-    /** A joiner waits for the shared call's grant; its permit says it joined: the first caller calls the vendor. */
-    private Permit awaitJoined(long callId, Duration maxWait) throws GateException {
-        long until = System.nanoTime() + maxWait.toNanos();
-        while (true) {
-            CompletableFuture<CallRow> changed = watches.watch(callId);
-            CallRow row = find(callId);
-            if (row.grantedAt() != null) {
-                return new Permit(row.id(), row.limit(), row.callClass(), row.enqueuedAt(), row.grantedAt(), true);
-            }
-            if (row.state() != CallState.WAITING) {
-                throw new CallEndedException("the joined call " + callId + " ended without a grant: " + row.state());
-            }
-            waitFor(changed, until, "the joined call " + callId + " was not granted within " + maxWait, callId);
-        }
-    }
-
-    /** The call as it is now; a call the table does not have ends its watch at once (it will never change). */
-    private CallRow find(long callId) throws GateException {
-        Optional<CallRow> row = admission.run(() -> reads.find(callId));
-        if (row.isEmpty()) {
-            watches.leftWaiting(List.of(callId));
-            throw new CallEndedException("call " + callId + " is gone");
-        }
-        return row.get();
-    }
-
-    /** Until the call changes (a notification, or the poll), at most until {@code untilNanos}. */
-    private static void waitFor(CompletableFuture<?> changed, long untilNanos, String timeoutMessage, long callId)
-            throws GateException {
-        long left = untilNanos - System.nanoTime();
-        if (left <= 0) {
-            throw new GateTimeoutException(timeoutMessage, callId);
-        }
-        try {
-            changed.get(left, TimeUnit.NANOSECONDS);
-        } catch (TimeoutException e) {
-            throw new GateTimeoutException(timeoutMessage, callId);
-        } catch (ExecutionException e) {
-            throw new IllegalStateException(e.getCause());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new CallEndedException("interrupted while waiting for call " + callId);
-        }
     }
 
     /** The wait is over ({@code unwanted} says why, or null: the time passed): the call leaves, unless granted. */

@@ -3,7 +3,6 @@ package dev.gate.engine;
 import dev.gate.api.CallClass;
 import dev.gate.api.CallOptions;
 import dev.gate.api.DeadlineException;
-import dev.gate.api.GateBusyException;
 import dev.gate.api.GateException;
 import dev.gate.api.GateFailedException;
 import dev.gate.api.GatePausedException;
@@ -21,18 +20,15 @@ import dev.gate.store.GroupJoins;
 import dev.gate.store.Joins;
 import dev.gate.store.LineRoom;
 import dev.gate.store.OwnedCalls;
-import dev.gate.store.StoreUnavailable;
 import dev.gate.store.SubmissionKeyReused;
 import dev.gate.domain.Grant;
 import dev.gate.wait.StateWatches;
 import dev.gate.wait.Waiters;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Level;
@@ -41,7 +37,9 @@ import java.util.logging.Logger;
 /**
  * The one way into the line, for this instance's callers and for programs alike: the join and, in the same short
  * transaction, the grant of what is due (the fast path: the slot is due and nobody is ahead), and the way out for a
- * caller that stops waiting. A caller hears of a failure only after its call has left the line.
+ * caller that stops waiting. A caller hears of a failure only after its call has left the line. It first tries the
+ * free line ({@link FreeLine}), then joins with the calls arriving with it ({@link GroupJoining}) or alone; who hears
+ * of a grant is {@link Hearers}'.
  */
 final class Joining {
 
@@ -53,18 +51,15 @@ final class Joining {
     private final EngineSettings settings;
     private final Admission admission;
     private final Joins joins;
-    private final GroupJoins groupJoins;
     private final OwnedCalls owned;
     private final LineRoom room;
     private final Waiters waiters;
     private final GrantLoop loop;
     private final Tally tally;
     private final KeyedLines lines;
-    private final FreeSlot freeSlot;
-    private final StateWatches<CallRow> watches;
-    private final JoinGroups<Member, Optional<CallRow>> groups = new JoinGroups<>(this::joinGroup);
-    /** Benchmarks only ({@code -Dgate.join.alone=true}): every call joins on its own, as before group joins. */
-    private static final boolean ALONE = Boolean.getBoolean("gate.join.alone");
+    private final Hearers hearers;
+    private final FreeLine freeLine;
+    private final GroupJoining together;
 
     /** Who hears that the call left WAITING: registered before its row commits, so no grant can come before it. */
     enum Hears {
@@ -79,14 +74,14 @@ final class Joining {
     Joining(EngineSettings settings, Admission admission, Joins joins, GroupJoins groupJoins, LineRoom room,
             OwnedCalls owned, FreeSlot freeSlot, Waiters waiters, StateWatches<CallRow> watches, GrantLoop loop,
             Tally tally, KeyedLines lines) {
-        this.freeSlot = freeSlot;
-        this.watches = watches;
+        this.hearers = new Hearers(waiters, watches);
+        this.freeLine = new FreeLine(admission, freeSlot, waiters, tally);
+        this.together = new GroupJoining(admission, groupJoins, hearers, loop, tally);
         this.tally = tally;
         this.lines = lines;
         this.settings = settings;
         this.admission = admission;
         this.joins = joins;
-        this.groupJoins = groupJoins;
         this.owned = owned;
         this.room = room;
         this.waiters = waiters;
@@ -145,7 +140,7 @@ final class Joining {
                             CallOptions options, CallKeys keys, Hears hears) throws GateException {
         Duration lease = checkedLease(settings, limit, program, callClass, options.lease());
         if (parent == null && keys.dedupe() == null && keys.concurrency() == null) {
-            Optional<Grant> free = freeLine(limit, callClass, program, owner, lease, keys.submission());
+            Optional<Grant> free = freeLine.take(limit, callClass, program, owner, lease, keys.submission());
             if (free.isPresent()) {
                 Grant g = free.get();
                 tally.granted(g);
@@ -155,9 +150,9 @@ final class Joining {
                         Optional.of(new CallRow(g.callId(), limit, callClass, program, owner, CallState.GRANTED,
                                 g.enqueuedAt(), g.grantedAt().plus(lease), g.grantedAt(), null, null, 0)), null);
             }
-            if (keys.submission() == null && options.deadline() == null && !ALONE) {
+            if (keys.submission() == null && options.deadline() == null && !GroupJoining.ALONE) {
                 // calls arriving together join together; one the group could not take joins alone, below
-                Optional<Entry> grouped = grouped(limit, callClass, program, owner, lease, hears);
+                Optional<Entry> grouped = together.grouped(limit, callClass, program, owner, lease, hears);
                 if (grouped.isPresent()) {
                     return grouped.get();
                 }
@@ -171,7 +166,7 @@ final class Joining {
             Joins.Entered entered;
             try {
                 entered = admission.run(() -> joins.joinAndGrant(limit, callClass, program, owner, lease,
-                        options.deadline(), keys, callId -> registered(callId, hears, inserted, granted, watch),
+                        options.deadline(), keys, callId -> hearers.registered(callId, hears, inserted, granted, watch),
                         pending::hold)).orElseThrow(() -> new UnknownLimitException(limit));
             } catch (Joins.DeadlineMiss miss) {
                 Duration wait = Duration.between(miss.estimate().now(), miss.estimate().grantAt());
@@ -186,12 +181,12 @@ final class Joining {
                 if (e instanceof GatePausedException) {
                     tally.turnedAwayPaused(); // a call, not a status read or an operator's action
                 }
-                throw failed(inserted.get(), e);
+                throw hearers.failed(inserted.get(), e);
             } catch (RuntimeException e) {
                 LOG.log(Level.SEVERE, "a call on limit " + limit + " failed to join", e);
                 // the operators' log has the cause; the caller hears the step, not the database's text
-                throw failed(inserted.get(), new GateFailedException("the gate failed to take a call on limit " + limit
-                        + "; nothing joined (see the gate's log)", e));
+                throw hearers.failed(inserted.get(), new GateFailedException("the gate failed to take a call on limit "
+                        + limit + "; nothing joined (see the gate's log)", e));
             }
             Joins.Joined joined = entered.joined();
             if (joined.repeated()) {
@@ -213,139 +208,7 @@ final class Joining {
 
     /** The groups of calls joining together (for tests: who waits for a group's join). */
     JoinGroups<?, ?> groups() {
-        return groups;
-    }
-
-    /**
-     * One call of a group join, and what the join registers for it before its row commits (as the join of one
-     * does): the waiter or watch that hears of its grant, and the id it got (a retried group's earlier id dropped).
-     */
-    private final class Member {
-        final CallClass callClass;
-        final String program;
-        final String owner;
-        final Duration lease;
-        final Hears hears;
-        final AtomicReference<Long> inserted = new AtomicReference<>();
-        final AtomicReference<CompletableFuture<Grant>> granted = new AtomicReference<>();
-        final AtomicReference<CompletableFuture<CallRow>> watch = new AtomicReference<>();
-
-        Member(CallClass callClass, String program, String owner, Duration lease, Hears hears) {
-            this.callClass = callClass;
-            this.program = program;
-            this.owner = owner;
-            this.lease = lease;
-            this.hears = hears;
-        }
-
-        void beforeCommit(long callId) {
-            registered(callId, hears, inserted, granted, watch);
-        }
-    }
-
-    /** Who hears of {@code callId}'s grant, registered before its row commits; a rolled-back try's is dropped. */
-    private void registered(long callId, Hears hears, AtomicReference<Long> inserted,
-                            AtomicReference<CompletableFuture<Grant>> granted,
-                            AtomicReference<CompletableFuture<CallRow>> watch) {
-        Long before = inserted.getAndSet(callId);
-        if (before != null) {
-            waiters.drop(before); // an earlier try that rolled back: nothing to sweep
-        }
-        if (hears == Hears.WAITER) {
-            granted.set(waiters.register(callId));
-        } else if (hears == Hears.WATCH) {
-            // a rolled-back join's watch ends at the next poll (Delivery)
-            watch.set(watches.watch(callId));
-        }
-    }
-
-    /**
-     * The call joins with whoever arrives at the limit with it ({@link JoinGroups}); empty when the group could not
-     * take it (a cap, a limit whose calls join one by one): it then joins alone. A group's failure is the call's.
-     */
-    private Optional<Entry> grouped(String limit, CallClass callClass, String program, String owner, Duration lease,
-                                    Hears hears) throws GateException {
-        Member m = new Member(callClass, program, owner, lease, hears);
-        Optional<CallRow> row;
-        try {
-            row = groups.join(limit, m);
-        } catch (GateException e) {
-            if (e instanceof GatePausedException) {
-                tally.turnedAwayPaused();
-            }
-            throw failed(m.inserted.get(), e);
-        } catch (Exception e) { // logged once, by the group's leader (joinGroup)
-            throw failed(m.inserted.get(), new GateFailedException("the gate failed to take a call on limit " + limit
-                    + "; nothing joined (see the gate's log)", e));
-        }
-        if (row.isEmpty()) {
-            return Optional.empty();
-        }
-        CallRow r = row.get();
-        LOG.fine(() -> "call " + r.id() + " limit=" + limit + " class=" + callClass + " joined the line for "
-                + program + " (with the calls that arrived with it)");
-        return Optional.of(new Entry(r.id(), false, false, m.granted.get(), row, m.watch.get()));
-    }
-
-    /** A group's join: one statement and one commit for its members, the pass made under it delivered after. */
-    private List<Optional<CallRow>> joinGroup(String limit, List<Member> members) throws GateException {
-        try (Delivery.Pending pending = loop.pending()) {
-            GroupJoins.GroupEntered entered = admission.run(() -> groupJoins.joinGroupAndGrant(limit, members.stream()
-                    .map(m -> new GroupJoins.GroupMember(m.callClass, m.program, m.owner, m.lease, m::beforeCommit))
-                    .toList(), pending::hold));
-            loop.passMade(entered.pass());
-            return entered.rows();
-        } catch (RuntimeException e) {
-            // the operators' log has the cause once; each member hears the step, not the database's text
-            LOG.log(Level.SEVERE, members.size() + " calls on limit " + limit + " failed to join together", e);
-            throw e;
-        }
-    }
-
-    /**
-     * The join's transaction failed after its row was written: rolled back (nothing in the line), unless the
-     * database was lost (then nobody knows whether it committed, and the orphan sweep ends the call if it did).
-     */
-    private GateException failed(Long callId, GateException e) {
-        if (callId != null) {
-            if (e instanceof GatePausedException) {
-                waiters.orphaned(callId);
-            } else {
-                waiters.drop(callId);
-            }
-        }
-        return e;
-    }
-
-    /**
-     * The free line's one statement. Without the program's own key the call gets one, so that a grant whose answer
-     * was lost is ended once the database answers again ({@link Waiters#unansweredTry}): the caller hears "paused",
-     * and nothing stays granted to nobody. A busy moment is no answer: the join goes on as usual.
-     */
-    private Optional<Grant> freeLine(String limit, CallClass callClass, String program, String owner,
-                                     Duration lease, String submissionKey) throws GateException {
-        String key = submissionKey != null ? submissionKey : "free:" + UUID.randomUUID();
-        try {
-            return admission.run(() -> {
-                try {
-                    return freeSlot.takeIfFree(limit, callClass, program, owner, lease, key);
-                } catch (StoreUnavailable lost) { // it may have committed: the answer did not come back
-                    if (submissionKey == null) {
-                        waiters.unansweredTry(owner, key);
-                    }
-                    throw lost;
-                }
-            }, 1);
-        } catch (GateBusyException busy) {
-            return Optional.empty();
-        } catch (GatePausedException paused) {
-            tally.turnedAwayPaused(); // a call, as at the join
-            throw paused;
-        } catch (RuntimeException e) {
-            LOG.log(Level.SEVERE, "a call on limit " + limit + " failed on its free line", e);
-            throw new GateFailedException("the gate failed to take a call on limit " + limit
-                    + "; nothing joined (see the gate's log)", e);
-        }
+        return together.groups();
     }
 
     /** Its waiter is gone: the call leaves the line, or its grant (nobody will take it) is ended. */
