@@ -118,9 +118,12 @@ final class Delivery {
         fromTable(waiters.callIds());
         Set<Long> watched = watches.callIds();
         if (!watched.isEmpty()) {
-            // a call the table does not have (never was, or gone) has left WAITING too: its watch must not stay
+            // a call the table does not have (never was, or gone) has left WAITING too: its watch must not stay. A
+            // grant of this instance's being delivered is left to its pass, which brings the call whole (the poll
+            // can read it between the pass's commit and its delivery)
             Set<Long> waiting = reads.waiting(watched);
-            watches.leftWaiting(watched.stream().filter(id -> !waiting.contains(id)).toList());
+            watches.leftWaiting(watched.stream().filter(id -> !waiting.contains(id) && !delivering.contains(id))
+                    .toList());
         }
     }
 
