@@ -74,7 +74,7 @@ final class CoolDowns {
     record Signal(long call, String program, int status, Integer retryAfterSeconds) {
     }
 
-    /** The cool-down of the granted call's limit, read without a lock; empty when the call is not granted (any more). */
+    /** The cool-down of the call's limit, read without a lock; empty when the call is not granted (any more). */
     static Optional<Seen> ofCall(Connection c, long callId, Outcomes.Whose owner) throws SQLException {
         return read(c, COOLDOWN, callId, owner, null);
     }
