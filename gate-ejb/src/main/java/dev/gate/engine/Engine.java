@@ -10,6 +10,7 @@ import dev.gate.store.Estimates;
 import dev.gate.store.Granter;
 import dev.gate.store.GroupJoins;
 import dev.gate.store.Joins;
+import dev.gate.store.IdleKeys;
 import dev.gate.store.Keys;
 import dev.gate.store.Jpa;
 import dev.gate.store.Leases;
@@ -20,6 +21,7 @@ import dev.gate.store.OperatorCancels;
 import dev.gate.store.Outcomes;
 import dev.gate.store.OwnedCalls;
 import dev.gate.store.Retention;
+import dev.gate.store.StaleKeys;
 import dev.gate.store.StoreBusy;
 import dev.gate.store.StoreUnavailable;
 import dev.gate.store.Tx;
@@ -99,8 +101,9 @@ public final class Engine {
         Recovery recovery = new Recovery(owner, health, tx, leases, waiters);
         this.loop = new GrantLoop(new Granter(tx), limitTable, delivery, recovery, health, settings, scheduler);
         Keys keys = new Keys(tx);
-        this.housekeeper = new Housekeeper(owner, settings, leases, new Retention(tx), keys, waiters, delivery,
-                recovery, health, loop::wake, tally);
+        StaleKeys staleKeys = new StaleKeys(tx);
+        this.housekeeper = new Housekeeper(owner, settings, leases, new Retention(tx), new IdleKeys(tx), staleKeys,
+                waiters, delivery, recovery, health, loop::wake, tally);
         this.listener = new GrantListener(dataSource, owner, threads, delivery::announced, health::failed);
         KeyedLines lines = new KeyedLines(admission, keys);
         FreeSlot freeSlot = new FreeSlot(tx);
@@ -112,7 +115,7 @@ public final class Engine {
                 tryNow);
         this.programs = new ProgramCalls(admission, joining, owned, reads, outcomes, new Estimates(tx), delivery,
                 watches, loop, tryNow);
-        this.limits = new LimitControl(admission, limitTable, new LineView(jpa), loop, keys);
+        this.limits = new LimitControl(admission, limitTable, new LineView(jpa), loop, staleKeys);
         this.operators = new OperatorActions(owner, admission, limitTable, new OperatorCancels(tx),
                 new ActionLog(tx), waiters, delivery, loop);
         this.upkeep = new TableUpkeep(new GateTables(dataSource), settings, health, threads);

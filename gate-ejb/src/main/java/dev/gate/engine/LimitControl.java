@@ -15,9 +15,9 @@ import dev.gate.rules.LimitOptions;
 import dev.gate.rules.LineSize;
 import dev.gate.rules.Pace;
 import dev.gate.rules.ReceiptMargin;
-import dev.gate.store.Keys;
 import dev.gate.store.LimitTable;
 import dev.gate.store.LineView;
+import dev.gate.store.StaleKeys;
 
 import java.util.List;
 import java.util.Optional;
@@ -32,10 +32,10 @@ public final class LimitControl {
     private final LimitTable limits;
     private final LineView view;
     private final GrantLoop loop;
-    private final Keys keys;
+    private final StaleKeys staleKeys;
 
-    LimitControl(Admission admission, LimitTable limits, LineView view, GrantLoop loop, Keys keys) {
-        this.keys = keys;
+    LimitControl(Admission admission, LimitTable limits, LineView view, GrantLoop loop, StaleKeys staleKeys) {
+        this.staleKeys = staleKeys;
         this.admission = admission;
         this.limits = limits;
         this.view = view;
@@ -127,7 +127,7 @@ public final class LimitControl {
      */
     private void follow(String name) {
         try {
-            int followed = admission.run(() -> keys.follow(name));
+            int followed = admission.run(() -> staleKeys.follow(name));
             if (followed > 0) {
                 LOG.info(() -> "limit " + name + ": its change reached its " + followed + " open keys");
             }
