@@ -7,9 +7,9 @@ import dev.gate.rules.LimitKey;
 import dev.gate.store.Jpa;
 import dev.gate.store.IdleKeys;
 import dev.gate.store.Keys;
-import dev.gate.store.LimitTable;
 import dev.gate.store.LineView;
 import dev.gate.store.Tx;
+import dev.gate.store.WaitingLines;
 import com.zaxxer.hikari.HikariDataSource;
 
 import java.sql.Connection;
@@ -93,7 +93,7 @@ public final class KeyFigures {
             long from = System.currentTimeMillis();
             Thread.sleep(seconds * 1_000L);
             Tx tx = new Tx(pool);
-            LimitTable limits = new LimitTable(tx, jpa);
+            WaitingLines limits = new WaitingLines(tx);
             LineView view = new LineView(jpa);
             Keys keyRows = new Keys(tx);
             IdleKeys idleKeys = new IdleKeys(tx);

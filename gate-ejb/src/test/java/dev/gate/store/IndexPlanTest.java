@@ -110,7 +110,7 @@ class IndexPlanTest {
             assertEquals("gate_send_seq,gate_send_window", rs.getString(1));
         }
         // a removed limit's sends go by row address (no index on the send's id to join the batch by)
-        String plan = explain(LimitTable.DROP_SENDS, "vendor-7", "vendor-7", 500);
+        String plan = explain(LimitRemovals.DROP_SENDS, "vendor-7", "vendor-7", 500);
         assertTrue(plan.contains("Tid Scan on gate_send"), plan);
     }
 
@@ -138,7 +138,7 @@ class IndexPlanTest {
     @Test
     void theLoopsReadFindsTheLimitsWithWaitingCallsByAnIndexOfWaitingCalls() throws SQLException {
         // the waiting calls come from a partial index over them (the line's, or the lease index), not the table
-        String waiting = explain(LimitTable.WITH_WAITING_CALLS);
+        String waiting = explain(WaitingLines.WITH_WAITING_CALLS);
         assertTrue(waiting.contains("gate_call_line") || waiting.contains("gate_call_lease"), waiting);
         assertFalse(waiting.contains("Seq Scan on gate_call"), waiting);
     }
