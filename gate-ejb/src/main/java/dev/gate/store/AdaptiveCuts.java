@@ -18,7 +18,7 @@ final class AdaptiveCuts {
 
     private static final Logger LOG = Logger.getLogger(AdaptiveCuts.class.getName());
 
-    // An adaptive limit's rate, under the slot lock a signal takes (LOCK_COOLDOWN): read, then cut (AdaptiveRate).
+    // An adaptive limit's rate, under the slot lock a signal takes (CoolDowns' LOCK_COOLDOWN): read, then cut.
     private static final String ADAPTIVE = """
             SELECT l.adaptive, l.calls, l.window_ms, s.adaptive_calls, s.adaptive_cut_at
             FROM gate_slot s JOIN gate_limit l ON l.name = s.limit_name
