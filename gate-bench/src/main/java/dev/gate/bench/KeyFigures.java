@@ -5,10 +5,11 @@ import dev.gate.dev.GateDatabase;
 import dev.gate.engine.Engine;
 import dev.gate.rules.LimitKey;
 import dev.gate.store.Jpa;
+import dev.gate.store.IdleKeys;
 import dev.gate.store.Keys;
-import dev.gate.store.LimitTable;
 import dev.gate.store.LineView;
 import dev.gate.store.Tx;
+import dev.gate.store.WaitingLines;
 import com.zaxxer.hikari.HikariDataSource;
 
 import java.sql.Connection;
@@ -92,9 +93,10 @@ public final class KeyFigures {
             long from = System.currentTimeMillis();
             Thread.sleep(seconds * 1_000L);
             Tx tx = new Tx(pool);
-            LimitTable limits = new LimitTable(tx, jpa);
+            WaitingLines limits = new WaitingLines(tx);
             LineView view = new LineView(jpa);
             Keys keyRows = new Keys(tx);
+            IdleKeys idleKeys = new IdleKeys(tx);
             try (Connection sql = db.connect(); Statement s = sql.createStatement();
                  ResultSet rs = s.executeQuery("""
                          SELECT count(*), percentile_disc(0.5) WITHIN GROUP (ORDER BY late),
@@ -118,7 +120,7 @@ public final class KeyFigures {
             long t0 = System.nanoTime();
             int swept = 0;
             for (boolean more = true; more; ) {
-                Keys.Swept n = keyRows.sweep(Duration.ZERO, 500);
+                IdleKeys.Swept n = idleKeys.sweep(Duration.ZERO, 500);
                 swept += n.removed().size();
                 more = n.looked() > 0 && (!n.removed().isEmpty() || n.history() > 0);
             }

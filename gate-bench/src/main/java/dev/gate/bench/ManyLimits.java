@@ -6,9 +6,9 @@ import dev.gate.engine.Engine;
 import dev.gate.store.GrantPass;
 import dev.gate.store.Granter;
 import dev.gate.store.Jpa;
-import dev.gate.store.LimitTable;
 import dev.gate.store.LineView;
 import dev.gate.store.Tx;
+import dev.gate.store.WaitingLines;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -77,7 +77,7 @@ final class ManyLimits {
             try (HikariDataSource pool = db.pool(4); Jpa jpa = new Jpa(pool)) {
                 // the same store calls a pass makes, timed from outside now that the loop is stopped
                 Tx tx = new Tx(pool);
-                LimitTable limits = new LimitTable(tx, jpa);
+                WaitingLines limits = new WaitingLines(tx);
                 Percentiles waitingRead = timed(5, READS, limits::withWaitingCalls);
                 try (Statement s = sql.createStatement()) {
                     s.execute("UPDATE gate_slot SET next_slot_at = clock_timestamp() + interval '1 hour'");

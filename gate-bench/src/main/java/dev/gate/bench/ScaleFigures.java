@@ -166,7 +166,7 @@ public final class ScaleFigures {
         t.row(List.of("grants made / slots due", String.format("%,d / %,d = %.1f%% (%,.0f per second)",
                         run.grants(), run.slotsDue(), 100 * share, run.grants() / (run.ran().toMillis() / 1e3))),
                 "- (slots due in the pass still running at the stop are ahead of the loop, not lost)", null);
-        t.row(List.of("a pass's first read (LimitTable.withWaitingCalls), timed from outside",
+        t.row(List.of("a pass's first read (WaitingLines.withWaitingCalls), timed from outside",
                 percentiles(run.waitingRead())), "-", null);
         // the loop no longer visits a limit that is not due; this is what visiting every one would cost a pass
         t.row(List.of("a grant transaction on a limit not due (Granter.grantDue), timed from outside",

@@ -10,19 +10,24 @@ import dev.gate.store.Estimates;
 import dev.gate.store.Granter;
 import dev.gate.store.GroupJoins;
 import dev.gate.store.Joins;
+import dev.gate.store.IdleKeys;
 import dev.gate.store.Keys;
 import dev.gate.store.Jpa;
 import dev.gate.store.Leases;
+import dev.gate.store.LimitRemovals;
 import dev.gate.store.LimitTable;
 import dev.gate.store.LineRoom;
 import dev.gate.store.LineView;
 import dev.gate.store.OperatorCancels;
+import dev.gate.store.OperatorPauses;
 import dev.gate.store.Outcomes;
 import dev.gate.store.OwnedCalls;
 import dev.gate.store.Retention;
+import dev.gate.store.StaleKeys;
 import dev.gate.store.StoreBusy;
 import dev.gate.store.StoreUnavailable;
 import dev.gate.store.Tx;
+import dev.gate.store.WaitingLines;
 import dev.gate.wait.Waiters;
 import dev.gate.wait.StateWatches;
 
@@ -97,10 +102,12 @@ public final class Engine {
         Admission admission = new Admission(health, settings.callerConcurrency(), settings.callerWait());
         Delivery delivery = new Delivery(owner, reads, waiters, watches, health, tally);
         Recovery recovery = new Recovery(owner, health, tx, leases, waiters);
-        this.loop = new GrantLoop(new Granter(tx), limitTable, delivery, recovery, health, settings, scheduler);
+        this.loop = new GrantLoop(new Granter(tx), new WaitingLines(tx), delivery, recovery, health, settings,
+                scheduler);
         Keys keys = new Keys(tx);
-        this.housekeeper = new Housekeeper(owner, settings, leases, new Retention(tx), keys, waiters, delivery,
-                recovery, health, loop::wake, tally);
+        StaleKeys staleKeys = new StaleKeys(tx);
+        this.housekeeper = new Housekeeper(owner, settings, leases, new Retention(tx), new IdleKeys(tx), staleKeys,
+                waiters, delivery, recovery, health, loop::wake, tally);
         this.listener = new GrantListener(dataSource, owner, threads, delivery::announced, health::failed);
         KeyedLines lines = new KeyedLines(admission, keys);
         FreeSlot freeSlot = new FreeSlot(tx);
@@ -112,8 +119,9 @@ public final class Engine {
                 tryNow);
         this.programs = new ProgramCalls(admission, joining, owned, reads, outcomes, new Estimates(tx), delivery,
                 watches, loop, tryNow);
-        this.limits = new LimitControl(admission, limitTable, new LineView(jpa), loop, keys);
-        this.operators = new OperatorActions(owner, admission, limitTable, new OperatorCancels(tx),
+        this.limits = new LimitControl(admission, limitTable, new LimitRemovals(tx), new LineView(jpa), loop,
+                staleKeys);
+        this.operators = new OperatorActions(owner, admission, new OperatorPauses(tx), new OperatorCancels(tx),
                 new ActionLog(tx), waiters, delivery, loop);
         this.upkeep = new TableUpkeep(new GateTables(dataSource), settings, health, threads);
     }

@@ -2,10 +2,10 @@ package dev.gate.engine;
 
 import dev.gate.store.GrantPass;
 import dev.gate.store.Granter;
-import dev.gate.store.LimitTable;
 import dev.gate.store.StoreBusy;
 import dev.gate.store.StoreUnavailable;
 import dev.gate.store.WaitingLimits;
+import dev.gate.store.WaitingLines;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -39,7 +39,7 @@ final class GrantLoop {
     static final Duration LEAD = Duration.ofMillis(20);
 
     private final Granter granter;
-    private final LimitTable limits;
+    private final WaitingLines limits;
     private final Delivery delivery;
     private final Recovery recovery;
     private final Health health;
@@ -49,7 +49,7 @@ final class GrantLoop {
     // parent slot, not one per key (a pass at a time, so only the loop's thread touches it)
     private Map<String, String> parentOf = Map.of();
 
-    GrantLoop(Granter granter, LimitTable limits, Delivery delivery, Recovery recovery, Health health,
+    GrantLoop(Granter granter, WaitingLines limits, Delivery delivery, Recovery recovery, Health health,
               EngineSettings settings, ScheduledExecutorService scheduler) {
         this.granter = granter;
         this.limits = limits;

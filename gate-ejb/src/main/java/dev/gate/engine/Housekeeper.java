@@ -1,9 +1,10 @@
 package dev.gate.engine;
 
 import dev.gate.api.CallEndedException;
-import dev.gate.store.Keys;
+import dev.gate.store.IdleKeys;
 import dev.gate.store.Leases;
 import dev.gate.store.Retention;
+import dev.gate.store.StaleKeys;
 import dev.gate.store.StoreBusy;
 import dev.gate.store.StoreUnavailable;
 import dev.gate.wait.Waiters;
@@ -49,7 +50,8 @@ final class Housekeeper {
     private final EngineSettings settings;
     private final Leases leases;
     private final Retention retention;
-    private final Keys keys;
+    private final IdleKeys idle;
+    private final StaleKeys stale;
     private final Waiters waiters;
     private final Delivery delivery;
     private final Recovery recovery;
@@ -64,10 +66,11 @@ final class Housekeeper {
 
     private final Tally tally;
 
-    Housekeeper(String owner, EngineSettings settings, Leases leases, Retention retention, Keys keys,
-                Waiters waiters, Delivery delivery, Recovery recovery, Health health, Runnable keysFreed,
-                Tally tally) {
-        this.keys = keys;
+    Housekeeper(String owner, EngineSettings settings, Leases leases, Retention retention, IdleKeys idleKeys,
+                StaleKeys staleKeys, Waiters waiters, Delivery delivery, Recovery recovery, Health health,
+                Runnable keysFreed, Tally tally) {
+        this.idle = idleKeys;
+        this.stale = staleKeys;
         this.owner = owner;
         this.settings = settings;
         this.leases = leases;
@@ -197,12 +200,12 @@ final class Housekeeper {
     }
 
     /** One batch of idle keys; a busy database skips it for this tick, and retention still runs. */
-    private Keys.Swept sweepKeys() throws StoreUnavailable {
+    private IdleKeys.Swept sweepKeys() throws StoreUnavailable {
         try {
-            return keys.sweep(KEY_GRACE, KEY_BATCH);
+            return idle.sweep(KEY_GRACE, KEY_BATCH);
         } catch (StoreBusy e) {
             LOG.fine(() -> "idle keys not removed this tick (" + e.getMessage() + ")");
-            return new Keys.Swept(List.of(), 0, 0);
+            return new IdleKeys.Swept(List.of(), 0, 0);
         }
     }
 
@@ -213,10 +216,10 @@ final class Housekeeper {
     private boolean followMissed() throws StoreUnavailable {
         boolean more = false;
         try {
-            for (String template : keys.missed()) {
-                int n = keys.follow(template, Keys.FOLLOW_BATCH);
+            for (String template : stale.missed()) {
+                int n = stale.follow(template, StaleKeys.FOLLOW_BATCH);
                 LOG.info(() -> "limit " + template + ": " + n + " open keys that missed its last change took it");
-                more |= n == Keys.FOLLOW_BATCH;
+                more |= n == StaleKeys.FOLLOW_BATCH;
             }
         } catch (StoreBusy e) {
             LOG.fine(() -> "keys not brought to their templates' rules this tick (" + e.getMessage() + ")");
@@ -233,7 +236,7 @@ final class Housekeeper {
         boolean more = true;
         while (more && System.nanoTime() < until) {
             boolean behind = followMissed();
-            Keys.Swept swept = sweepKeys();
+            IdleKeys.Swept swept = sweepKeys();
             int k = swept.removed().size();
             int s = retention.pruneSends(PRUNE_BATCH);
             int c = retention.pruneCalls(settings.retention(), PRUNE_BATCH);

@@ -15,9 +15,10 @@ import dev.gate.rules.LimitOptions;
 import dev.gate.rules.LineSize;
 import dev.gate.rules.Pace;
 import dev.gate.rules.ReceiptMargin;
-import dev.gate.store.Keys;
+import dev.gate.store.LimitRemovals;
 import dev.gate.store.LimitTable;
 import dev.gate.store.LineView;
+import dev.gate.store.StaleKeys;
 
 import java.util.List;
 import java.util.Optional;
@@ -30,14 +31,17 @@ public final class LimitControl {
 
     private final Admission admission;
     private final LimitTable limits;
+    private final LimitRemovals removals;
     private final LineView view;
     private final GrantLoop loop;
-    private final Keys keys;
+    private final StaleKeys staleKeys;
 
-    LimitControl(Admission admission, LimitTable limits, LineView view, GrantLoop loop, Keys keys) {
-        this.keys = keys;
+    LimitControl(Admission admission, LimitTable limits, LimitRemovals removals, LineView view, GrantLoop loop,
+                 StaleKeys staleKeys) {
+        this.staleKeys = staleKeys;
         this.admission = admission;
         this.limits = limits;
+        this.removals = removals;
         this.view = view;
         this.loop = loop;
     }
@@ -127,7 +131,7 @@ public final class LimitControl {
      */
     private void follow(String name) {
         try {
-            int followed = admission.run(() -> keys.follow(name));
+            int followed = admission.run(() -> staleKeys.follow(name));
             if (followed > 0) {
                 LOG.info(() -> "limit " + name + ": its change reached its " + followed + " open keys");
             }
@@ -147,7 +151,7 @@ public final class LimitControl {
     public LimitRemoval remove(String name, String actor) throws GateException {
         LimitRemoval removal;
         try {
-            removal = admission.run(() -> limits.remove(name, actor));
+            removal = admission.run(() -> removals.remove(name, actor));
         } catch (LimitTable.BadParent e) {
             throw new InvalidLimitException(e.getMessage());
         }

@@ -6,7 +6,7 @@ import dev.gate.api.OperatorAction;
 import dev.gate.api.UnknownLimitException;
 import dev.gate.store.ActionLog;
 import dev.gate.store.Leases;
-import dev.gate.store.LimitTable;
+import dev.gate.store.OperatorPauses;
 import dev.gate.store.OperatorCancels;
 import dev.gate.wait.Waiters;
 
@@ -30,18 +30,18 @@ public final class OperatorActions {
 
     private final String owner;
     private final Admission admission;
-    private final LimitTable limits;
+    private final OperatorPauses pauses;
     private final OperatorCancels cancels;
     private final ActionLog log;
     private final Waiters waiters;
     private final Delivery delivery;
     private final GrantLoop loop;
 
-    OperatorActions(String owner, Admission admission, LimitTable limits, OperatorCancels cancels, ActionLog log,
+    OperatorActions(String owner, Admission admission, OperatorPauses pauses, OperatorCancels cancels, ActionLog log,
                     Waiters waiters, Delivery delivery, GrantLoop loop) {
         this.owner = owner;
         this.admission = admission;
-        this.limits = limits;
+        this.pauses = pauses;
         this.cancels = cancels;
         this.log = log;
         this.waiters = waiters;
@@ -57,7 +57,7 @@ public final class OperatorActions {
         if (span.compareTo(Duration.ofSeconds(1)) < 0 || span.compareTo(LONGEST_PAUSE) > 0) {
             throw new IllegalArgumentException("a pause lasts 1 s to " + LONGEST_PAUSE.toDays() + " days, was " + span);
         }
-        Instant until = admission.run(() -> limits.pause(limit, span, actor))
+        Instant until = admission.run(() -> pauses.pause(limit, span, actor))
                 .orElseThrow(() -> new UnknownLimitException(limit));
         LOG.info(() -> "limit " + limit + " paused by " + actor + " for " + span + " (until " + until + ")");
         return until;
@@ -65,7 +65,7 @@ public final class OperatorActions {
 
     /** Ends {@code limit}'s pause now, the operator's or the vendor's cool-down; the line moves at its next slot. */
     public void resume(String limit, String actor) throws GateException {
-        if (!admission.run(() -> limits.resume(limit, actor))) {
+        if (!admission.run(() -> pauses.resume(limit, actor))) {
             throw new UnknownLimitException(limit);
         }
         LOG.info(() -> "limit " + limit + " resumed by " + actor);

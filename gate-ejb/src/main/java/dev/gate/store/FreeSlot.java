@@ -16,7 +16,8 @@ import java.util.Optional;
  * Try now: takes a limit's slot for a new call if one is free at this moment, else says when to try again, leaving
  * nothing in the line. One statement (one round trip): it locks the limit's slot row, decides as the grant pass
  * does, and if the slot is free writes the call as GRANTED, its send and the moved beat. A key under a parent takes
- * the parent's slot too, in one transaction around that statement ({@link #takeUnder}).
+ * the parent's slot too, in one transaction around that statement ({@link TryUnderParent}); a join on a line that may
+ * be free runs it first ({@link FreeLine}); a try sent again finds its first grant ({@link LostTryAnswers}).
  *
  * <p>The decision is {@code SlotRule}'s, {@code Beat}'s and {@code ReceiptMargin}'s, written in SQL so that it needs no
  * second round trip; {@code GrantDecisionTest} holds the two to the same answers on random send logs. A slot is free when
@@ -116,15 +117,6 @@ public final class FreeSlot {
                 + tryStatement.substring(at + lock.length());
     }
 
-    // A try on a key under a parent locks the key's slot first (and learns whether its key was sent before).
-    // Parameters: owner, submission key, limit.
-    private static final String LOCK_KEY = """
-            SELECT EXISTS (SELECT 1 FROM gate_call WHERE owner = ? AND submission_key = ?) AS prior
-            FROM gate_slot s WHERE s.limit_name = ? FOR UPDATE OF s""";
-
-    /** Come back after this when a grant pass holds the parent's slot: it is granting on it right now. */
-    static final Duration PARENT_BUSY = Duration.ofMillis(20);
-
     /**
      * What a try found: the grant, or when to try again; {@code stale}: ask again (see {@link #TRY}). With the
      * statement's clock and the moment a send was due by its reading (both null when a key's parent said not now:
@@ -136,9 +128,13 @@ public final class FreeSlot {
     }
 
     private final Tx tx;
+    private final FreeLine freeLine;
+    private final TryUnderParent underParent;
 
     public FreeSlot(Tx tx) {
         this.tx = tx;
+        this.freeLine = new FreeLine(tx);
+        this.underParent = new TryUnderParent(tx);
     }
 
     /**
@@ -152,143 +148,20 @@ public final class FreeSlot {
 
     /**
      * A join's first step when its line may be free: a new GRANTED call of {@code owner} if the slot is free this
-     * moment and nobody of this class or a higher one waits (no WAITING row, no notification: nobody else can know
-     * the new id). One statement when the slot's lock is free; when another caller holds it, a transaction that waits
-     * for the lock first, so the statement's snapshot sees that caller's send (never stale), as a queue on the lock
-     * gives the next caller the slot. Empty, and nothing written, when the line is not free, the limit's programs take
-     * turns, the key was used before, or there is no such limit: the caller joins the line as usual then.
+     * moment and nobody of this class or a higher one waits; empty, and nothing written, otherwise ({@link FreeLine}).
      */
     public Optional<Grant> takeIfFree(String limit, CallClass callClass, String program, String owner, Duration lease,
                                       String key) throws StoreUnavailable {
-        Optional<Result> first = tx.runAlone(c -> takeFree(c, FREE_LINE, limit, callClass, program, owner, lease, key));
-        if (first.isPresent() && !first.get().stale()) {
-            return first.flatMap(FreeSlot::newGrant); // granted, or not free now
-        }
-        // the slot's lock was held (or a grant committed after the statement's snapshot): queue on the lock, but only
-        // while nothing waits in the line (the holder is another caller on the free line then, never a grant pass)
-        if (joinsWhenLocked.joins(limit)) {
-            return Optional.empty();
-        }
-        return tx.run(c -> {
-            try (PreparedStatement ps = c.prepareStatement(LOCK_FREE_LINE)) {
-                ps.setString(1, limit);
-                try (ResultSet rs = ps.executeQuery()) {
-                    if (!rs.next()) {
-                        joinsWhenLocked.noted(limit);
-                        return Optional.<Grant>empty(); // no such limit, or one the free line leaves to the join
-                    }
-                }
-            }
-            return takeFree(c, TRY, limit, callClass, program, owner, lease, key).flatMap(FreeSlot::newGrant);
-        });
+        return freeLine.takeIfFree(limit, callClass, program, owner, lease, key);
     }
 
     /**
-     * The limits whose held slot lock the free line lately found it should not queue on (calls waiting, a burst
-     * allowance, turns...): for a second, a call that meets the lock there joins at once, without asking again (a
-     * transaction each; joining is always allowed, the free line only saves time: SideBySide, 4 and 16 callers,
-     * 8-12% more cycles a second). At most {@link #MAX} limits.
-     */
-    static final class JoinsWhenLocked {
-        static final int MAX = 10_000;
-        private static final long FOR_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(1);
-        private final java.util.concurrent.ConcurrentHashMap<String, Long> until =
-                new java.util.concurrent.ConcurrentHashMap<>();
-
-        boolean joins(String limit) {
-            Long t = until.get(limit);
-            if (t == null) {
-                return false;
-            }
-            if (t - System.nanoTime() > 0) {
-                return true;
-            }
-            until.remove(limit, t);
-            return false;
-        }
-
-        void noted(String limit) {
-            if (until.size() >= MAX) {
-                until.clear(); // many contended limits at once (keys): forget them all rather than grow
-            }
-            until.put(limit, System.nanoTime() + FOR_NANOS);
-        }
-
-        int size() {
-            return until.size();
-        }
-    }
-
-    private final JoinsWhenLocked joinsWhenLocked = new JoinsWhenLocked();
-
-    // The free line's lock wait: the slot of a plain limit (no turns, no parent), held until the try's commit; not
-    // taken at all while any live call waits in the line. Then a grant pass may hold the lock (it holds it through
-    // its wait for the slot, and grants what joined meanwhile): the call joins at once, never queueing behind a pass
-    // that would give the slot to the line meanwhile. The try statement decides exactly once the lock is held.
-    // A limit with a burst allowance is never queued on: its grant passes grant runs (every call due at one moment in
-    // one statement), so callers that meet on its lock join the line and are granted together, which beat taking the
-    // lock one after the other (SideBySide, 16 callers: 1,722 against 1,025 a second).
-    private static final String LOCK_FREE_LINE = """
-            SELECT 1 FROM gate_slot s JOIN gate_limit l ON l.name = s.limit_name
-            WHERE s.limit_name = ? AND NOT l.keyed AND NOT l.fair_programs AND l.parent_name IS NULL AND l.burst = 1
-              AND NOT EXISTS (SELECT 1 FROM gate_call w
-                              WHERE w.limit_name = s.limit_name AND w.state = 'WAITING'
-                                AND w.lease_expires_at > clock_timestamp())
-            FOR UPDATE OF s""";
-
-    private static Optional<Result> takeFree(Connection c, String sql, String limit, CallClass callClass,
-                                             String program, String owner, Duration lease, String key)
-            throws SQLException {
-        try {
-            return take(c, sql, limit, null, callClass, program, owner, lease, key);
-        } catch (SubmissionKeyReused e) {
-            return Optional.of(new Result(Optional.empty(), Duration.ZERO, false, null, null, true));
-        }
-    }
-
-    /** A result's new grant: none for a key used before (the join finds that call, or refuses the key itself). */
-    private static Optional<Grant> newGrant(Result r) {
-        return r.repeated() ? Optional.empty() : r.grant();
-    }
-
-    /**
-     * As above, on a key under {@code parent}: the key's slot and the parent's must both be free now, and no call of
-     * this class or a higher one may wait in the parent's own line. One transaction of four round trips (a try on a
-     * limit without a parent stays one statement): the key's slot is locked, then the parent's (lock order: key, then
-     * parent, as a grant pass takes them; SKIP LOCKED, so a try never queues behind a pass), and the parent is
-     * decided before the key's statement records the send, which is therefore never before the parent's slot.
+     * As {@link #take}, on a key under {@code parent}: the key's slot and the parent's must both be free now
+     * ({@link TryUnderParent}).
      */
     public Optional<Result> takeUnder(String limit, String parent, CallClass callClass, String program, String owner,
                                       Duration lease, String key) throws StoreUnavailable {
-        return tx.run(c -> takeUnder(c, limit, parent, callClass, program, owner, lease, key));
-    }
-
-    static Optional<Result> takeUnder(Connection c, String limit, String parent, CallClass callClass, String program,
-                                      String owner, Duration lease, String key) throws SQLException {
-        boolean prior;
-        try (PreparedStatement ps = c.prepareStatement(LOCK_KEY)) {
-            ps.setString(1, owner);
-            ps.setString(2, key);
-            ps.setString(3, limit);
-            try (ResultSet rs = ps.executeQuery()) {
-                if (!rs.next()) {
-                    return Optional.empty(); // no such key (removed as idle): the caller opens it again
-                }
-                prior = rs.getBoolean("prior");
-            }
-        }
-        if (prior) { // sent again: answered as it is, nothing taken
-            return take(c, limit, parent, callClass, program, owner, lease, key);
-        }
-        ParentSlot.Claim claim = ParentSlot.claim(c, parent, callClass, PARENT_BUSY);
-        if (claim.slot() == null) {
-            return Optional.of(new Result(Optional.empty(), claim.notNow(), false, null, null, false));
-        }
-        Optional<Result> result = take(c, limit, parent, callClass, program, owner, lease, key);
-        if (result.isPresent() && result.get().grant().isPresent() && !result.get().repeated()) {
-            claim.slot().took(c, result.get().grant().get());
-        }
-        return result;
+        return underParent.takeUnder(limit, parent, callClass, program, owner, lease, key);
     }
 
     /**
@@ -306,8 +179,9 @@ public final class FreeSlot {
         return take(c, TRY, limit, parent, callClass, program, owner, lease, key);
     }
 
-    private static Optional<Result> take(Connection c, String sql, String limit, String parent, CallClass callClass,
-                                         String program, String owner, Duration lease, String key)
+    /** The try statement {@code sql} ({@link #TRY} or {@link #FREE_LINE}) bound and run, its one row read. */
+    static Optional<Result> take(Connection c, String sql, String limit, String parent, CallClass callClass,
+                                 String program, String owner, Duration lease, String key)
             throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setString(1, owner);
@@ -324,16 +198,9 @@ public final class FreeSlot {
             ps.setString(12, key);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next(); // always one row
-                long priorId = rs.getLong("prior_id");
-                if (!rs.wasNull()) {
-                    Instant grantedAt = Times.get(rs, "prior_granted_at");
-                    String priorLimit = rs.getString("prior_limit");
-                    if (grantedAt == null || !priorLimit.equals(limit)) {
-                        throw new SubmissionKeyReused(key, priorLimit);
-                    }
-                    return Optional.of(new Result(Optional.of(new Grant(priorId, limit,
-                            CallClass.ofRank(rs.getInt("prior_class")), owner, Times.get(rs, "prior_enqueued_at"),
-                            grantedAt, false)), Duration.ZERO, false, null, null, true));
+                Optional<Result> sentAgain = LostTryAnswers.found(rs, limit, owner, key);
+                if (sentAgain.isPresent()) {
+                    return sentAgain;
                 }
                 Instant now = Times.get(rs, "now");
                 if (now == null) {

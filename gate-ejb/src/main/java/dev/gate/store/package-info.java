@@ -9,9 +9,10 @@
  * expiry) takes no slot row after them. One exception: the fast path ({@link dev.gate.store.Joins#joinAndGrant},
  * and a group join, {@link dev.gate.store.GroupJoins#joinGroupAndGrant}) inserts its call rows, then takes the slot
  * row; those rows are invisible to every other transaction until commit, so nobody can wait for them. The grant
- * takes the slot row with {@code SKIP LOCKED} and never waits for it; an outcome that moves the cool-down locks the
- * slot row before the call row. Every transaction ({@link dev.gate.store.Tx}) runs at READ COMMITTED with
- * {@code lock_timeout} 200 ms and {@code statement_timeout} 500 ms, under the 600 ms network timeout: a lock held
- * too long elsewhere is {@link dev.gate.store.StoreBusy}, never an outage.
+ * takes the slot row with {@code SKIP LOCKED} and never waits for it; an outcome that moves the cool-down
+ * ({@link dev.gate.store.CoolDowns}) locks the slot row before the call row. Every transaction
+ * ({@link dev.gate.store.Tx}) runs at READ COMMITTED with {@code lock_timeout} 200 ms and {@code statement_timeout}
+ * 500 ms, under the 600 ms network timeout: a lock held too long elsewhere is {@link dev.gate.store.StoreBusy}, never
+ * an outage.
  */
 package dev.gate.store;

@@ -7,7 +7,8 @@ import dev.gate.api.LimitSpec;
 import dev.gate.api.LimitStatus;
 import dev.gate.api.UnknownLimitException;
 import dev.gate.rules.LimitKey;
-import dev.gate.store.Keys;
+import dev.gate.store.IdleKeys;
+import dev.gate.store.StaleKeys;
 import dev.gate.store.Tx;
 import org.junit.jupiter.api.Test;
 
@@ -150,7 +151,7 @@ class KeyedLimitsTest extends OnOneCopy {
         // each key once and ends, and no key looks older than its template afterwards
         copies.sql("UPDATE gate_limit SET calls = 9, updated_at = clock_timestamp() + interval '1 hour' "
                 + "WHERE name = 'user-api'");
-        Keys keys = new Keys(new Tx(copies.pool(1)));
+        StaleKeys keys = new StaleKeys(new Tx(copies.pool(1)));
         assertEquals(2, org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(10),
                 () -> keys.follow("user-api")));
         assertEquals(2, copies.count(followed.formatted(9, 1_000)));
@@ -160,7 +161,7 @@ class KeyedLimitsTest extends OnOneCopy {
     @Test
     void anIdleKeyGoesWithAllOfItsRowsButNotWhileItsWindowHoldsSends() throws Exception {
         gate.limits().put("user-api", LimitSpec.of(2, Duration.ofSeconds(1)).withKeyed(true));
-        Keys keys = new Keys(new Tx(copies.pool(2)));
+        IdleKeys keys = new IdleKeys(new Tx(copies.pool(2)));
         long a = submit("user-api", USER_1);
         long b = submit("user-api", USER_1);
         GateCopies.await("both granted", Duration.ofSeconds(5), () -> copies.state(b).equals("GRANTED"));
@@ -191,7 +192,7 @@ class KeyedLimitsTest extends OnOneCopy {
         int keysPerRound = Integer.getInteger("keys.perRound", 2_000);
         gate.limits().put("tenant-api", LimitSpec.of(100, Duration.ofMillis(500)).withKeyed(true)
                 .withReceiptMargin(Duration.ofMillis(1)));
-        Keys keys = new Keys(new Tx(copies.pool(2)));
+        IdleKeys keys = new IdleKeys(new Tx(copies.pool(2)));
         Map<String, Long> bound = new java.util.HashMap<>();
         for (int round = 0; round < ROUNDS; round++) {
             long started = System.nanoTime();
@@ -202,7 +203,7 @@ class KeyedLimitsTest extends OnOneCopy {
             Thread.sleep(600); // the keys' windows (500 ms) pass: no send of theirs is counted any more
             int removed = 0;
             for (boolean more = true; more; ) {
-                Keys.Swept swept = keys.sweep(Duration.ZERO, 500);
+                IdleKeys.Swept swept = keys.sweep(Duration.ZERO, 500);
                 removed += swept.removed().size();
                 more = swept.looked() > 0 && (!swept.removed().isEmpty() || swept.history() > 0);
             }
@@ -306,7 +307,7 @@ class KeyedLimitsTest extends OnOneCopy {
         return out;
     }
 
-    private int sweep(Keys keys) {
+    private int sweep(IdleKeys keys) {
         try {
             return keys.sweep(Duration.ZERO, 100).removed().size();
         } catch (Exception e) {

@@ -113,7 +113,7 @@ class IndexPlanTest {
             assertEquals("gate_send_seq,gate_send_window", rs.getString(1));
         }
         // a removed limit's sends go by row address (no index on the send's id to join the batch by)
-        String plan = explain(LimitTable.DROP_SENDS, "vendor-7", "vendor-7", 500);
+        String plan = explain(LimitRemovals.DROP_SENDS, "vendor-7", "vendor-7", 500);
         assertTrue(plan.contains("Tid Scan on gate_send"), plan);
     }
 
@@ -126,22 +126,22 @@ class IndexPlanTest {
 
     @Test
     void theIdleKeySweepFindsItsRowsByIndex() throws SQLException {
-        String idle = explain(Keys.IDLE, 600_000L, 500);
+        String idle = explain(IdleKeys.IDLE, 600_000L, 500);
         assertTrue(idle.contains("gate_limit_key_use"), "the longest unused keys, by index: " + idle);
         assertFalse(idle.contains("Seq Scan on gate_call"), idle);
         assertFalse(idle.contains("Seq Scan on gate_send"), idle);
         java.sql.Array keys = c.createArrayOf("varchar", new Object[] {"user-api~k1", "user-api~k2"});
-        String history = explain(Keys.KEY_HISTORY, keys, 500, 500);
+        String history = explain(IdleKeys.KEY_HISTORY, keys, 500, 500);
         assertTrue(history.contains("Tid Scan on gate_call"), history);
         assertFalse(history.contains("Seq Scan on gate_call"), history);
-        String remove = explain(Keys.REMOVE, keys);
+        String remove = explain(IdleKeys.REMOVE, keys);
         assertFalse(remove.contains("Seq Scan on gate_call"), remove);
     }
 
     @Test
     void theLoopsReadFindsTheLimitsWithWaitingCallsByAnIndexOfWaitingCalls() throws SQLException {
         // the waiting calls come from a partial index over them (the line's, or the lease index), not the table
-        String waiting = explain(LimitTable.WITH_WAITING_CALLS);
+        String waiting = explain(WaitingLines.WITH_WAITING_CALLS);
         assertTrue(waiting.contains("gate_call_line") || waiting.contains("gate_call_lease"), waiting);
         assertFalse(waiting.contains("Seq Scan on gate_call"), waiting);
     }
@@ -149,7 +149,7 @@ class IndexPlanTest {
     @Test
     void keysThatMissedTheirTemplatesChangeAreFoundByIndex() throws SQLException {
         // the housekeeping's look, at every prune, over all templates: one index lookup each, not its 1,000 keys read
-        String missed = explain(Keys.MISSED);
+        String missed = explain(StaleKeys.MISSED);
         assertTrue(missed.contains("gate_limit_templates"), missed);
         assertTrue(missed.contains("Index Only Scan using gate_limit_keys"), missed);
         assertFalse(missed.contains("Seq Scan on gate_limit"), missed);

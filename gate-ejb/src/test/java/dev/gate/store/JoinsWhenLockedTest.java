@@ -10,7 +10,7 @@ class JoinsWhenLockedTest {
 
     @Test
     void aNotedLimitJoinsAnotherDoesNot() {
-        FreeSlot.JoinsWhenLocked memo = new FreeSlot.JoinsWhenLocked();
+        JoinsWhenLocked memo = new JoinsWhenLocked();
         assertFalse(memo.joins("vendor"));
         memo.noted("vendor");
         assertTrue(memo.joins("vendor"), "for a second after it was noted");
@@ -19,10 +19,10 @@ class JoinsWhenLockedTest {
 
     @Test
     void manyContendedLimitsNeverGrowItPastItsBound() {
-        FreeSlot.JoinsWhenLocked memo = new FreeSlot.JoinsWhenLocked();
-        for (int i = 0; i < 3 * FreeSlot.JoinsWhenLocked.MAX; i++) {
+        JoinsWhenLocked memo = new JoinsWhenLocked();
+        for (int i = 0; i < 3 * JoinsWhenLocked.MAX; i++) {
             memo.noted("key~" + i);
-            assertTrue(memo.size() <= FreeSlot.JoinsWhenLocked.MAX);
+            assertTrue(memo.size() <= JoinsWhenLocked.MAX);
         }
     }
 }

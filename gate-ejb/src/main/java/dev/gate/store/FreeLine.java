@@ -1,0 +1,91 @@
+package dev.gate.store;
+
+import dev.gate.api.CallClass;
+import dev.gate.domain.Grant;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * The free line: a join's first step when its line may be free, the try statement run so that it never queues behind
+ * a grant pass ({@link FreeSlot#FREE_LINE}), then, when another caller holds the slot's lock, once more after waiting
+ * for that lock. A key used before takes nothing here: the join finds its call.
+ */
+final class FreeLine {
+
+    // The free line's lock wait: the slot of a plain limit (no turns, no parent), held until the try's commit; not
+    // taken at all while any live call waits in the line. Then a grant pass may hold the lock (it holds it through
+    // its wait for the slot, and grants what joined meanwhile): the call joins at once, never queueing behind a pass
+    // that would give the slot to the line meanwhile. The try statement decides exactly once the lock is held.
+    // A limit with a burst allowance is never queued on: its grant passes grant runs (every call due at one moment in
+    // one statement), so callers that meet on its lock join the line and are granted together, which beat taking the
+    // lock one after the other (SideBySide, 16 callers: 1,722 against 1,025 a second).
+    private static final String LOCK_FREE_LINE = """
+            SELECT 1 FROM gate_slot s JOIN gate_limit l ON l.name = s.limit_name
+            WHERE s.limit_name = ? AND NOT l.keyed AND NOT l.fair_programs AND l.parent_name IS NULL AND l.burst = 1
+              AND NOT EXISTS (SELECT 1 FROM gate_call w
+                              WHERE w.limit_name = s.limit_name AND w.state = 'WAITING'
+                                AND w.lease_expires_at > clock_timestamp())
+            FOR UPDATE OF s""";
+
+    private final Tx tx;
+    private final JoinsWhenLocked joinsWhenLocked = new JoinsWhenLocked();
+
+    FreeLine(Tx tx) {
+        this.tx = tx;
+    }
+
+    /**
+     * A join's first step when its line may be free: a new GRANTED call of {@code owner} if the slot is free this
+     * moment and nobody of this class or a higher one waits (no WAITING row, no notification: nobody else can know
+     * the new id). One statement when the slot's lock is free; when another caller holds it, a transaction that waits
+     * for the lock first, so the statement's snapshot sees that caller's send (never stale), as a queue on the lock
+     * gives the next caller the slot. Empty, and nothing written, when the line is not free, the limit's programs take
+     * turns, the key was used before, or there is no such limit: the caller joins the line as usual then.
+     */
+    Optional<Grant> takeIfFree(String limit, CallClass callClass, String program, String owner, Duration lease,
+                               String key) throws StoreUnavailable {
+        Optional<FreeSlot.Result> first = tx.runAlone(c -> takeFree(c, FreeSlot.FREE_LINE, limit, callClass, program,
+                owner, lease, key));
+        if (first.isPresent() && !first.get().stale()) {
+            return first.flatMap(FreeLine::newGrant); // granted, or not free now
+        }
+        // the slot's lock was held (or a grant committed after the statement's snapshot): queue on the lock, but only
+        // while nothing waits in the line (the holder is another caller on the free line then, never a grant pass)
+        if (joinsWhenLocked.joins(limit)) {
+            return Optional.empty();
+        }
+        return tx.run(c -> {
+            try (PreparedStatement ps = c.prepareStatement(LOCK_FREE_LINE)) {
+                ps.setString(1, limit);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        joinsWhenLocked.noted(limit);
+                        return Optional.<Grant>empty(); // no such limit, or one the free line leaves to the join
+                    }
+                }
+            }
+            return takeFree(c, FreeSlot.TRY, limit, callClass, program, owner, lease, key)
+                    .flatMap(FreeLine::newGrant);
+        });
+    }
+
+    private static Optional<FreeSlot.Result> takeFree(Connection c, String sql, String limit, CallClass callClass,
+                                                      String program, String owner, Duration lease, String key)
+            throws SQLException {
+        try {
+            return FreeSlot.take(c, sql, limit, null, callClass, program, owner, lease, key);
+        } catch (SubmissionKeyReused e) {
+            return Optional.of(new FreeSlot.Result(Optional.empty(), Duration.ZERO, false, null, null, true));
+        }
+    }
+
+    /** A result's new grant: none for a key used before (the join finds that call, or refuses the key itself). */
+    private static Optional<Grant> newGrant(FreeSlot.Result r) {
+        return r.repeated() ? Optional.empty() : r.grant();
+    }
+}
