@@ -17,7 +17,7 @@ import java.util.Optional;
  * nothing in the line. One statement (one round trip): it locks the limit's slot row, decides as the grant pass
  * does, and if the slot is free writes the call as GRANTED, its send and the moved beat. A key under a parent takes
  * the parent's slot too, in one transaction around that statement ({@link TryUnderParent}); a join on a line that may
- * be free runs it first ({@link FreeLine}); a try sent again finds its first grant ({@link LostTryAnswers}).
+ * be free runs it first ({@link FirstTry}); a try sent again finds its first grant ({@link LostTryAnswers}).
  *
  * <p>The decision is {@code SlotRule}'s, {@code Beat}'s and {@code ReceiptMargin}'s, written in SQL so that it needs no
  * second round trip; {@code GrantDecisionTest} holds the two to the same answers on random send logs. A slot is free when
@@ -128,12 +128,12 @@ public final class FreeSlot {
     }
 
     private final Tx tx;
-    private final FreeLine freeLine;
+    private final FirstTry freeLine;
     private final TryUnderParent underParent;
 
     public FreeSlot(Tx tx) {
         this.tx = tx;
-        this.freeLine = new FreeLine(tx);
+        this.freeLine = new FirstTry(tx);
         this.underParent = new TryUnderParent(tx);
     }
 
@@ -148,7 +148,7 @@ public final class FreeSlot {
 
     /**
      * A join's first step when its line may be free: a new GRANTED call of {@code owner} if the slot is free this
-     * moment and nobody of this class or a higher one waits; empty, and nothing written, otherwise ({@link FreeLine}).
+     * moment and nobody of this class or a higher one waits; empty, and nothing written, otherwise ({@link FirstTry}).
      */
     public Optional<Grant> takeIfFree(String limit, CallClass callClass, String program, String owner, Duration lease,
                                       String key) throws StoreUnavailable {

@@ -1,7 +1,7 @@
 package dev.gate.store;
 
 /**
- * The free line's memo ({@link FreeLine}): the limits whose held slot lock the free line lately found it should not
+ * The free line's memo ({@link FirstTry}): the limits whose held slot lock the free line lately found it should not
  * queue on (calls waiting, a burst allowance, turns...): for a second, a call that meets the lock there joins at once,
  * without asking again (a transaction each; joining is always allowed, the free line only saves time: SideBySide, 4
  * and 16 callers, 8-12% more cycles a second). At most {@link #MAX} limits.

@@ -11,11 +11,11 @@ import java.time.Duration;
 import java.util.Optional;
 
 /**
- * The free line: a join's first step when its line may be free, the try statement run so that it never queues behind
+ * A join's first try at the free line, when its line may be free: the try statement run so that it never queues behind
  * a grant pass ({@link FreeSlot#FREE_LINE}), then, when another caller holds the slot's lock, once more after waiting
  * for that lock. A key used before takes nothing here: the join finds its call.
  */
-final class FreeLine {
+final class FirstTry {
 
     // The free line's lock wait: the slot of a plain limit (no turns, no parent), held until the try's commit; not
     // taken at all while any live call waits in the line. Then a grant pass may hold the lock (it holds it through
@@ -35,7 +35,7 @@ final class FreeLine {
     private final Tx tx;
     private final JoinsWhenLocked joinsWhenLocked = new JoinsWhenLocked();
 
-    FreeLine(Tx tx) {
+    FirstTry(Tx tx) {
         this.tx = tx;
     }
 
@@ -52,7 +52,7 @@ final class FreeLine {
         Optional<FreeSlot.Result> first = tx.runAlone(c -> takeFree(c, FreeSlot.FREE_LINE, limit, callClass, program,
                 owner, lease, key));
         if (first.isPresent() && !first.get().stale()) {
-            return first.flatMap(FreeLine::newGrant); // granted, or not free now
+            return first.flatMap(FirstTry::newGrant); // granted, or not free now
         }
         // the slot's lock was held (or a grant committed after the statement's snapshot): queue on the lock, but only
         // while nothing waits in the line (the holder is another caller on the free line then, never a grant pass)
@@ -70,7 +70,7 @@ final class FreeLine {
                 }
             }
             return takeFree(c, FreeSlot.TRY, limit, callClass, program, owner, lease, key)
-                    .flatMap(FreeLine::newGrant);
+                    .flatMap(FirstTry::newGrant);
         });
     }
 
