@@ -19,9 +19,9 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
  * The server's dependency rule, as the README writes it (a reader relies on it to find where a thing is decided, and
  * on the adapters being thin): adapters (web, EJB views, batch) reach the line only through {@code app}; {@code app}
  * through {@code server} and {@code engine}; only the engine uses {@code store} and {@code wait}; the store speaks in
- * its own records and the domain's, never in the published API's beans; the published API ({@code api}) depends on
- * nothing; and no two packages depend on each other. Read from the modules' compiled classes (gate-ejb, gate-batch,
- * gate-health, db and this module).
+ * its own records and the domain's, never in the published API's beans; the rules and the published API
+ * ({@code api}) depend on nothing; and no two packages depend on each other. Read from the modules' compiled classes
+ * (gate-ejb, gate-batch, gate-health, db and this module).
  */
 @AnalyzeClasses(packages = "dev.gate", importOptions = ImportOption.DoNotIncludeTests.class)
 class LayersTest {
@@ -61,10 +61,16 @@ class LayersTest {
             .should().onlyDependOnClassesThat(resideInAPackage("dev.gate.api..")
                     .or(DescribedPredicate.not(resideInAPackage("dev.gate.."))));
 
-    /** Below the engine, of the API only the two words the line shares with it: a call's class and its state. */
+    /** The rules name nothing of the server, nor of the API: they are the spec, in plain Java. */
+    @ArchTest
+    static final ArchRule rulesStandAlone = classes().that().resideInAPackage("dev.gate.rules..")
+            .should().onlyDependOnClassesThat(resideInAPackage("dev.gate.rules..")
+                    .or(DescribedPredicate.not(resideInAPackage("dev.gate.."))));
+
+    /** The store and the domain use, of the API, only the two words they persist: a call's class and its state. */
     @ArchTest
     static final ArchRule storeSpeaksInItsOwnRecords = noClasses()
-            .that().resideInAnyPackage("dev.gate.store..", "dev.gate.domain..", "dev.gate.rules..")
+            .that().resideInAnyPackage("dev.gate.store..", "dev.gate.domain..")
             .should().dependOnClassesThat(resideInAPackage("dev.gate.api..")
                     .and(DescribedPredicate.not(belongToAnyOf(CallClass.class, CallState.class))))
             .because("the store returns store records, never API beans; the engine tells them as the API's");

@@ -1,7 +1,6 @@
 package dev.gate.domain;
 
 import dev.gate.rules.CoolDownLadder;
-import dev.gate.api.CallClass;
 import dev.gate.rules.Aging;
 import dev.gate.rules.LimitOptions;
 import dev.gate.rules.LineSize;
@@ -144,7 +143,7 @@ public class Limit {
         Duration margin = options.receiptMargin().declared();
         this.receiptMarginMs = margin == null ? null : margin.toMillis();
         this.agingAfterMs = options.aging() == null ? null : options.aging().after().toMillis();
-        this.agingUpTo = options.aging() == null ? null : (short) options.aging().upTo().rank();
+        this.agingUpTo = options.aging() == null ? null : (short) options.aging().upToRank();
         this.fairPrograms = options.fairPrograms();
         this.burst = options.burst();
         this.adaptive = options.adaptive();
@@ -178,7 +177,7 @@ public class Limit {
                 new CoolDownLadder(Arrays.stream(coolDownLadderMs).map(Duration::ofMillis).toList(),
                         Duration.ofMillis(retryFloorMs), stepDownAfter, Duration.ofMillis(maxCoolDownMs)),
                 ReceiptMargin.ofNullable(receiptMarginMs == null ? null : Duration.ofMillis(receiptMarginMs)),
-                agingAfterMs == null ? null : new Aging(Duration.ofMillis(agingAfterMs), CallClass.ofRank(agingUpTo)),
+                agingAfterMs == null ? null : new Aging(Duration.ofMillis(agingAfterMs), agingUpTo),
                 fairPrograms, burst, adaptive, keyed, parentName,
                 new LineSize(maxWaiting, maxWaitingPerProgram, maxKeys));
     }

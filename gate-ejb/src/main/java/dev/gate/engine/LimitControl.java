@@ -1,5 +1,7 @@
 package dev.gate.engine;
 
+import dev.gate.api.CallClass;
+
 import dev.gate.domain.LimitRemoval;
 
 import dev.gate.api.GateException;
@@ -66,6 +68,14 @@ public final class LimitControl {
         return put(name, spec, "engine");
     }
 
+    /** The guard as the rules hold it (a rank), refused here by its class's name when it would lift nobody. */
+    private static Aging aging(java.time.Duration after, CallClass upTo) {
+        if (upTo == CallClass.BACKFILL) {
+            throw new IllegalArgumentException("aging: upTo BACKFILL lifts nobody; name a higher class");
+        }
+        return new Aging(after, upTo == null ? -1 : upTo.rank());
+    }
+
     /** As {@link #put(String, LimitSpec)}, recorded as {@code actor}'s action. */
     public boolean put(String name, LimitSpec spec, String actor) throws GateException {
         if (!LimitName.isValid(name)) {
@@ -80,7 +90,7 @@ public final class LimitControl {
                     new CoolDownLadder(spec.coolDownLadder(), spec.retryFloor(), spec.stepDownAfter(),
                             spec.maxCoolDown()),
                     ReceiptMargin.ofNullable(spec.receiptMargin()),
-                    spec.agingAfter() == null ? null : new Aging(spec.agingAfter(), spec.agingUpTo()),
+                    spec.agingAfter() == null ? null : aging(spec.agingAfter(), spec.agingUpTo()),
                     spec.fairPrograms(), spec.burst(), spec.adaptive(), spec.keyed(), spec.parent(),
                     new LineSize(spec.maxWaiting() == null ? LineSize.DEFAULT_MAX_WAITING : spec.maxWaiting(),
                             spec.maxWaitingPerProgram(),

@@ -1,5 +1,7 @@
 package dev.gate.engine;
 
+import dev.gate.api.CallClass;
+
 import dev.gate.api.LimitStatus;
 import dev.gate.api.RuleUse;
 import dev.gate.domain.Limit;
@@ -32,7 +34,7 @@ final class LimitStatuses {
                 options.coolDown().longestAsk().toMillis(),
                 l.starvingAfter() == null ? null : l.starvingAfter().toMillis(),
                 options.aging() == null ? null : options.aging().after().toMillis(),
-                options.aging() == null ? null : options.aging().upTo(), options.fairPrograms(), options.burst(),
+                options.aging() == null ? null : CallClass.ofRank(options.aging().upToRank()), options.fairPrograms(), options.burst(),
                 options.adaptive() ? new AdaptiveRate(l.calls(), Duration.ofMillis(l.windowMs()))
                         .effective(slot.adaptiveCalls(), slot.adaptiveCutAt(), f.now()) : null,
                 options.keyed() ? f.openKeys() : null, options.parent(),

@@ -112,8 +112,8 @@ final class ChosenHead {
                 if (aging != null) {
                     Times.set(ps, p++, now);
                     ps.setLong(p++, aging.after().toMillis());
-                    ps.setInt(p++, aging.upTo().rank());
-                    ps.setInt(p++, aging.upTo().rank());
+                    ps.setInt(p++, aging.upToRank());
+                    ps.setInt(p++, aging.upToRank());
                 }
                 p = GrantWrites.bind(ps, p, limit, now);
             }

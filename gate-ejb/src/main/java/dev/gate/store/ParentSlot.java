@@ -109,7 +109,7 @@ final class ParentSlot {
             ps.setString(1, parent);
             ps.setInt(2, callClass.rank());
             ps.setInt(3, callClass.rank());
-            ps.setInt(4, slot.aging == null ? Integer.MAX_VALUE : slot.aging.upTo().rank());
+            ps.setInt(4, slot.aging == null ? Integer.MAX_VALUE : slot.aging.upToRank());
             ps.setLong(5, slot.aging == null ? 0 : slot.aging.after().toMillis());
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();

@@ -1,6 +1,5 @@
 package dev.gate.store;
 
-import dev.gate.api.CallClass;
 import dev.gate.rules.AdaptiveRate;
 import dev.gate.rules.Aging;
 import dev.gate.rules.LimitRules;
@@ -113,6 +112,6 @@ final class SlotLock {
     /** The limit's starvation guard; null: off. */
     static Aging aging(ResultSet rs) throws SQLException {
         long after = rs.getLong("aging_after_ms");
-        return rs.wasNull() ? null : new Aging(Duration.ofMillis(after), CallClass.ofRank(rs.getInt("aging_up_to")));
+        return rs.wasNull() ? null : new Aging(Duration.ofMillis(after), rs.getInt("aging_up_to"));
     }
 }

@@ -13,13 +13,22 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class AgingTest {
 
     @Test
-    void aGuardNeedsAPositiveWaitAndAClassAboveBackfill() {
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> new Aging(Duration.ZERO, CallClass.MANUAL))
-                .getMessage().contains("positive"));
+    void aGuardNeedsAPositiveWaitAndAClassAboveTheLowest() {
         assertTrue(assertThrows(IllegalArgumentException.class,
-                () -> new Aging(Duration.ofSeconds(-1), CallClass.MANUAL)).getMessage().contains("positive"));
+                () -> new Aging(Duration.ZERO, CallClass.MANUAL.rank())).getMessage().contains("positive"));
         assertTrue(assertThrows(IllegalArgumentException.class,
-                () -> new Aging(Duration.ofSeconds(60), CallClass.BACKFILL)).getMessage().contains("BACKFILL"));
-        assertEquals("after PT1M ranked as SCHEDULED", new Aging(Duration.ofMinutes(1), CallClass.SCHEDULED).toString());
+                () -> new Aging(Duration.ofSeconds(-1), CallClass.MANUAL.rank())).getMessage().contains("positive"));
+        assertTrue(assertThrows(IllegalArgumentException.class,
+                () -> new Aging(Duration.ofSeconds(60), CallClass.BACKFILL.rank())).getMessage()
+                .contains("lifts nobody"));
+        assertThrows(IllegalArgumentException.class, () -> new Aging(Duration.ofSeconds(60), -1));
+        assertEquals("after PT1M ranked as rank 2", new Aging(Duration.ofMinutes(1), CallClass.SCHEDULED.rank())
+                .toString());
+    }
+
+    @Test
+    void theLowestRankIsTheLowestClass() {
+        assertEquals(CallClass.BACKFILL.rank(), Aging.LOWEST_RANK);
+        assertEquals(CallClass.values().length - 1, Aging.LOWEST_RANK);
     }
 }
