@@ -79,7 +79,7 @@ public final class Granter {
         return grantDue(c, limit, locked);
     }
 
-    /** The pass, once {@link #SlotLock.SQL} has run; empty {@code locked}: another transaction holds the lock. */
+    /** The pass, once {@link SlotLock#SQL} has run; empty {@code locked}: another transaction holds the lock. */
     static GrantPass grantDue(Connection c, String limit, Optional<SlotLock.Locked> locked) throws SQLException {
         if (locked.isEmpty()) {
             return GrantPass.lockedElsewhere();
