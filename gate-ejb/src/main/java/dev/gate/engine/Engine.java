@@ -126,8 +126,19 @@ public final class Engine {
         this.upkeep = new TableUpkeep(new GateTables(dataSource), settings, health, threads);
     }
 
+    /**
+     * Starts the loop, the jobs and the listener.
+     *
+     * @throws IllegalStateException the database connections do not keep their session between transactions (a
+     *     pooler in transaction mode): this instance's lock and LISTEN would not work, so it does not run
+     */
     public void start() {
-        listener.start(Duration.ofSeconds(1));
+        listener.start(Duration.ofSeconds(3));
+        java.util.Optional<String> refused = listener.refusal();
+        if (refused.isPresent()) {
+            listener.stop();
+            throw new IllegalStateException(refused.get());
+        }
         long every = settings.retry().toMillis();
         ticks = scheduler.scheduleWithFixedDelay(housekeeper::tick, every, every, TimeUnit.MILLISECONDS);
         loop.wake();

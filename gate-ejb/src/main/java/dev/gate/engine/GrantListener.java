@@ -2,6 +2,7 @@ package dev.gate.engine;
 
 import dev.gate.store.Granter;
 import dev.gate.store.InstanceLock;
+import dev.gate.store.SessionPinning;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 
@@ -33,6 +34,7 @@ final class GrantListener implements Runnable {
     private final Consumer<String> onLost;
     private final Thread thread;
     private volatile boolean stopped;
+    private volatile String refusal;
 
     GrantListener(DataSource dataSource, String owner, ThreadFactory threads, Consumer<List<Long>> onGranted,
                   Consumer<String> onLost) {
@@ -53,6 +55,11 @@ final class GrantListener implements Runnable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /** Why this instance must not run on its database (its session does not survive between transactions). */
+    java.util.Optional<String> refusal() {
+        return java.util.Optional.ofNullable(refusal);
     }
 
     void stop() {
@@ -83,6 +90,7 @@ final class GrantListener implements Runnable {
                             // an older session of ours may hold it until the server notices that session is gone
                             locked = InstanceLock.take(c, owner);
                             if (locked) {
+                                checkSession(c);
                                 ready.countDown();
                             }
                         }
@@ -96,6 +104,11 @@ final class GrantListener implements Runnable {
                         InstanceLock.release(c, owner); // a clean stop: the pooled connection lives on
                     }
                 }
+            } catch (SessionNotKept e) {
+                if (!stopped) {
+                    onLost.accept(e.getMessage());
+                    pause();
+                }
             } catch (SQLException | RuntimeException e) {
                 if (!stopped) {
                     onLost.accept("the grant listener lost its connection: " + e.getMessage());
@@ -107,6 +120,26 @@ final class GrantListener implements Runnable {
                     pause();
                 }
             }
+        }
+    }
+
+    // The lock and the LISTEN only work on a connection that keeps its session: checked on every (re)connect.
+    private void checkSession(Connection c) throws SQLException {
+        java.util.Optional<String> lost = SessionPinning.lost(c, owner, Granter.CHANNEL, dataSource);
+        if (lost.isPresent()) {
+            if (refusal == null) {
+                LOG.severe(lost.get());
+            }
+            refusal = lost.get();
+            ready.countDown();
+            throw new SessionNotKept(lost.get());
+        }
+        refusal = null;
+    }
+
+    private static final class SessionNotKept extends RuntimeException {
+        SessionNotKept(String message) {
+            super(message, null, false, false);
         }
     }
 
