@@ -26,6 +26,10 @@ final class GrantListener implements Runnable {
 
     private static final Logger LOG = Logger.getLogger(GrantListener.class.getName());
     private static final int WAIT_MS = 500;
+    // A connection whose network went silent (no reset: a partition, a primary gone without a word) looks idle to
+    // LISTEN forever; a round trip this often, bounded by the network timeout, finds it and the listener reconnects.
+    static final long PING_EVERY_MS = 2_000;
+    static final int PING_TIMEOUT_MS = 1_000;
 
     private final DataSource dataSource;
     private final String owner;
@@ -77,6 +81,7 @@ final class GrantListener implements Runnable {
         while (!stopped) {
             try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
                 c.setAutoCommit(true);
+                c.setNetworkTimeout(Runnable::run, PING_TIMEOUT_MS);
                 s.execute("LISTEN " + Granter.CHANNEL);
                 PGConnection pg = c.unwrap(PGConnection.class);
                 if (warned) {
@@ -84,6 +89,7 @@ final class GrantListener implements Runnable {
                     warned = false;
                 }
                 boolean locked = false;
+                long pinged = System.nanoTime();
                 try {
                     while (!stopped) {
                         if (!locked) {
@@ -97,6 +103,10 @@ final class GrantListener implements Runnable {
                         PGNotification[] batch = pg.getNotifications(WAIT_MS);
                         if (batch != null && batch.length > 0) {
                             onGranted.accept(ids(batch));
+                        }
+                        if (System.nanoTime() - pinged >= PING_EVERY_MS * 1_000_000) {
+                            s.execute("SELECT 1");
+                            pinged = System.nanoTime();
                         }
                     }
                 } finally {
