@@ -121,7 +121,14 @@ public final class TcpProxy implements AutoCloseable {
             while (!server.isClosed()) {
                 try {
                     Socket client = server.accept();
-                    Socket upstream = new Socket(targetHost, targetPort);
+                    Socket upstream;
+                    try {
+                        upstream = new Socket(targetHost, targetPort);
+                    } catch (IOException refused) {
+                        // the server is down (restarting, failed over): this client is refused, the next may not be
+                        closeQuietly(client);
+                        continue;
+                    }
                     // as the driver's own connection does: without it Nagle's algorithm and delayed ACKs hold small
                     // packets back ~40 ms, and every round trip through the proxy could pay that
                     client.setTcpNoDelay(true);
