@@ -81,6 +81,16 @@ public final class HaCluster implements AutoCloseable {
         run(script, 30, List.of("kill", node));
     }
 
+    /** A killed node started again; returns once it streams from the leader as its standby. */
+    public void revive(String node) {
+        run(script, 130, List.of("revive", node, "120"));
+    }
+
+    /** The node that does not lead now. */
+    public String standby() {
+        return leader().equals("pg1") ? "pg2" : "pg1";
+    }
+
     /** Waits until a leader takes writes; its name. */
     public String awaitLeader(int seconds) {
         return run(script, seconds + 10, List.of("wait-leader", Integer.toString(seconds))).strip();

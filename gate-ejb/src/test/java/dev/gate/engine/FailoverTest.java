@@ -34,9 +34,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Two gate copies on a Patroni cluster (ha/cluster), callers of three classes saturating a limit of 20 per 2 s, and
- * the primary taken away three times: a planned switchover, the network between the copies and the primary cut for
- * 3 s (Patroni sees nothing wrong: the primary stays), then the primary's node killed with SIGKILL. After each, and
- * at the end, what the callers heard is held against what the new primary kept. Runs only with {@code -Pha} (tag
+ * four faults: a planned switchover, the network between the copies and the primary cut for 3 s (Patroni sees nothing
+ * wrong: the primary stays), the standby's node killed with SIGKILL (and started again), then the primary's. After
+ * each, and at the end, what the callers heard is held against what the new primary kept. Runs only with {@code -Pha} (tag
  * "ha"): it starts a cluster of its own for each replication mode, a few minutes in all.
  */
 @Tag("ha")
@@ -147,6 +147,10 @@ class FailoverTest {
                 throw new IllegalStateException(e);
             }
         });
+        // the standby gone: with synchronous replication commits wait until Patroni stops waiting for it
+        String standby = cluster.standby();
+        fault(mode, "standby node killed (kill -9)", load, copies.values(), () -> cluster.kill(standby));
+        cluster.revive(standby);
         // what asynchronous replication can lose: what the primary committed within the standby's lag
         System.out.printf("HA %s: the standby's lag before the kill: %s%n", mode, lag(reader));
         fault(mode, "primary node killed (kill -9)", load, copies.values(), () -> cluster.kill(cluster.leader()));
