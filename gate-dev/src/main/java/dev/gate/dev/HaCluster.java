@@ -36,9 +36,11 @@ public final class HaCluster implements AutoCloseable {
         throw new IllegalStateException("ha/cluster not found above " + Path.of("").toAbsolutePath());
     }
 
-    /** Whether this machine has what the script needs (Debian's patroni and etcd-server). */
+    /** Whether this machine has what the script needs (Debian's patroni and etcd-server), or root and apt to get it. */
     public static boolean installable() {
-        return Files.isExecutable(Path.of("/usr/bin/patroni")) && Files.isExecutable(Path.of("/usr/bin/etcd"));
+        boolean installed = Files.isExecutable(Path.of("/usr/bin/patroni")) && Files.isExecutable(Path.of("/usr/bin/etcd"));
+        return installed || ("root".equals(System.getProperty("user.name"))
+                && Files.isExecutable(Path.of("/usr/bin/apt-get")));
     }
 
     /** Starts a fresh cluster, replication synchronous or not; returns once its standby streams. */
@@ -79,6 +81,11 @@ public final class HaCluster implements AutoCloseable {
     /** The node's Patroni and PostgreSQL killed with SIGKILL, as when its machine dies. */
     public void kill(String node) {
         run(script, 30, List.of("kill", node));
+    }
+
+    /** Only the node's PostgreSQL killed with SIGKILL; its Patroni lives on and decides (restart or fail over). */
+    public void killPostgres(String node) {
+        run(script, 30, List.of("kill-postgres", node));
     }
 
     /** A killed node started again; returns once it streams from the leader as its standby. */

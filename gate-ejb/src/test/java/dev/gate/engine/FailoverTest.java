@@ -34,9 +34,10 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Two gate copies on a Patroni cluster (ha/cluster), callers of three classes saturating a limit of 20 per 2 s, and
- * four faults: a planned switchover, the network between the copies and the primary cut for 3 s (Patroni sees nothing
- * wrong: the primary stays), the standby's node killed with SIGKILL (and started again), then the primary's. After
- * each, and at the end, what the callers heard is held against what the new primary kept. Runs only with {@code -Pha} (tag
+ * five faults: a planned switchover, the network between the copies and the primary cut for 3 s (Patroni sees nothing
+ * wrong: the primary stays), the standby's node killed with SIGKILL (and started again), the primary's PostgreSQL
+ * alone killed (its Patroni restarts it), then the primary's node. After each, and at the end, what the callers heard
+ * is held against what the new primary kept. Runs only with {@code -Pha} (tag
  * "ha"): it starts a cluster of its own for each replication mode, a few minutes in all.
  */
 @Tag("ha")
@@ -131,9 +132,9 @@ class FailoverTest {
         Instant began = Instant.now();
         GateCopies.await("the limit saturated", Duration.ofSeconds(30), () -> load.toldAfter(began) >= 2L * CALLS);
 
-        fault(mode, "switchover", load, copies.values(), cluster::switchover);
+        fault(mode, "switchover", load, cluster, copies.values(), cluster::switchover);
         cluster.awaitReplica(120); // the old primary back as a standby (the synchronous one in that mode)
-        fault(mode, "network to the primary cut for 3 s", load, copies.values(), () -> {
+        fault(mode, "network to the primary cut for 3 s", load, cluster, copies.values(), () -> {
             TcpProxy primary = proxies.get(cluster.leader());
             Instant cutAt = Instant.now();
             try {
@@ -149,11 +150,15 @@ class FailoverTest {
         });
         // the standby gone: with synchronous replication commits wait until Patroni stops waiting for it
         String standby = cluster.standby();
-        fault(mode, "standby node killed (kill -9)", load, copies.values(), () -> cluster.kill(standby));
+        fault(mode, "standby node killed (kill -9)", load, cluster, copies.values(), () -> cluster.kill(standby));
         cluster.revive(standby);
+        // the primary's PostgreSQL alone killed: its Patroni, still the leader, brings it back (crash recovery)
+        fault(mode, "primary's PostgreSQL killed (kill -9)", load, cluster, copies.values(),
+                () -> cluster.killPostgres(cluster.leader()));
+        cluster.awaitReplica(120);
         // what asynchronous replication can lose: what the primary committed within the standby's lag
         System.out.printf("HA %s: the standby's lag before the kill: %s%n", mode, lag(reader));
-        fault(mode, "primary node killed (kill -9)", load, copies.values(), () -> cluster.kill(cluster.leader()));
+        fault(mode, "primary node killed (kill -9)", load, cluster, copies.values(), () -> cluster.kill(cluster.leader()));
 
         // the listener LISTENs on the new primary: both copies' instance locks (on the listener's session) are there
         GateCopies.await("both copies' listeners on the new primary", Duration.ofSeconds(30),
@@ -223,8 +228,9 @@ class FailoverTest {
     }
 
     /** Runs a fault under the load; waits until grants resume by themselves; prints what callers saw. */
-    private static void fault(String mode, String name, FailoverLoad load, java.util.Collection<Engine> copies,
-                              Runnable fault) throws Exception {
+    private static void fault(String mode, String name, FailoverLoad load, HaCluster cluster,
+                              java.util.Collection<Engine> copies, Runnable fault) throws Exception {
+        String leaderBefore = cluster.leader();
         load.drainHeard();
         Instant at = Instant.now();
         fault.run();
@@ -238,8 +244,8 @@ class FailoverTest {
             System.out.printf("HA %s, %s: callers heard %s%n", mode, name, load.drainHeard());
         }
         Instant now = Instant.now();
-        System.out.printf("HA %s, %s: every copy resumed %d ms after the fault began%n", mode, name,
-                Duration.between(at, now).toMillis());
+        System.out.printf("HA %s, %s: every copy resumed %d ms after the fault began; leader %s, then %s%n", mode,
+                name, Duration.between(at, now).toMillis(), leaderBefore, cluster.leader());
         FailoverLoad.Gap gap = load.longestGap(at, now);
         System.out.printf("HA %s, %s: the fault took %d ms; no grant for %d ms; %d answers \"calls are paused\"; "
                         + "first grant after it %d ms after the fault began%n", mode, name,
