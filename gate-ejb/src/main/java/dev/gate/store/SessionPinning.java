@@ -52,7 +52,14 @@ public final class SessionPinning {
         if (first.missing() != null) {
             return Optional.of(String.format(LOST, first.missing() + " was gone on the next transaction"));
         }
-        try (Connection other = pool.getConnection()) {
+        Connection borrowed;
+        try {
+            borrowed = pool.getConnection();
+        } catch (SQLException busy) {
+            // every connection in use (callers after an outage): cannot tell now; the next reconnect asks again
+            return Optional.empty();
+        }
+        try (Connection other = borrowed) {
             other.setAutoCommit(false);
             try {
                 int otherPid;
