@@ -170,7 +170,9 @@ class FailoverTest {
         }
         System.out.printf("HA %s: a grant made by the other copy woke its waiter in %s ms (its poll: every %d ms)%n",
                 mode, wakes, SETTINGS.waiterPoll().toMillis());
-        assertTrue(wakes.stream().sorted().toList().get(2) < 100, "the listener did not wake waiters: " + wakes);
+        // the figure is printed; asserted only what tells the listener from the poll (a poll wakes 500 ms late on average)
+        assertTrue(wakes.stream().sorted().toList().get(2) < SETTINGS.waiterPoll().toMillis() / 2,
+                "the listener did not wake waiters: " + wakes);
 
         // the load's classes go first; a copy that resumes before its callers are back finds the program's calls
         System.out.printf("HA %s: of the program's %d waiting calls, %d were granted in a lull after a fault%n", mode,
