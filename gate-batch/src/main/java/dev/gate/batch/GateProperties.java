@@ -11,11 +11,12 @@ import java.util.Locale;
 /**
  * A gated step's settings, from its properties: the limit, the call's class (default BACKFILL), how long one wait
  * for a grant may last before it is asked again (default 10 min), how many "slow down" answers one item may get
- * before the step fails (default 20), the {@code @Named} {@link GatedCall} that calls the vendor, and key templates in
- * which {@code {item}} stands for the item's text (e.g. {@code history:{item}}).
+ * before the step fails (default 20), the {@code @Named} {@link GatedCall} that calls the vendor, key templates in
+ * which {@code {item}} stands for the item's text (e.g. {@code history:{item}}), and what each item's call costs in
+ * units of the quota (default 1; at most the limit's smallest rule, which the gate checks).
  */
 public record GateProperties(String limit, CallClass callClass, Duration maxWait, int retries, String call,
-                             String dedupeKey, String concurrencyKey) {
+                             String dedupeKey, String concurrencyKey, int cost) {
 
     public static final CallClass DEFAULT_CLASS = CallClass.BACKFILL;
     public static final Duration DEFAULT_MAX_WAIT = Duration.ofMinutes(10);
@@ -24,14 +25,20 @@ public record GateProperties(String limit, CallClass callClass, Duration maxWait
     /** Reads the properties as a step gives them (null or blank when not set); a bad one names itself. */
     public static GateProperties parse(String limit, String callClass, String maxWait, String retries, String call,
                                        String dedupeKey, String concurrencyKey) {
+        return parse(limit, callClass, maxWait, retries, call, dedupeKey, concurrencyKey, null);
+    }
+
+    /** As above, with {@code gate.cost}. */
+    public static GateProperties parse(String limit, String callClass, String maxWait, String retries, String call,
+                                       String dedupeKey, String concurrencyKey, String cost) {
         return new GateProperties(required("gate.limit", limit), callClass(callClass), maxWait(maxWait),
                 retries(retries), required("gate.call", call), template("gate.dedupeKey", dedupeKey),
-                template("gate.concurrencyKey", concurrencyKey));
+                template("gate.concurrencyKey", concurrencyKey), cost(cost));
     }
 
     /** The call's options for one item: its keys filled in. */
     public CallOptions options(Object item) {
-        CallOptions options = CallOptions.NONE;
+        CallOptions options = CallOptions.NONE.withCost(cost);
         if (dedupeKey != null) {
             options = options.withDedupeKey(fill(dedupeKey, item));
         }
@@ -96,6 +103,21 @@ public record GateProperties(String limit, CallClass callClass, Duration maxWait
             // answered below
         }
         throw new IllegalArgumentException("gate.retries must be 0..1000, was '" + value + "'");
+    }
+
+    private static int cost(String value) {
+        if (blank(value)) {
+            return 1;
+        }
+        try {
+            int n = Integer.parseInt(value.trim());
+            if (n >= 1) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // answered below
+        }
+        throw new IllegalArgumentException("gate.cost must be a whole number of units, 1 or more, was '" + value + "'");
     }
 
     private static String template(String name, String value) {

@@ -65,6 +65,10 @@ public class GatedItemProcessor implements ItemProcessor {
     String concurrencyKey;
 
     @Inject
+    @BatchProperty(name = "gate.cost")
+    String cost;
+
+    @Inject
     JobContext job;
 
     @Inject
@@ -183,7 +187,7 @@ public class GatedItemProcessor implements ItemProcessor {
     @SuppressWarnings("unchecked")
     private GateProperties settings() {
         if (settings == null) {
-            settings = GateProperties.parse(limit, callClass, maxWait, retries, call, dedupeKey, concurrencyKey);
+            settings = GateProperties.parse(limit, callClass, maxWait, retries, call, dedupeKey, concurrencyKey, cost);
             Instance<Object> named = beans.select(NamedLiteral.of(settings.call()));
             if (!named.isResolvable() || !(named.get() instanceof GatedCall<?, ?> found)) {
                 throw new IllegalArgumentException("gate.call: no @Named GatedCall '" + settings.call() + "'");

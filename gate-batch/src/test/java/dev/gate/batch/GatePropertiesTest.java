@@ -23,6 +23,17 @@ class GatePropertiesTest {
         CallOptions none = p.options("AAPL/2024-01-02");
         assertNull(none.dedupeKey());
         assertNull(none.concurrencyKey());
+        assertEquals(1, none.cost());
+    }
+
+    @Test
+    void anItemsCallMayCostSeveralUnits() {
+        GateProperties p = GateProperties.parse("vendor-a", null, null, null, "bulkFetch", null, null, "5");
+        assertEquals(5, p.options("AAPL").cost());
+        assertTrue(message(() -> GateProperties.parse("l", null, null, null, "c", null, null, "0"))
+                .startsWith("gate.cost"));
+        assertTrue(message(() -> GateProperties.parse("l", null, null, null, "c", null, null, "five"))
+                .startsWith("gate.cost"));
     }
 
     @Test

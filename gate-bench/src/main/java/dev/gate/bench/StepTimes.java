@@ -3,6 +3,7 @@ package dev.gate.bench;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.gate.api.CallClass;
 import dev.gate.dev.GateDatabase;
+import dev.gate.rules.Cost;
 import dev.gate.store.CallKeys;
 import dev.gate.store.Granter;
 import dev.gate.store.Joins;
@@ -64,7 +65,7 @@ public final class StepTimes {
                 long t4 = System.nanoTime();
                 outcomes.record(id, null, 200, null);
                 long t5 = System.nanoTime();
-                Joins.Entered e = joins.joinAndGrant("open", CallClass.INTERACTIVE, "bench", OWNER,
+                Joins.Entered e = joins.joinAndGrant("open", CallClass.INTERACTIVE, Cost.ONE, "bench", OWNER,
                         Duration.ofSeconds(30), null, CallKeys.NONE, callId -> { }, pass -> { }).orElseThrow();
                 long id2 = e.joined().id();
                 if (e.pass().grants().size() != 1) {

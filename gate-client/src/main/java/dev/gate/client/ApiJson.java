@@ -35,15 +35,21 @@ final class ApiJson {
         if (options.limitKey() != null) {
             body.add("key", options.limitKey());
         }
+        if (options.cost() != null) {
+            body.add("cost", options.cost());
+        }
         return body.build().toString();
     }
 
-    /** A try's body: its class and lease, and the key of a keyed limit (null: none). */
-    static String attempt(CallClass callClass, Duration lease, String key) {
+    /** A try's body: its class and lease, the key of a keyed limit (null: none) and its cost (null: 1). */
+    static String attempt(CallClass callClass, Duration lease, String key, Integer cost) {
         JsonObjectBuilder fields = Json.createObjectBuilder().add("class", callClass.name())
                 .add("leaseSeconds", lease.toSeconds());
         if (key != null) {
             fields.add("key", key);
+        }
+        if (cost != null) {
+            fields.add("cost", cost);
         }
         return fields.build().toString();
     }

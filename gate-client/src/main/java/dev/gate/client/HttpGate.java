@@ -121,13 +121,22 @@ public final class HttpGate implements AutoCloseable {
      * and gets the grant the first one made, never a second slot. A "busy" answer is not waited out.
      */
     public Attempt tryAcquire(String limit, CallClass callClass) throws GateClientException, InterruptedException {
-        return tryAcquire(limit, callClass, null);
+        return tryAcquire(limit, callClass, CallOptions.NONE);
     }
 
     /** As above, on a keyed limit: the try takes a slot of {@code key}'s own line (null: a limit without keys). */
     public Attempt tryAcquire(String limit, CallClass callClass, String key)
             throws GateClientException, InterruptedException {
-        String body = ApiJson.attempt(callClass, DEFAULT_LEASE, key);
+        return tryAcquire(limit, callClass, CallOptions.NONE.withLimitKey(key));
+    }
+
+    /**
+     * As above, with options: a keyed limit's key and the call's cost are taken (a try has no deadline, concurrency
+     * or dedupe key: it is granted now or not at all; its lease is the default).
+     */
+    public Attempt tryAcquire(String limit, CallClass callClass, CallOptions options)
+            throws GateClientException, InterruptedException {
+        String body = ApiJson.attempt(callClass, DEFAULT_LEASE, options.limitKey(), options.cost());
         // no time to wait out a "busy" answer: a try answers now (a busy 503 comes back as Busy)
         HttpResponse<String> r = requests.sendAgainIfLost("POST", "/limits/"
                 + URLEncoder.encode(limit, StandardCharsets.UTF_8) + "/calls?mode=try", body,

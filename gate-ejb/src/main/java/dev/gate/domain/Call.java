@@ -91,6 +91,10 @@ public class Call {
     @Column(name = "dedupe_key", length = 200)
     private String dedupeKey;
 
+    /** Units of the quota the call takes (one send row each): 1, or more for a call the vendor counts as several. */
+    @Column(name = "cost", nullable = false)
+    private int cost;
+
     protected Call() {
         // for JPA
     }
@@ -137,5 +141,9 @@ public class Call {
 
     public Integer outcomeRetryAfterSeconds() {
         return outcomeRetryAfterSeconds;
+    }
+
+    public int cost() {
+        return cost;
     }
 }

@@ -1,6 +1,7 @@
 package dev.gate.engine;
 
 import dev.gate.api.CallEndedException;
+import dev.gate.store.CostCeilings;
 import dev.gate.store.FreeSlot;
 import dev.gate.store.GateTables;
 import dev.gate.store.ActionLog;
@@ -111,10 +112,11 @@ public final class Engine {
         this.listener = new GrantListener(dataSource, owner, threads, delivery::announced, health::failed);
         KeyedLines lines = new KeyedLines(admission, keys);
         FreeSlot freeSlot = new FreeSlot(tx);
+        CallCosts costs = new CallCosts(admission, new CostCeilings(tx));
         Joining joining = new Joining(settings, admission, new Joins(tx), new GroupJoins(tx), new LineRoom(tx),
-                owned, freeSlot, waiters, watches, loop, tally, lines);
+                owned, freeSlot, waiters, watches, loop, tally, lines, costs);
         this.joining = joining;
-        TryNow tryNow = new TryNow(settings, admission, freeSlot, tally, waiters, lines);
+        TryNow tryNow = new TryNow(settings, admission, freeSlot, tally, waiters, lines, costs);
         this.callers = new Callers(owner, admission, joining, owned, reads, outcomes, waiters, watches, loop, tally,
                 tryNow);
         this.programs = new ProgramCalls(admission, joining, owned, reads, outcomes, new Estimates(tx), delivery,

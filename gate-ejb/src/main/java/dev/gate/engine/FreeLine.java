@@ -41,13 +41,13 @@ final class FreeLine {
      * was lost is ended once the database answers again ({@link Waiters#unansweredTry}): the caller hears "paused",
      * and nothing stays granted to nobody. A busy moment is no answer: the join goes on as usual.
      */
-    Optional<Grant> take(String limit, CallClass callClass, String program, String owner, Duration lease,
-                         String submissionKey) throws GateException {
+    Optional<Grant> take(String limit, CallClass callClass, dev.gate.rules.Cost cost, String program, String owner,
+                         Duration lease, String submissionKey) throws GateException {
         String key = submissionKey != null ? submissionKey : "free:" + UUID.randomUUID();
         try {
             return admission.run(() -> {
                 try {
-                    return freeSlot.takeIfFree(limit, callClass, program, owner, lease, key);
+                    return freeSlot.takeIfFree(limit, callClass, cost, program, owner, lease, key);
                 } catch (StoreUnavailable lost) { // it may have committed: the answer did not come back
                     if (submissionKey == null) {
                         waiters.unansweredTry(owner, key);

@@ -2,6 +2,7 @@ package dev.gate.engine;
 
 import dev.gate.api.CallClass;
 import dev.gate.api.CallOptions;
+import dev.gate.rules.Cost;
 import dev.gate.api.DeadlineException;
 import dev.gate.api.GateException;
 import dev.gate.api.GateFailedException;
@@ -60,6 +61,7 @@ final class Joining {
     private final Hearers hearers;
     private final FreeLine freeLine;
     private final GroupJoining together;
+    private final CallCosts costs;
 
     /** Who hears that the call left WAITING: registered before its row commits, so no grant can come before it. */
     enum Hears {
@@ -73,7 +75,8 @@ final class Joining {
 
     Joining(EngineSettings settings, Admission admission, Joins joins, GroupJoins groupJoins, LineRoom room,
             OwnedCalls owned, FreeSlot freeSlot, Waiters waiters, StateWatches<CallRow> watches, GrantLoop loop,
-            Tally tally, KeyedLines lines) {
+            Tally tally, KeyedLines lines, CallCosts costs) {
+        this.costs = costs;
         this.hearers = new Hearers(waiters, watches);
         this.freeLine = new FreeLine(admission, freeSlot, waiters, tally);
         this.together = new GroupJoining(admission, groupJoins, hearers, loop, tally);
@@ -139,8 +142,9 @@ final class Joining {
     private Entry enterLine(String limit, String parent, CallClass callClass, String program, String owner,
                             CallOptions options, CallKeys keys, Hears hears) throws GateException {
         Duration lease = checkedLease(settings, limit, program, callClass, options.lease());
+        Cost cost = costs.checked(limit, parent, options);
         if (parent == null && keys.dedupe() == null && keys.concurrency() == null) {
-            Optional<Grant> free = freeLine.take(limit, callClass, program, owner, lease, keys.submission());
+            Optional<Grant> free = freeLine.take(limit, callClass, cost, program, owner, lease, keys.submission());
             if (free.isPresent()) {
                 Grant g = free.get();
                 tally.granted(g);
@@ -150,7 +154,7 @@ final class Joining {
                         Optional.of(new CallRow(g.callId(), limit, callClass, program, owner, CallState.GRANTED,
                                 g.enqueuedAt(), g.grantedAt().plus(lease), g.grantedAt(), null, null, 0)), null);
             }
-            if (keys.submission() == null && options.deadline() == null && !GroupJoining.ALONE) {
+            if (keys.submission() == null && options.deadline() == null && cost.isOne() && !GroupJoining.ALONE) {
                 // calls arriving together join together; one the group could not take joins alone, below
                 Optional<Entry> grouped = together.grouped(limit, callClass, program, owner, lease, hears);
                 if (grouped.isPresent()) {
@@ -165,7 +169,7 @@ final class Joining {
             AtomicReference<CompletableFuture<CallRow>> watch = new AtomicReference<>();
             Joins.Entered entered;
             try {
-                entered = admission.run(() -> joins.joinAndGrant(limit, callClass, program, owner, lease,
+                entered = admission.run(() -> joins.joinAndGrant(limit, callClass, cost, program, owner, lease,
                         options.deadline(), keys, callId -> hearers.registered(callId, hears, inserted, granted, watch),
                         pending::hold)).orElseThrow(() -> new UnknownLimitException(limit));
             } catch (Joins.DeadlineMiss miss) {

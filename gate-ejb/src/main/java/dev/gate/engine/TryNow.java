@@ -36,9 +36,11 @@ final class TryNow {
     private final Tally tally;
     private final Waiters waiters;
     private final KeyedLines lines;
+    private final CallCosts costs;
 
     TryNow(EngineSettings settings, Admission admission, FreeSlot freeSlot, Tally tally, Waiters waiters,
-           KeyedLines lines) {
+           KeyedLines lines, CallCosts costs) {
+        this.costs = costs;
         this.lines = lines;
         this.waiters = waiters;
         this.settings = settings;
@@ -77,6 +79,7 @@ final class TryNow {
                     + "now or not at all");
         }
         Duration lease = Joining.checkedLease(settings, limit, program, callClass, options.lease());
+        dev.gate.rules.Cost cost = costs.checked(limit, parent, options);
         String tryKey = key != null ? key : "try:" + UUID.randomUUID();
         FreeSlot.Result result = null;
         for (int i = 0; i < TRIES && (result == null || result.stale()); i++) {
@@ -84,7 +87,7 @@ final class TryNow {
             try {
                 taken = admission.run(() -> {
                     try {
-                        return parent == null ? freeSlot.take(limit, callClass, program, owner, lease, tryKey)
+                        return parent == null ? freeSlot.take(limit, callClass, cost, program, owner, lease, tryKey)
                                 : freeSlot.takeUnder(limit, parent, callClass, program, owner, lease, tryKey);
                     } catch (StoreUnavailable lost) { // it may have committed: the answer did not come back
                         if (key == null) {

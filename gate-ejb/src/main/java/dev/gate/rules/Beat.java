@@ -25,8 +25,16 @@ public final class Beat {
      * to back, then the beat resumes; the allowance refills by one per gap of idle time. One: no burst.
      */
     public static Instant next(Instant slot, Instant sentAt, Duration gap, int burst) {
-        Instant kept = slot.plus(gap);
-        return restartAfter(slot, sentAt, gap, burst).map(sentAt::plus).filter(kept::isBefore).orElse(kept);
+        return next(slot, sentAt, gap, burst, Cost.ONE);
+    }
+
+    /**
+     * After a call of {@code cost}: the beat moves a gap per unit (a call of cost 3 takes three gaps); a restart
+     * after a slip counts the units from the actual send, less the burst allowance.
+     */
+    public static Instant next(Instant slot, Instant sentAt, Duration gap, int burst, Cost cost) {
+        Instant kept = slot.plus(cost.beat(gap));
+        return restartAfter(slot, sentAt, gap, burst, cost).map(sentAt::plus).filter(kept::isBefore).orElse(kept);
     }
 
     /**
@@ -35,10 +43,16 @@ public final class Beat {
      * decides before it records its send (a round trip later) applies this to the recorded time.
      */
     public static java.util.Optional<Duration> restartAfter(Instant slot, Instant sentAt, Duration gap, int burst) {
+        return restartAfter(slot, sentAt, gap, burst, Cost.ONE);
+    }
+
+    /** As above, after a call of {@code cost}: its units' gaps from the actual send, less the burst allowance. */
+    public static java.util.Optional<Duration> restartAfter(Instant slot, Instant sentAt, Duration gap, int burst,
+                                                            Cost cost) {
         Duration slip = Duration.between(slot, sentAt);
         if (slip.compareTo(gap) <= 0) {
             return java.util.Optional.empty();
         }
-        return java.util.Optional.of(gap.minus(gap.multipliedBy(burst - 1L)));
+        return java.util.Optional.of(cost.beat(gap).minus(gap.multipliedBy(burst - 1L)));
     }
 }

@@ -6,7 +6,9 @@ import java.util.Optional;
 /**
  * The send log's word: a window (t - window, t] may hold at most {@code calls} sends, whatever the beat says. Fed the
  * {@code calls}-th most recent send, it tells when the window has room for the next one: the moment that send leaves
- * it. That moment may be past (room now): it is still when a send held back by the cap became due.
+ * it. That moment may be past (room now): it is still when a send held back by the cap became due. A window counts
+ * units ({@link Cost}): for a call of several, it is fed the unit that must leave before they all fit
+ * ({@link Cost#unitToLeave}).
  */
 public final class WindowCap {
 

@@ -1,6 +1,7 @@
 package dev.gate.store;
 
 import dev.gate.api.CallClass;
+import dev.gate.rules.Cost;
 import dev.gate.domain.Grant;
 
 import java.sql.Connection;
@@ -47,10 +48,10 @@ final class FirstTry {
      * gives the next caller the slot. Empty, and nothing written, when the line is not free, the limit's programs take
      * turns, the key was used before, or there is no such limit: the caller joins the line as usual then.
      */
-    Optional<Grant> takeIfFree(String limit, CallClass callClass, String program, String owner, Duration lease,
-                               String key) throws StoreUnavailable {
-        Optional<FreeSlot.Result> first = tx.runAlone(c -> takeFree(c, FreeSlot.FREE_LINE, limit, callClass, program,
-                owner, lease, key));
+    Optional<Grant> takeIfFree(String limit, CallClass callClass, Cost cost, String program, String owner,
+                               Duration lease, String key) throws StoreUnavailable {
+        Optional<FreeSlot.Result> first = tx.runAlone(c -> takeFree(c, FreeSlot.FREE_LINE, limit, callClass, cost,
+                program, owner, lease, key));
         if (first.isPresent() && !first.get().stale()) {
             return first.flatMap(FirstTry::newGrant); // granted, or not free now
         }
@@ -69,16 +70,16 @@ final class FirstTry {
                     }
                 }
             }
-            return takeFree(c, FreeSlot.TRY, limit, callClass, program, owner, lease, key)
+            return takeFree(c, FreeSlot.TRY, limit, callClass, cost, program, owner, lease, key)
                     .flatMap(FirstTry::newGrant);
         });
     }
 
     private static Optional<FreeSlot.Result> takeFree(Connection c, String sql, String limit, CallClass callClass,
-                                                      String program, String owner, Duration lease, String key)
-            throws SQLException {
+                                                      Cost cost, String program, String owner, Duration lease,
+                                                      String key) throws SQLException {
         try {
-            return FreeSlot.take(c, sql, limit, null, callClass, program, owner, lease, key);
+            return FreeSlot.take(c, sql, limit, null, callClass, cost, program, owner, lease, key);
         } catch (SubmissionKeyReused e) {
             return Optional.of(new FreeSlot.Result(Optional.empty(), Duration.ZERO, false, null, null, true));
         }

@@ -3,6 +3,7 @@ package dev.gate.store;
 import dev.gate.domain.Grant;
 
 import dev.gate.api.CallClass;
+import dev.gate.rules.Cost;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -29,7 +30,8 @@ public final class FreeSlot {
 
     // k: the slot row, locked (MATERIALIZED: the clock in t is read once the lock is held). r: each rule (the limit's
     // own, at its adaptive rate if it has one (AdaptiveRate), and its more rules), its window widened by the receipt margin (declared, else 0.5% of the window, at most
-    // 100 ms) and its calls-th most recent send. d: the beat's gap (the slowest rule's widened window / calls, rounded
+    // 100 ms) and the send of the unit that must leave it before the call's cost fits (Cost.unitToLeave: for cost 1, its
+    // calls-th most recent). A call of cost c logs c sends (units) and moves the beat c gaps. d: the beat's gap (the slowest rule's widened window / calls, rounded
     // up to whole microseconds, at least the minimum spacing) and the moment a send is due (the latest of the beat,
     // each cap's room, the spacing after the last send, the cool-down's end). If another grant committed after this
     // statement's snapshot, its send is missing here (stale): the caller asks again, in a new statement.
@@ -38,7 +40,7 @@ public final class FreeSlot {
                 SELECT id, limit_name, call_class, enqueued_at, granted_at FROM gate_call
                 WHERE owner = ? AND submission_key = ?),
             k AS MATERIALIZED (
-                SELECT s.limit_name, s.next_slot_at, s.paused_until, s.send_seq, l.calls, l.window_ms,
+                SELECT ?::int AS cost, s.limit_name, s.next_slot_at, s.paused_until, s.send_seq, l.calls, l.window_ms,
                        l.min_interval_ms, l.receipt_margin_ms, l.burst, l.adaptive, s.adaptive_calls, s.adaptive_cut_at,
                        l.aging_after_ms, l.aging_up_to
                 FROM gate_slot s JOIN gate_limit l ON l.name = s.limit_name
@@ -53,7 +55,8 @@ public final class FreeSlot {
                 SELECT rr.calls, rr.window_ms + coalesce(t.receipt_margin_ms::numeric, least(rr.window_ms / 200.0, 100))
                            AS counted_ms,
                        (SELECT g.sent_at FROM gate_send g
-                        WHERE g.limit_name = t.limit_name AND g.seq = t.send_seq - rr.calls + 1) AS nth_sent
+                        WHERE g.limit_name = t.limit_name
+                          AND g.seq = t.send_seq - rr.calls + least(t.cost, rr.calls)) AS nth_sent
                 FROM t CROSS JOIN LATERAL (
                     SELECT CASE WHEN t.adaptive AND t.adaptive_calls IS NOT NULL
                                 THEN least(t.calls, t.adaptive_calls + greatest(1, (t.calls * 2 + 50) / 100)
@@ -82,20 +85,22 @@ public final class FreeSlot {
             go AS (SELECT d.* FROM d WHERE NOT d.stale AND d.now >= d.due AND d.ahead = 0),
             called AS (
                 INSERT INTO gate_call (limit_name, call_class, program, owner, state, enqueued_at, granted_at,
-                                       lease_ms, lease_expires_at, submission_key)
-                SELECT go.limit_name, ?, ?, ?, 'GRANTED', go.now, go.now, ?, go.now + ? * interval '1 millisecond', ?
+                                       lease_ms, lease_expires_at, submission_key, cost)
+                SELECT go.limit_name, ?, ?, ?, 'GRANTED', go.now, go.now, ?, go.now + ? * interval '1 millisecond', ?,
+                       go.cost
                 FROM go
                 ON CONFLICT DO NOTHING
                 RETURNING id, enqueued_at, granted_at),
             sent AS (
                 INSERT INTO gate_send (limit_name, call_id, sent_at, slot_at, seq)
-                SELECT go.limit_name, called.id, go.now, go.due, go.send_seq + 1 FROM go, called),
+                SELECT go.limit_name, called.id, go.now, go.due, go.send_seq + u
+                FROM go, called, generate_series(1, go.cost) u),
             moved AS (
                 UPDATE gate_slot s
-                SET send_seq = go.send_seq + 1,
+                SET send_seq = go.send_seq + go.cost,
                     next_slot_at = CASE WHEN go.now - go.due <= go.gap_us * interval '1 microsecond' THEN go.due
                                         ELSE greatest(go.due, go.now - (go.burst - 1) * go.gap_us * interval '1 microsecond')
-                                   END + go.gap_us * interval '1 microsecond'
+                                   END + go.cost * go.gap_us * interval '1 microsecond'
                 FROM go, called WHERE s.limit_name = go.limit_name)
             SELECT d.now, d.due, d.gap_us, d.ahead, d.stale, called.id, called.enqueued_at, called.granted_at,
                    prior.id AS prior_id, prior.limit_name AS prior_limit, prior.call_class AS prior_class,
@@ -143,16 +148,22 @@ public final class FreeSlot {
      */
     public Optional<Result> take(String limit, CallClass callClass, String program, String owner, Duration lease,
                                  String key) throws StoreUnavailable {
-        return tx.runAlone(c -> take(c, limit, callClass, program, owner, lease, key)); // commit included
+        return take(limit, callClass, Cost.ONE, program, owner, lease, key);
+    }
+
+    /** As above, for a call of {@code cost} units. */
+    public Optional<Result> take(String limit, CallClass callClass, Cost cost, String program, String owner,
+                                 Duration lease, String key) throws StoreUnavailable {
+        return tx.runAlone(c -> take(c, TRY, limit, null, callClass, cost, program, owner, lease, key)); // commit included
     }
 
     /**
      * A join's first step when its line may be free: a new GRANTED call of {@code owner} if the slot is free this
      * moment and nobody of this class or a higher one waits; empty, and nothing written, otherwise ({@link FirstTry}).
      */
-    public Optional<Grant> takeIfFree(String limit, CallClass callClass, String program, String owner, Duration lease,
-                                      String key) throws StoreUnavailable {
-        return freeLine.takeIfFree(limit, callClass, program, owner, lease, key);
+    public Optional<Grant> takeIfFree(String limit, CallClass callClass, Cost cost, String program, String owner,
+                                      Duration lease, String key) throws StoreUnavailable {
+        return freeLine.takeIfFree(limit, callClass, cost, program, owner, lease, key);
     }
 
     /**
@@ -183,19 +194,27 @@ public final class FreeSlot {
     static Optional<Result> take(Connection c, String sql, String limit, String parent, CallClass callClass,
                                  String program, String owner, Duration lease, String key)
             throws SQLException {
+        return take(c, sql, limit, parent, callClass, Cost.ONE, program, owner, lease, key);
+    }
+
+    /** As above, for a call of {@code cost}. */
+    static Optional<Result> take(Connection c, String sql, String limit, String parent, CallClass callClass, Cost cost,
+                                 String program, String owner, Duration lease, String key)
+            throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setString(1, owner);
             ps.setString(2, key);
-            ps.setString(3, limit);
-            ps.setString(4, parent);
-            ps.setInt(5, callClass.rank());
+            ps.setInt(3, cost.units());
+            ps.setString(4, limit);
+            ps.setString(5, parent);
             ps.setInt(6, callClass.rank());
             ps.setInt(7, callClass.rank());
-            ps.setString(8, program);
-            ps.setString(9, owner);
-            ps.setLong(10, lease.toMillis());
+            ps.setInt(8, callClass.rank());
+            ps.setString(9, program);
+            ps.setString(10, owner);
             ps.setLong(11, lease.toMillis());
-            ps.setString(12, key);
+            ps.setLong(12, lease.toMillis());
+            ps.setString(13, key);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next(); // always one row
                 Optional<Result> sentAgain = LostTryAnswers.found(rs, limit, owner, key);

@@ -28,11 +28,12 @@ final class GrantRun {
     // concurrency key only the first goes (the next goes around it, keeping its place, as one at a time). A run that
     // restarted the beat at its first send has its later slots counted from that send, so they move with its
     // recorded time (shift: the statement's clock read less the run's deciding moment). One notification carries
-    // every id. Parameters: GrantWrites.GRANTABLE's, k, the deciding moment, the steps' due and kept (µs), restart (µs or null)
+    // every id. A run is of calls of cost 1: it ends before a costlier one, which the pass grants alone (Granter), and
+    // nobody behind it goes first. Parameters: GrantWrites.GRANTABLE's, k, the deciding moment, the steps' due and kept (µs), restart (µs or null)
     // and whether they move with the first send (arrays), seq, seq, limit, limit.
     static final String SQL = """
             WITH cand AS (
-                SELECT id, call_class, enqueued_at, concurrency_key FROM gate_call w
+                SELECT id, call_class, enqueued_at, concurrency_key, cost FROM gate_call w
                 WHERE """ + GrantWrites.GRANTABLE + """
                 ORDER BY call_class, enqueued_at, id
                 LIMIT ?
@@ -42,7 +43,9 @@ final class GrantRun {
                 FROM (SELECT cand.*, row_number() OVER (PARTITION BY concurrency_key
                                                         ORDER BY call_class, enqueued_at, id) AS of_key
                       FROM cand) c
-                WHERE concurrency_key IS NULL OR of_key = 1),
+                WHERE (concurrency_key IS NULL OR of_key = 1)
+                  AND NOT EXISTS (SELECT 1 FROM cand x WHERE x.cost > 1 AND (x.call_class, x.enqueued_at, x.id)
+                                                                            <= (c.call_class, c.enqueued_at, c.id))),
             t0 AS (SELECT clock_timestamp() AS at),
             t AS (SELECT at, greatest(at - ?::timestamptz, interval '0') AS shift FROM t0),
             step AS (

@@ -41,8 +41,9 @@ final class GrantWrites {
 
     // Once the head is chosen (and locked), the same for every order. The beat moves to the kept slot, or, where it
     // restarts (Beat.restartAfter), to that long after this send's own clock read (never before the kept slot):
-    // "from the actual send", not from the probe's earlier read. Parameters: slot, seq, kept, restart (µs, or null:
-    // the beat is kept), seq, limit.
+    // "from the actual send", not from the probe's earlier read. A call of cost c logs c sends (units), numbered on from
+    // seq; kept and restart are for its cost (Beat). Parameters: slot, seq, kept, restart (µs, or null: the beat is
+    // kept), seq, limit.
     static final String WRITES = """
             t AS (SELECT clock_timestamp() AS at),
             granted AS (
@@ -50,17 +51,17 @@ final class GrantWrites {
                                        lease_expires_at = t.at + c.lease_ms * interval '1 millisecond'
                 FROM head, t WHERE c.id = head.id
                 RETURNING c.id, c.limit_name, c.call_class, c.owner, c.program, c.enqueued_at, c.granted_at, c.aged,
-                          c.lease_expires_at, c.dedupe_key IS NULL AS alone),
+                          c.lease_expires_at, c.dedupe_key IS NULL AS alone, c.cost),
             sent AS (
                 INSERT INTO gate_send (limit_name, call_id, sent_at, slot_at, seq)
-                SELECT limit_name, id, granted_at, ?, ? FROM granted),
+                SELECT limit_name, id, granted_at, ?, ? + u - 1 FROM granted, generate_series(1, granted.cost) u),
             nx AS (SELECT greatest(?::timestamptz, t.at + ?::bigint * interval '1 microsecond') AS next_slot FROM t),
             moved AS (
-                UPDATE gate_slot SET next_slot_at = nx.next_slot, send_seq = ?
+                UPDATE gate_slot SET next_slot_at = nx.next_slot, send_seq = ? + (SELECT cost FROM granted) - 1
                 FROM nx WHERE limit_name = ? AND EXISTS (SELECT 1 FROM granted))""";
 
     static final String ANSWER = """
-            SELECT id, call_class, owner, program, enqueued_at, granted_at, lease_expires_at, alone, aged,
+            SELECT id, call_class, owner, program, enqueued_at, granted_at, lease_expires_at, alone, aged, cost,
                    (SELECT next_slot FROM nx) AS next_slot, pg_notify('""" + Granter.CHANNEL + """
             ', id::text) AS announced,
                    EXISTS (SELECT 1 FROM gate_call o WHERE o.limit_name = granted.limit_name AND o.state = 'WAITING'

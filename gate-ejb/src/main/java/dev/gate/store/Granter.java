@@ -2,6 +2,7 @@ package dev.gate.store;
 
 import dev.gate.domain.Grant;
 import dev.gate.rules.Beat;
+import dev.gate.rules.Cost;
 import dev.gate.rules.DueRun;
 import dev.gate.rules.LimitRules;
 import dev.gate.rules.SlotDecision;
@@ -32,6 +33,11 @@ public final class Granter {
 
     // An empty pass for a limit that is gone tells the loop so, rather than coming back for it.
     private static final String EXISTS = "SELECT 1 FROM gate_limit WHERE name = ?";
+
+    // A call of cost above 1 waits in the limit's line (gate_call_costly_waiting holds only those): asked when a run of
+    // cost-1 grants stopped short, so a pass without costly calls never asks.
+    private static final String COSTLY_WAITING = """
+            SELECT 1 FROM gate_call WHERE limit_name = ? AND state = 'WAITING' AND cost > 1 LIMIT 1""";
 
     /**
      * Channel of call notifications: the ids (comma-separated) of calls that were just granted or got their outcome.
@@ -89,23 +95,44 @@ public final class Granter {
         LimitRules limitRules = locked.get().rules();
         long seq = locked.get().seq();
         SendProbe first = locked.get().probe();
+        SlotLock.LineOrder order = locked.get().order();
         List<Grant> grants = new ArrayList<>();
         Instant now;
         Optional<Instant> nextDue;
         ParentSlot parent = null; // a key under a parent: the parent's slot, locked at the first grant that needs it
         String heldBy = null;
+        boolean costly = false; // a call of cost above 1 waits: one grant at a time, each probed for its head's units
         while (true) {
             SendProbe probe = first != null ? first : SendProbe.read(c, limit, limitRules, seq);
             first = null;
             now = probe.now();
             SlotDecision decision = probe.decide(limitRules, now, slot, pausedUntil);
-            if (!decision.sendNow()) {
+            if (!decision.sendNow()) { // not even one unit fits: no call does
                 nextDue = Optional.of(decision.notBefore());
                 break;
             }
             if (grants.size() >= MAX_GRANTS_PER_PASS) {
                 nextDue = Optional.of(now);
                 break;
+            }
+            ChosenHead.Choice choice = null;
+            if (costly) {
+                Optional<ChosenHead.Choice> chosen = ChosenHead.choose(c, limit, order, now);
+                if (chosen.isEmpty()) {
+                    nextDue = order.aging() == null && !order.fairPrograms() ? Optional.empty()
+                            : Optional.of(now.plus(RECHOOSE));
+                    break;
+                }
+                choice = chosen.get();
+                if (!choice.cost().isOne()) { // its units must all fit every window
+                    SendProbe units = SendProbe.read(c, limit, limitRules, seq, choice.cost());
+                    now = units.now();
+                    decision = units.decide(limitRules, now, slot, pausedUntil);
+                    if (!decision.sendNow()) {
+                        nextDue = Optional.of(decision.notBefore());
+                        break;
+                    }
+                }
             }
             Instant due = decision.notBefore(); // the beat, or later where a cap or the cool-down held it back
             if (locked.get().parent() != null) {
@@ -127,7 +154,34 @@ public final class Granter {
                     now = parent.decidedAt; // the parent's probe read the clock later: leases, deadlines then
                 }
             }
-            SlotLock.LineOrder order = locked.get().order();
+            if (choice != null) {
+                Cost cost = choice.cost();
+                Instant next = due.plus(cost.beat(limitRules.gap()));
+                Duration restart = Beat.restartAfter(due, now, limitRules.gap(), limitRules.burst(), cost)
+                        .orElse(null);
+                Optional<ChosenHead.Head> head = ChosenHead.grant(c, limit, order, choice, due, seq + 1, next,
+                        restart);
+                if (head.isEmpty()) { // not found as chosen (it is locked: never expected)
+                    nextDue = Optional.of(now.plus(RECHOOSE));
+                    break;
+                }
+                grants.add(head.get().grant());
+                if (parent != null) {
+                    parent.took(c, head.get().grant());
+                }
+                seq += cost.units();
+                slot = head.get().nextSlot();
+                if (!head.get().moreWaiting()) {
+                    nextDue = Optional.empty();
+                    break;
+                }
+                if (slot.isAfter(head.get().grant().grantedAt())) {
+                    now = head.get().grant().grantedAt();
+                    nextDue = Optional.of(slot);
+                    break;
+                }
+                continue;
+            }
             if (order.aging() == null && !order.fairPrograms()) {
                 // the strict order: every send due now in one statement (a key's one at a time: each takes one of
                 // its parent's slots too)
@@ -135,6 +189,10 @@ public final class Granter {
                         parent != null ? 1 : MAX_GRANTS_PER_PASS - grants.size());
                 GrantRun.Ran ran = GrantRun.grant(c, limit, now, seq, run);
                 if (ran.grants().isEmpty()) {
+                    if (costlyWaiting(c, limit)) { // the run stopped before a costlier head: it goes alone
+                        costly = true;
+                        continue;
+                    }
                     nextDue = Optional.empty(); // nobody grantable
                     break;
                 }
@@ -160,6 +218,10 @@ public final class Granter {
             Duration restart = Beat.restartAfter(due, now, limitRules.gap(), limitRules.burst()).orElse(null);
             Optional<ChosenHead.Head> head = ChosenHead.grant(c, limit, order, now, due, seq + 1, next, restart);
             if (head.isEmpty()) {
+                if (costlyWaiting(c, limit)) { // the chosen head costs more than one: chosen again, probed for it
+                    costly = true;
+                    continue;
+                }
                 // with a guard or turns the chosen call may have left meanwhile (cancelled, expired) while others
                 // wait: look again shortly rather than sleep
                 nextDue = Optional.of(now.plus(RECHOOSE));
@@ -185,6 +247,15 @@ public final class Granter {
             }
         }
         return new GrantPass(List.copyOf(grants), now, nextDue, false, heldBy);
+    }
+
+    private static boolean costlyWaiting(Connection c, String limit) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(COSTLY_WAITING)) {
+            ps.setString(1, limit);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next();
+            }
+        }
     }
 
     private static boolean exists(Connection c, String limit) throws SQLException {

@@ -5,6 +5,7 @@ import dev.gate.api.CallState;
 import dev.gate.domain.CallRow;
 import dev.gate.domain.Estimate;
 import dev.gate.domain.Grant;
+import dev.gate.rules.Cost;
 
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -33,9 +34,9 @@ public final class Joins {
     // Concurrent joins may pass the caps by their number, no more.
     static final String JOIN = """
             INSERT INTO gate_call (limit_name, call_class, program, owner, state, lease_ms, lease_expires_at,
-                                   deadline_at, concurrency_key, dedupe_key, submission_key)
+                                   deadline_at, concurrency_key, dedupe_key, submission_key, cost)
             SELECT l.name, ?, ?, ?, 'WAITING', ?, clock_timestamp() + ? * interval '1 millisecond',
-                   clock_timestamp() + ? * interval '1 millisecond', ?, ?, ?
+                   clock_timestamp() + ? * interval '1 millisecond', ?, ?, ?, ?
             FROM gate_limit l WHERE l.name = ? AND NOT l.keyed AND %s < l.max_waiting
               AND (l.max_waiting_per_program IS NULL OR %s < l.max_waiting_per_program)
             ON CONFLICT DO NOTHING
@@ -107,14 +108,14 @@ public final class Joins {
      * If the grant fails, the join rolls back with it: a caller who hears "no" has nothing in the line.
      * {@code passBeforeCommit} sees the pass's grants before they commit (and before anyone hears of them).
      */
-    public Optional<Entered> joinAndGrant(String limit, CallClass callClass, String program, String owner,
+    public Optional<Entered> joinAndGrant(String limit, CallClass callClass, Cost cost, String program, String owner,
                                           Duration lease, Duration deadline, CallKeys keys,
                                           LongConsumer beforeCommit, Consumer<GrantPass> passBeforeCommit)
             throws StoreUnavailable {
         return tx.run(c -> {
             List<Inserted> inserted = new ArrayList<>(1);
-            Optional<Joined> joined = join(c, limit, callClass, program, owner, lease, deadline, keys, true, inserted,
-                    beforeCommit);
+            Optional<Joined> joined = join(c, limit, callClass, cost, program, owner, lease, deadline, keys, true,
+                    inserted, beforeCommit);
             if (joined.isEmpty()) {
                 return Optional.<Entered>empty();
             }
@@ -138,13 +139,14 @@ public final class Joins {
     public Optional<Joined> join(String limit, CallClass callClass, String program, String owner, Duration lease,
                                  Duration deadline, CallKeys keys, LongConsumer beforeCommit)
             throws StoreUnavailable {
-        return tx.run(c -> join(c, limit, callClass, program, owner, lease, deadline, keys, false,
+        return tx.run(c -> join(c, limit, callClass, Cost.ONE, program, owner, lease, deadline, keys, false,
                 new ArrayList<>(1), beforeCommit));
     }
 
-    private static Optional<Joined> join(java.sql.Connection c, String limit, CallClass callClass, String program,
-                                         String owner, Duration lease, Duration deadline, CallKeys keys,
-                                         boolean lockSlot, List<Inserted> inserted, LongConsumer beforeCommit)
+    private static Optional<Joined> join(java.sql.Connection c, String limit, CallClass callClass, Cost cost,
+                                         String program, String owner, Duration lease, Duration deadline,
+                                         CallKeys keys, boolean lockSlot, List<Inserted> inserted,
+                                         LongConsumer beforeCommit)
             throws SQLException {
         for (int attempt = 0; attempt < 3; attempt++) {
             if (keys.submission() != null) {
@@ -153,7 +155,8 @@ public final class Joins {
                     return before;
                 }
             }
-            Optional<Inserted> row = insert(c, limit, callClass, program, owner, lease, deadline, keys, lockSlot);
+            Optional<Inserted> row = insert(c, limit, callClass, cost, program, owner, lease, deadline, keys,
+                    lockSlot);
             if (row.isPresent()) {
                 inserted.add(row.get());
                 beforeCommit.accept(row.get().id());
@@ -185,9 +188,9 @@ public final class Joins {
         throw new SQLException("the keys " + keys + " of limit " + limit + " keep changing hands");
     }
 
-    private static Optional<Inserted> insert(java.sql.Connection c, String limit, CallClass callClass, String program,
-                                         String owner, Duration lease, Duration deadline, CallKeys keys,
-                                         boolean lockSlot) throws SQLException {
+    private static Optional<Inserted> insert(java.sql.Connection c, String limit, CallClass callClass, Cost cost,
+                                             String program, String owner, Duration lease, Duration deadline,
+                                             CallKeys keys, boolean lockSlot) throws SQLException {
         long newId;
         Instant deadlineAt;
         Instant enqueuedAt;
@@ -207,10 +210,11 @@ public final class Joins {
             ps.setString(7, keys.concurrency());
             ps.setString(8, keys.dedupe());
             ps.setString(9, keys.submission());
-            ps.setString(10, limit);
-            ps.setString(11, program);
+            ps.setInt(10, cost.units());
+            ps.setString(11, limit);
+            ps.setString(12, program);
             if (lockSlot) {
-                ps.setString(12, limit);
+                ps.setString(13, limit);
             }
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {

@@ -1,5 +1,6 @@
 package dev.gate.store;
 
+import dev.gate.rules.Cost;
 import dev.gate.rules.LimitRules;
 import dev.gate.rules.Pace;
 import dev.gate.rules.SlotDecision;
@@ -60,6 +61,11 @@ record SendProbe(Instant now, Optional<Instant> lastSent, List<Optional<Instant>
 
     /** @param seq the number of the limit's latest send (0: none yet) */
     static SendProbe read(Connection c, String limit, LimitRules limitRules, long seq) throws SQLException {
+        return read(c, limit, limitRules, seq, Cost.ONE);
+    }
+
+    /** As above, for a call of {@code cost}: per rule, the unit that must leave its window before the call fits. */
+    static SendProbe read(Connection c, String limit, LimitRules limitRules, long seq, Cost cost) throws SQLException {
         List<Pace> rules = limitRules.rules();
         try (PreparedStatement ps = c.prepareStatement(sql(rules.size()))) {
             int p = 1;
@@ -67,7 +73,7 @@ record SendProbe(Instant now, Optional<Instant> lastSent, List<Optional<Instant>
             ps.setLong(p++, seq);
             for (Pace pace : rules) {
                 ps.setString(p++, limit);
-                ps.setLong(p++, seq - (pace.calls() - 1));
+                ps.setLong(p++, cost.unitToLeave(seq, pace.calls()));
             }
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();

@@ -5,6 +5,7 @@ import dev.gate.dev.GateDatabase;
 import dev.gate.dev.LimitRow;
 import dev.gate.rules.AdaptiveRate;
 import dev.gate.rules.Beat;
+import dev.gate.rules.Cost;
 import dev.gate.rules.LimitRules;
 import dev.gate.rules.Pace;
 import dev.gate.rules.ReceiptMargin;
@@ -32,7 +33,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The one check that the two ways a grant is decided agree with the rules: on 400 random limits and send logs
- * (rules, margins, spacing, bursts, adaptive rates, cool-downs, calls waiting ahead), the try-now statement (the rules
+ * (rules, margins, spacing, bursts, adaptive rates, cool-downs, calls waiting ahead, calls costing several units), the try-now statement (the rules
  * in SQL, {@link FreeSlot}) and the grant pass (the rules in Java under the slot lock, {@link Granter}) each run on
  * the same state and are rolled back; each must agree with {@link SlotRule} (with Beat, ReceiptMargin, AdaptiveRate)
  * on whether a slot is free now, when it is due, and where the beat goes next.
@@ -41,6 +42,9 @@ class GrantDecisionTest {
 
     private static Connection c;
     private static int passesGranting;
+    private static int costlyTried;
+    private static int costlyGranted;
+    private static int costlyPassesGranting;
 
     @BeforeAll
     static void database() throws SQLException {
@@ -61,7 +65,10 @@ class GrantDecisionTest {
             granted += scenario(random, "try-" + i) ? 1 : 0;
         }
         System.out.println("free slot: " + granted + " of 400 random states granted by the try, " + passesGranting
-                + " by the grant pass, the rest told when");
+                + " by the grant pass, the rest told when; of " + costlyTried + " calls costing more than 1 unit, "
+                + costlyGranted + " granted by the try, " + costlyPassesGranting + " by the pass");
+        assertTrue(costlyGranted > 10 && costlyGranted < costlyTried - 10, "costly calls both ways: " + costlyGranted);
+        assertTrue(costlyPassesGranting > 10, "costly calls granted by the pass: " + costlyPassesGranting);
         assertTrue(granted > 50 && granted < 350, "both outcomes are exercised: " + granted);
         assertTrue(passesGranting > 50 && passesGranting < 350, "both outcomes of the pass: " + passesGranting);
     }
@@ -104,7 +111,9 @@ class GrantDecisionTest {
         sql("UPDATE gate_slot SET send_seq = ?, next_slot_at = clock_timestamp() + ? * interval '1 millisecond', "
                 + "paused_until = CASE WHEN ? THEN clock_timestamp() + interval '50 ms' END WHERE limit_name = ?",
                 (long) sends, slotOffsetMs, paused, limit);
-        if (random.nextInt(5) == 0) {
+        // a call of several units now and then (up to the main rule's calls: beyond an adaptive cut, too)
+        Cost cost = Cost.of(random.nextBoolean() ? 1 : 1 + random.nextInt(calls));
+        if (random.nextInt(5) == 0 && cost.isOne()) {
             sql("INSERT INTO gate_call (limit_name, call_class, program, owner, state, lease_ms, lease_expires_at) "
                     + "VALUES (?, ?, 'other', 'program:other', 'WAITING', 30000, clock_timestamp() + interval '30 s')",
                     limit, random.nextInt(5));
@@ -112,11 +121,12 @@ class GrantDecisionTest {
         CallClass callClass = CallClass.ofRank(random.nextInt(5));
         State before = state(limit);
         Savepoint stateMade = c.setSavepoint();
-        Optional<FreeSlot.Result> result = FreeSlot.take(c, limit, callClass, "tester", "program:tester",
-                Duration.ofSeconds(30), "key-" + limit);
+        Optional<FreeSlot.Result> result = FreeSlot.take(c, FreeSlot.TRY, limit, null, callClass, cost, "tester",
+                "program:tester", Duration.ofSeconds(30), "key-" + limit);
         State after = state(limit);
         c.rollback(stateMade);
-        Pass pass = pass(limit, callClass, before);
+        Pass pass = pass(limit, callClass, cost, before);
+        costlyTried += cost.isOne() ? 0 : 1;
         c.rollback();
 
         FreeSlot.Result r = result.orElseThrow();
@@ -128,17 +138,19 @@ class GrantDecisionTest {
         LimitRules counted = ReceiptMargin.ofNullable(marginMs == null ? null : Duration.ofMillis(marginMs))
                 .widen(new LimitRules(rules, Duration.ofMillis(minIntervalMs), burst));
         String where = limit + " " + rules + " margin " + marginMs + " spacing " + minIntervalMs + " burst " + burst + " adaptive " + adaptive + "/" + cutTo + " class "
-                + callClass + " " + before;
-        SlotDecision d = decide(counted, now, before);
-        samePass(pass, before, rules, calls, windowMs, adaptive, cutTo, cutAt, marginMs, minIntervalMs, burst, where);
+                + callClass + " cost " + cost.units() + " " + before;
+        SlotDecision d = decide(counted, now, before, cost);
+        samePass(pass, before, rules, calls, windowMs, adaptive, cutTo, cutAt, marginMs, minIntervalMs, burst, cost,
+                where);
         assertEquals(d.notBefore(), r.due(), "when a send is due: " + where);
         if (r.grant().isPresent()) {
             assertEquals(now, r.grant().get().grantedAt());
             assertTrue(d.sendNow(), "granted, but the Java rules say wait until " + d.notBefore() + ": " + where);
             assertEquals(0, before.ahead(callClass), "granted past a call waiting ahead: " + where);
-            assertEquals(Beat.next(d.notBefore(), now, counted.gap(), counted.burst()), after.slot(),
+            assertEquals(Beat.next(d.notBefore(), now, counted.gap(), counted.burst(), cost), after.slot(),
                     "the beat moved: " + where);
-            assertEquals(before.seq() + 1, after.seq(), where);
+            assertEquals(before.seq() + cost.units(), after.seq(), "a send per unit: " + where);
+            costlyGranted += cost.isOne() ? 0 : 1;
             return true;
         }
         assertEquals(before.seq(), after.seq(), "a refused try writes no send: " + where);
@@ -158,10 +170,10 @@ class GrantDecisionTest {
     }
 
     /** The grant pass on the state, with one call of {@code callClass} waiting besides any there. */
-    private static Pass pass(String limit, CallClass callClass, State before) throws SQLException {
-        sql("INSERT INTO gate_call (limit_name, call_class, program, owner, state, lease_ms, lease_expires_at) "
-                + "VALUES (?, ?, 'tester', 'program:tester', 'WAITING', 30000, clock_timestamp() + interval '30 s')",
-                limit, callClass.rank());
+    private static Pass pass(String limit, CallClass callClass, Cost cost, State before) throws SQLException {
+        sql("INSERT INTO gate_call (limit_name, call_class, program, owner, state, lease_ms, lease_expires_at, cost) "
+                + "VALUES (?, ?, 'tester', 'program:tester', 'WAITING', 30000, clock_timestamp() + interval '30 s', ?)",
+                limit, callClass.rank(), cost.units());
         GrantPass pass = Granter.grantDue(c, limit);
         State after = state(limit);
         Instant firstSlot = null;
@@ -184,7 +196,7 @@ class GrantDecisionTest {
      */
     private static void samePass(Pass p, State before, List<Pace> declared, int calls, long windowMs,
                                  boolean adaptive, Integer cutTo, Instant cutAt, Long marginMs, long minIntervalMs,
-                                 int burst, String where) {
+                                 int burst, Cost cost, String where) {
         GrantPass pass = p.pass();
         Instant at = pass.grants().isEmpty() ? pass.dbNow() : pass.grants().get(0).grantedAt();
         List<Pace> rules = new ArrayList<>(declared);
@@ -194,34 +206,42 @@ class GrantDecisionTest {
         }
         LimitRules counted = ReceiptMargin.ofNullable(marginMs == null ? null : Duration.ofMillis(marginMs))
                 .widen(new LimitRules(rules, Duration.ofMillis(minIntervalMs), burst));
-        SlotDecision d = decide(counted, at, before);
+        SlotDecision d = decide(counted, at, before, cost);
         if (pass.grants().isEmpty()) {
             assertTrue(!d.sendNow(), "the pass granted nothing, but the Java rules say send now: " + where);
-            assertEquals(Optional.of(d.notBefore()), pass.nextDueAt(), "the pass's next due: " + where);
+            // a costly head: when not even one unit fits, the pass looks again when one does (it has not chosen its
+            // head yet); else when all of the head's units fit
+            SlotDecision one = decide(counted, at, before, Cost.ONE);
+            assertTrue(pass.nextDueAt().equals(Optional.of(d.notBefore()))
+                            || !one.sendNow() && pass.nextDueAt().equals(Optional.of(one.notBefore())),
+                    "the pass's next due: " + pass.nextDueAt() + ", rules " + d.notBefore() + ": " + where);
             assertEquals(before.seq(), p.after().seq(), "a pass without a grant writes no send: " + where);
             return;
         }
         passesGranting++;
+        costlyPassesGranting += cost.isOne() ? 0 : 1;
         assertTrue(d.sendNow(), "the pass granted, but the Java rules say wait until " + d.notBefore() + ": " + where);
         assertEquals(d.notBefore(), p.firstSlot(), "the pass's first send is recorded at the rules' slot: " + where);
-        assertEquals(before.seq() + pass.grants().size(), p.after().seq(), "one send per grant: " + where);
+        assertEquals(before.seq() + pass.grants().size() - 1 + cost.units(), p.after().seq(),
+                "a send per unit: " + where);
         if (pass.grants().size() == 1 && burst == 1) {
-            Instant moved = Beat.next(d.notBefore(), at, counted.gap(), counted.burst());
+            Instant moved = Beat.next(d.notBefore(), at, counted.gap(), counted.burst(), cost);
             // the pass decides whether the beat slipped more than a gap at its probe's clock, a few ms before the
             // grant's own: within a few ms of that boundary either answer is the rules'
             Duration slip = Duration.between(d.notBefore(), at);
             boolean boundary = slip.minus(counted.gap()).abs().compareTo(Duration.ofMillis(50)) < 0;
-            Instant kept = Beat.next(d.notBefore(), d.notBefore(), counted.gap(), counted.burst());
+            Instant kept = Beat.next(d.notBefore(), d.notBefore(), counted.gap(), counted.burst(), cost);
             assertTrue(p.after().slot().equals(moved) || boundary && p.after().slot().equals(kept),
                     "the pass moved the beat as the rules do: to " + p.after().slot() + ", rules " + moved + ": "
                             + where);
         }
     }
 
-    private static SlotDecision decide(LimitRules counted, Instant now, State s) {
+    private static SlotDecision decide(LimitRules counted, Instant now, State s, Cost cost) {
         List<Optional<Instant>> nth = new ArrayList<>();
         for (Pace p : counted.rules()) {
-            nth.add(s.seq() >= p.calls() ? Optional.of(s.sends().get((int) (s.seq() - p.calls()))) : Optional.empty());
+            long unit = cost.unitToLeave(s.seq(), p.calls()); // numbered from 1
+            nth.add(unit >= 1 ? Optional.of(s.sends().get((int) unit - 1)) : Optional.empty());
         }
         Optional<Instant> last = s.seq() > 0 ? Optional.of(s.sends().get((int) s.seq() - 1)) : Optional.empty();
         return SlotRule.decide(counted, now, s.slot(), nth, last, s.pausedUntil());

@@ -48,6 +48,35 @@ class GateClientIT extends GateDeployedAlone {
     }
 
     @Test
+    void aCallOfSeveralUnitsTakesThemAllAndACostAboveTheRuleIsA400NamingTheField() throws Exception {
+        Api.put("ops", "/limits/client-cost", "{\"calls\":10,\"windowSeconds\":60}");
+        try (HttpGate gate = HttpGate.connect(API, "worker", "worker")) {
+            try (Permit p = gate.acquire("client-cost", CallClass.SCHEDULED, Duration.ofSeconds(10),
+                    CallOptions.NONE.withCost(4))) {
+                p.complete(200);
+            }
+            assertEquals(4, Api.get("ops", "/limits/client-cost").json().getInt("usedInWindow"), "units, not calls");
+            Attempt seven = gate.tryAcquire("client-cost", CallClass.INTERACTIVE, CallOptions.NONE.withCost(7));
+            assertFalse(seven.granted(), "6 units are left: " + seven);
+            assertTrue(seven.retryAfter().compareTo(Duration.ofSeconds(50)) > 0, seven.toString());
+            Attempt six = gate.tryAcquire("client-cost", CallClass.INTERACTIVE, CallOptions.NONE.withCost(6));
+            assertTrue(six.granted(), six.toString());
+            six.permit().orElseThrow().complete(200);
+            assertEquals(10, Api.get("ops", "/limits/client-cost").json().getInt("usedInWindow"));
+            GateClientException tooMuch = assertThrows(GateClientException.class, () -> gate.acquire("client-cost",
+                    CallClass.SCHEDULED, Duration.ofSeconds(1), CallOptions.NONE.withCost(11)));
+            assertTrue(tooMuch.getMessage().contains("cost: must be 1 to 10"), tooMuch.getMessage());
+        }
+        Api.Answer refused = Api.post("worker", "/limits/client-cost/calls", "{\"class\":\"SCHEDULED\",\"cost\":11}");
+        assertEquals(400, refused.status(), refused.body());
+        assertTrue(refused.isProblem(), refused.body());
+        assertTrue(refused.json().getString("detail").startsWith("cost: must be 1 to 10"), refused.body());
+        Api.Answer zero = Api.post("worker", "/limits/client-cost/calls", "{\"class\":\"SCHEDULED\",\"cost\":0}");
+        assertEquals(400, zero.status(), zero.body());
+        assertTrue(zero.json().getString("detail").startsWith("cost:"), zero.body());
+    }
+
+    @Test
     void aTryIsGrantedNowOrSaysWhen() throws Exception {
         Api.put("ops", "/limits/client-try", "{\"calls\":1,\"windowSeconds\":5}");
         try (HttpGate gate = HttpGate.connect(API, "worker", "worker")) {

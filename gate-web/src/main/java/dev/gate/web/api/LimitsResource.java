@@ -57,7 +57,7 @@ public class LimitsResource {
 
     private static final Set<String> PAUSE_FIELDS = Set.of("seconds");
     private static final Set<String> CALL_FIELDS = Set.of("class", "leaseSeconds", "deadlineSeconds",
-            "concurrencyKey", "dedupeKey", "key");
+            "concurrencyKey", "dedupeKey", "key", "cost");
 
     @EJB
     LimitAdmin limits;
@@ -171,7 +171,7 @@ public class LimitsResource {
      * Joins the line; with {@code waitSeconds} the answer is held until the call is granted or the time passes. With
      * {@code mode=try}: granted now (201) or 429 with Retry-After, and nothing left in the line.
      */
-    @Operation(summary = "Join the line: body {class, leaseSeconds 5..300}; with waitSeconds 0..60 the answer is held until granted; mode=try: granted now (201) or 429 with Retry-After and nothing left in the line")
+    @Operation(summary = "Join the line: body {class, leaseSeconds 5..300, cost 1..the smallest rule's calls}; with waitSeconds 0..60 the answer is held until granted; mode=try: granted now (201) or 429 with Retry-After and nothing left in the line")
     @POST
     @Path("{name}/calls")
     @RolesAllowed("caller")
@@ -183,7 +183,8 @@ public class LimitsResource {
         JsonObject fields = Bodies.object(body, CALL_FIELDS);
         CallClass callClass = callClass(Bodies.requiredString(fields, "class"));
         int lease = Bodies.integer(fields, "leaseSeconds", 5, 300, 30);
-        CallOptions options = CallOptions.NONE.withLease(Duration.ofSeconds(lease));
+        CallOptions options = CallOptions.NONE.withLease(Duration.ofSeconds(lease))
+                .withCost(Bodies.integer(fields, "cost", 1, Integer.MAX_VALUE, 1)); // at most the limit's smallest rule
         if (fields.containsKey("key") && !fields.isNull("key")) {
             options = options.withLimitKey(key(fields, "key")); // a keyed limit's key: the call joins its line
         }
