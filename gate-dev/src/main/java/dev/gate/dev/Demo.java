@@ -26,6 +26,10 @@ final class Demo implements AutoCloseable {
 
     static final String LIMIT = "demo-vendor";
     static final String LIMIT_DECLARATION = LIMIT + "=10/1s";
+
+    /** The demo vendor's daily quota, on its calendar: more than a day at 10 a second, so the beat stays 100 ms. */
+    static final String DAILY_QUOTA = "{\"calls\":1000000,\"windowSeconds\":86400,"
+            + "\"aligned\":{\"zone\":\"America/Los_Angeles\",\"at\":\"00:00\"}}";
     static final int RECEIPT_MARGIN_MS = 40;
     /** The vendor's window (1 s) and a half. */
     static final long WARM_UP_LEAVES_MS = 1_500;
@@ -52,8 +56,10 @@ final class Demo implements AutoCloseable {
         Demo demo = new Demo(base);
         // the worker's grants reach the vendor over HTTP, tens of ms later than the grant: each window is counted with
         // a margin for that (README, "The receipt margin"), else the vendor's own clock sees 11 in a window now and then
+        // and the vendor's daily quota on its own calendar (midnight in Los Angeles): the status page shows "used
+        // today, resets in"
         demo.send("PUT", base + "/gate/api/v1/limits/" + LIMIT, "{\"calls\":10,\"windowSeconds\":1,"
-                + "\"receiptMarginMs\":" + RECEIPT_MARGIN_MS + "}");
+                + "\"receiptMarginMs\":" + RECEIPT_MARGIN_MS + ",\"rules\":[" + DAILY_QUOTA + "]}");
         // each path once first, alone: a fresh deployment's first call is slow (class loading, first connections),
         // and a grant that reaches the vendor late can make its own clock count one more in a window than the gate did.
         // Two page hits: the second waits for the first one's slot, so the waiting path runs too

@@ -2,6 +2,8 @@ package dev.gate.api;
 
 import java.io.Serializable;
 import java.time.Duration;
+import java.time.LocalTime;
+import java.time.ZoneId;
 import java.util.List;
 import java.util.function.Consumer;
 
@@ -15,15 +17,35 @@ public final class LimitSpec implements Serializable {
 
     private static final long serialVersionUID = 1L;
 
-    /** One more rule of the same vendor: {@code calls} per {@code window}. A plain class: it crosses by value. */
+    /**
+     * One more rule of the same vendor: {@code calls} per {@code window}, sliding, or aligned on the vendor's fixed
+     * blocks (a zone and a reset time). A plain class: it crosses by value.
+     */
     public static final class Rule implements Serializable {
         private static final long serialVersionUID = 1L;
         private final int calls;
         private final Duration window;
+        private final ZoneId alignedZone;
+        private final LocalTime alignedAt;
 
         public Rule(int calls, Duration window) {
+            this(calls, window, null, null);
+        }
+
+        /** Aligned: see {@link LimitSpec#withAligned}; both null: a sliding window. */
+        public Rule(int calls, Duration window, ZoneId alignedZone, LocalTime alignedAt) {
             this.calls = calls;
             this.window = window;
+            this.alignedZone = alignedZone;
+            this.alignedAt = alignedAt;
+        }
+
+        public ZoneId alignedZone() {
+            return alignedZone;
+        }
+
+        public LocalTime alignedAt() {
+            return alignedAt;
         }
 
         public int calls() {
@@ -39,6 +61,8 @@ public final class LimitSpec implements Serializable {
     // a caller holds it.
     private int calls;
     private Duration window;
+    private ZoneId alignedZone;
+    private LocalTime alignedAt;
     private Duration minInterval = Duration.ZERO;
     private List<Rule> moreRules = List.of();
     private Duration retryFloor = Duration.ofSeconds(2);
@@ -67,6 +91,8 @@ public final class LimitSpec implements Serializable {
     /** A copy with one change. */
     private LimitSpec with(Consumer<LimitSpec> change) {
         LimitSpec copy = new LimitSpec(calls, window);
+        copy.alignedZone = alignedZone;
+        copy.alignedAt = alignedAt;
         copy.minInterval = minInterval;
         copy.moreRules = moreRules;
         copy.retryFloor = retryFloor;
@@ -91,6 +117,27 @@ public final class LimitSpec implements Serializable {
 
     public static LimitSpec of(int calls, Duration window) {
         return new LimitSpec(calls, window);
+    }
+
+    /**
+     * The main rule on the vendor's fixed windows ("10,000 a day, reset at 00:00 US/Pacific", "900 per 15-minute
+     * block"): counted per block of its window (a day, or a whole part of one: 1 s to 24 h, dividing 24 h) from
+     * {@code at} in {@code zone}, on the database's clock; a daylight-saving day's block is the calendar day (23 or 25
+     * hours). The beat inside a block is the block's rate (window / calls).
+     */
+    public LimitSpec withAligned(ZoneId zone, LocalTime at) {
+        return with(s -> {
+            s.alignedZone = zone;
+            s.alignedAt = at;
+        });
+    }
+
+    public ZoneId alignedZone() {
+        return alignedZone;
+    }
+
+    public LocalTime alignedAt() {
+        return alignedAt;
     }
 
     public LimitSpec withMinInterval(Duration spacing) {

@@ -47,6 +47,7 @@ public final class LimitStatus implements Serializable {
     private final Long openKeys;
     private final String parent;
     private final LineBounds line;
+    private final RuleUse ownRule;
 
     public LimitStatus(String name, int calls, long windowMs, long usedInWindow, Instant nextSlotAt,
                        Instant pausedUntil, long savedSends, Map<CallClass, Long> waiting,
@@ -55,7 +56,8 @@ public final class LimitStatus implements Serializable {
                        Instant slowedAt, Integer slowedBy, String slowedByProgram, Long slowedByCall,
                        long maxCoolDownMs, Long starvingAfterMs, Long agingAfterMs,
                        CallClass agingUpTo, boolean fairPrograms, int burst, Integer effectiveCalls,
-                       Long openKeys, String parent, LineBounds line) {
+                       Long openKeys, String parent, LineBounds line, RuleUse ownRule) {
+        this.ownRule = ownRule;
         this.name = name;
         this.calls = calls;
         this.windowMs = windowMs;
@@ -279,7 +281,7 @@ public final class LimitStatus implements Serializable {
     /** Every rule's window and its use: the limit's own rule first, then its more rules by window. */
     public List<RuleUse> getWindows() {
         List<RuleUse> all = new java.util.ArrayList<>();
-        all.add(new RuleUse(calls, windowMs, usedInWindow));
+        all.add(ownRule);
         all.addAll(moreRules);
         return all;
     }

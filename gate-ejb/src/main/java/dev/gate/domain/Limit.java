@@ -2,6 +2,7 @@ package dev.gate.domain;
 
 import dev.gate.rules.CoolDownLadder;
 import dev.gate.rules.Aging;
+import dev.gate.rules.CalendarBlocks;
 import dev.gate.rules.LimitOptions;
 import dev.gate.rules.LineSize;
 import dev.gate.rules.Pace;
@@ -18,6 +19,8 @@ import jakarta.persistence.OrderBy;
 import jakarta.persistence.Table;
 
 import java.time.Duration;
+import java.time.LocalTime;
+import java.time.ZoneId;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -41,6 +44,13 @@ public class Limit {
 
     @Column(name = "window_ms", nullable = false)
     private long windowMs;
+
+    // the main rule on the vendor's fixed blocks (both null: a sliding window)
+    @Column(name = "aligned_zone", length = 64)
+    private String alignedZone;
+
+    @Column(name = "aligned_at")
+    private LocalTime alignedAt;
 
     @Column(name = "min_interval_ms", nullable = false)
     private long minIntervalMs;
@@ -127,6 +137,9 @@ public class Limit {
     /** New rules and options; the beat and the send log stay, so a change never starts with a burst. */
     /** A new rule (calls per window); its options and more rules stay. */
     public void rePace(Pace pace) {
+        if (alignedZone != null) { // its blocks stay: the new window must be a day or a whole part of one
+            pace = Pace.aligned(pace.calls(), new CalendarBlocks(pace.window(), ZoneId.of(alignedZone), alignedAt));
+        }
         this.calls = pace.calls();
         this.windowMs = pace.window().toMillis();
     }
@@ -135,6 +148,8 @@ public class Limit {
         this.starvingAfterMs = starvingAfter == null ? null : starvingAfter.toMillis();
         this.calls = pace.calls();
         this.windowMs = pace.window().toMillis();
+        this.alignedZone = pace.isAligned() ? pace.blocks().zone().getId() : null;
+        this.alignedAt = pace.isAligned() ? pace.blocks().at() : null;
         this.minIntervalMs = options.minInterval().toMillis();
         this.retryFloorMs = options.coolDown().floor().toMillis();
         this.coolDownLadderMs = options.coolDown().steps().stream().map(Duration::toMillis).toArray(Long[]::new);
@@ -154,7 +169,7 @@ public class Limit {
         this.maxKeys = options.size().maxKeys();
         this.rules.clear();
         for (Pace r : options.moreRules()) {
-            rules.add(new Rule(r.calls(), r.window().toMillis()));
+            rules.add(new Rule(r));
         }
     }
 
@@ -168,12 +183,14 @@ public class Limit {
     }
 
     public Pace pace() {
-        return new Pace(calls, Duration.ofMillis(windowMs));
+        return alignedZone == null ? new Pace(calls, Duration.ofMillis(windowMs))
+                : Pace.aligned(calls, new CalendarBlocks(Duration.ofMillis(windowMs), ZoneId.of(alignedZone),
+                alignedAt));
     }
 
     public LimitOptions options() {
         return new LimitOptions(Duration.ofMillis(minIntervalMs),
-                rules.stream().map(r -> new Pace(r.calls(), Duration.ofMillis(r.windowMs()))).toList(),
+                rules.stream().map(Rule::pace).toList(),
                 new CoolDownLadder(Arrays.stream(coolDownLadderMs).map(Duration::ofMillis).toList(),
                         Duration.ofMillis(retryFloorMs), stepDownAfter, Duration.ofMillis(maxCoolDownMs)),
                 ReceiptMargin.ofNullable(receiptMarginMs == null ? null : Duration.ofMillis(receiptMarginMs)),

@@ -76,6 +76,18 @@ public final class LimitControl {
         return new Aging(after, upTo == null ? -1 : upTo.rank());
     }
 
+    /** A rule: sliding, or on the vendor's blocks when it has a zone (a reset time without a zone is midnight). */
+    private static Pace pace(int calls, java.time.Duration window, java.time.ZoneId zone, java.time.LocalTime at) {
+        if (zone == null) {
+            if (at != null) {
+                throw new IllegalArgumentException("aligned: a reset time needs its zone");
+            }
+            return new Pace(calls, window);
+        }
+        return Pace.aligned(calls, new dev.gate.rules.CalendarBlocks(window, zone,
+                at == null ? java.time.LocalTime.MIDNIGHT : at));
+    }
+
     /** As {@link #put(String, LimitSpec)}, recorded as {@code actor}'s action. */
     public boolean put(String name, LimitSpec spec, String actor) throws GateException {
         if (!LimitName.isValid(name)) {
@@ -84,9 +96,10 @@ public final class LimitControl {
         Pace pace;
         LimitOptions options;
         try {
-            pace = new Pace(spec.calls(), spec.window());
+            pace = pace(spec.calls(), spec.window(), spec.alignedZone(), spec.alignedAt());
             options = new LimitOptions(spec.minInterval(),
-                    spec.moreRules().stream().map(r -> new Pace(r.calls(), r.window())).toList(),
+                    spec.moreRules().stream().map(r -> pace(r.calls(), r.window(), r.alignedZone(), r.alignedAt()))
+                            .toList(),
                     new CoolDownLadder(spec.coolDownLadder(), spec.retryFloor(), spec.stepDownAfter(),
                             spec.maxCoolDown()),
                     ReceiptMargin.ofNullable(spec.receiptMargin()),
@@ -126,7 +139,13 @@ public final class LimitControl {
 
     /** Changes only the limit's own rule (its options and more rules stay), recorded as {@code actor}'s action. */
     public void rePace(String name, Pace pace, String actor) throws GateException {
-        if (!admission.run(() -> limits.rePace(name, pace, actor))) {
+        boolean found;
+        try {
+            found = admission.run(() -> limits.rePace(name, pace, actor));
+        } catch (IllegalArgumentException e) { // an aligned limit's blocks stay: the new window must fit them
+            throw new InvalidLimitException("limit '" + name + "': " + e.getMessage());
+        }
+        if (!found) {
             throw new UnknownLimitException(name);
         }
         LOG.info(() -> "limit " + name + " changed: " + pace.calls() + " calls per " + pace.window() + " by " + actor);

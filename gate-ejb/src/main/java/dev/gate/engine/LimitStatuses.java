@@ -7,6 +7,7 @@ import dev.gate.api.RuleUse;
 import dev.gate.domain.Limit;
 import dev.gate.domain.Slot;
 import dev.gate.rules.AdaptiveRate;
+import dev.gate.rules.Pace;
 import dev.gate.store.LimitFigures;
 
 import java.time.Duration;
@@ -29,7 +30,7 @@ final class LimitStatuses {
                         r.agedLastHour()),
                 options.minInterval().toMillis(),
                 options.coolDown().steps().stream().map(Duration::toMillis).toList(),
-                f.moreRules().stream().map(u -> new RuleUse(u.calls(), u.windowMs(), u.usedInWindow())).toList(),
+                f.moreRules().stream().map(u -> use(u.pace(), u.usedInWindow(), f.now())).toList(),
                 slot.slowedAt(), slot.slowedBy(), slot.slowedProgram(), slot.slowedCall(),
                 options.coolDown().longestAsk().toMillis(),
                 l.starvingAfter() == null ? null : l.starvingAfter().toMillis(),
@@ -39,6 +40,15 @@ final class LimitStatuses {
                         .effective(slot.adaptiveCalls(), slot.adaptiveCutAt(), f.now()) : null,
                 options.keyed() ? f.openKeys() : null, options.parent(),
                 new LimitStatus.LineBounds(size.maxWaiting(), size.maxWaitingPerProgram(), size.maxKeys(),
-                        f.refusedFull(), f.lastFullAt()));
+                        f.refusedFull(), f.lastFullAt()), use(l.pace(), f.usedInWindow(), f.now()));
+    }
+
+    /** A rule's use; an aligned rule's with its zone, reset time and the end of its current block. */
+    private static RuleUse use(Pace pace, long used, java.time.Instant now) {
+        if (!pace.isAligned()) {
+            return new RuleUse(pace.calls(), pace.window().toMillis(), used);
+        }
+        return new RuleUse(pace.calls(), pace.window().toMillis(), used, pace.blocks().zone().getId(),
+                pace.blocks().at().toString(), pace.blocks().at(now).end());
     }
 }

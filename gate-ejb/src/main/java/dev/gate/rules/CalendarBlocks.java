@@ -13,7 +13,9 @@ import java.util.Objects;
  * blocks on the vendor's calendar rather than a window sliding with each send. A block is a calendar day of the zone
  * from {@code at} to the next day's {@code at} (23 or 25 hours on a daylight-saving day), or a part of that day: blocks
  * of {@code length} from the day's start, the last one cut at the next day's start when a changed clock makes the day
- * shorter or longer than whole blocks. A reset time that a clock change skips is the first instant after the gap.
+ * shorter or longer than whole blocks. A reset time that a clock change skips moves forward by the gap; one that a
+ * clock change repeats is its second (standard-time) occurrence, as PostgreSQL reads such a local time
+ * ({@code gate_block_end}, the same rule in SQL, answers as this class does).
  */
 public final class CalendarBlocks {
 
@@ -68,13 +70,46 @@ public final class CalendarBlocks {
         return new Block(start, end.isAfter(dayEnd) ? dayEnd : end);
     }
 
+    public Duration length() {
+        return length;
+    }
+
+    public ZoneId zone() {
+        return zone;
+    }
+
+    public LocalTime at() {
+        return at;
+    }
+
+    /** Whether the blocks are whole calendar days (each 23, 24 or 25 hours). */
+    public boolean days() {
+        return length.equals(DAY);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof CalendarBlocks b && length.equals(b.length) && zone.equals(b.zone) && at.equals(b.at);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(length, zone, at);
+    }
+
+    @Override
+    public String toString() {
+        return "blocks of " + length + " from " + at + " " + zone;
+    }
+
     /** The block after the one that holds {@code t}. */
     public Block next(Instant t) {
         return at(at(t).end());
     }
 
-    // the day's reset: a time in a gap moves forward by the gap, a time in an overlap takes the earlier offset
+    // the day's reset: a time in a gap moves forward by the gap, a time in an overlap takes the later offset (as
+    // PostgreSQL's "timestamp AT TIME ZONE" does)
     private Instant start(LocalDate day) {
-        return ZonedDateTime.of(day, at, zone).toInstant();
+        return ZonedDateTime.of(day, at, zone).withLaterOffsetAtOverlap().toInstant();
     }
 }

@@ -62,7 +62,8 @@ public final class ReceiptMargin {
     /** The rules as the cap and the beat count them: every window widened by its margin. */
     public LimitRules widen(LimitRules rules) {
         return new LimitRules(rules.rules().stream()
-                .map(p -> new Pace(p.calls(), p.window().plus(forWindow(p.window())))).toList(), rules.minInterval(),
+                .map(p -> p.isAligned() ? new Pace(p.calls(), p.window(), p.blocks(), forWindow(p.window()))
+                        : new Pace(p.calls(), p.window().plus(forWindow(p.window())))).toList(), rules.minInterval(),
                 rules.burst());
     }
 

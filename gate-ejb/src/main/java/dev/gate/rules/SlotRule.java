@@ -35,7 +35,7 @@ public final class SlotRule {
     public static SlotDecision decide(LimitRules limit, Instant now, Instant nextSlot,
                                       List<Optional<Instant>> nthMostRecentSends, Optional<Instant> lastSend,
                                       Instant pausedUntil) {
-        Instant earliest = nextSlot;
+        Instant earliest = blockTurn(limit, nextSlot, lastSend);
         for (int i = 0; i < limit.rules().size(); i++) {
             earliest = later(earliest, WindowCap.roomAt(limit.rules().get(i), nthMostRecentSends.get(i)));
         }
@@ -44,6 +44,25 @@ public final class SlotRule {
         }
         earliest = later(earliest, Optional.ofNullable(pausedUntil));
         return now.isBefore(earliest) ? SlotDecision.waitUntil(earliest) : SlotDecision.sendNow(earliest);
+    }
+
+    /**
+     * The beat paces inside a vendor's block: once the block of the last send is over (an aligned rule's, the send
+     * counted in the block its margin puts it in), a new block's first send is due at once, whatever the beat says.
+     * A grant writes the next slot so ({@code gate_block_turn} in SQL), and a decision reads it so.
+     */
+    public static Instant blockTurn(LimitRules limit, Instant nextSlot, Optional<Instant> lastSend) {
+        Instant slot = nextSlot;
+        if (lastSend.isEmpty()) {
+            return slot;
+        }
+        for (Pace p : limit.rules()) {
+            if (p.isAligned()) {
+                Instant ended = p.blocks().at(lastSend.get().plus(p.margin())).end();
+                slot = ended.isBefore(slot) ? ended : slot;
+            }
+        }
+        return slot;
     }
 
     private static Instant later(Instant a, Optional<Instant> b) {

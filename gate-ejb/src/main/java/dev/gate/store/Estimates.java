@@ -38,6 +38,11 @@ public final class Estimates {
                        AS rule_calls,
                    ARRAY(SELECT r.window_ms FROM gate_limit_rule r WHERE r.limit_name = l.name ORDER BY r.window_ms)
                        AS rule_windows,
+                   l.aligned_zone, l.aligned_at::text,
+                   ARRAY(SELECT r.aligned_zone FROM gate_limit_rule r WHERE r.limit_name = l.name ORDER BY r.window_ms)
+                       AS rule_zones,
+                   ARRAY(SELECT r.aligned_at::text FROM gate_limit_rule r WHERE r.limit_name = l.name
+                         ORDER BY r.window_ms) AS rule_ats,
                    t.now AS now, ps.next_slot_at AS parent_next_slot_at, ps.paused_until AS parent_paused_until
             FROM me CROSS JOIN t JOIN gate_slot s ON s.limit_name = me.limit_name
                  JOIN gate_limit l ON l.name = me.limit_name

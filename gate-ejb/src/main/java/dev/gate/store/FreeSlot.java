@@ -42,7 +42,7 @@ public final class FreeSlot {
             k AS MATERIALIZED (
                 SELECT ?::int AS cost, s.limit_name, s.next_slot_at, s.paused_until, s.send_seq, l.calls, l.window_ms,
                        l.min_interval_ms, l.receipt_margin_ms, l.burst, l.adaptive, s.adaptive_calls, s.adaptive_cut_at,
-                       l.aging_after_ms, l.aging_up_to
+                       l.aging_after_ms, l.aging_up_to, l.aligned_zone, l.aligned_at
                 FROM gate_slot s JOIN gate_limit l ON l.name = s.limit_name
                 WHERE s.limit_name = ? AND NOT l.keyed AND l.parent_name IS NOT DISTINCT FROM ?::varchar
                   AND NOT EXISTS (SELECT 1 FROM prior)
@@ -52,8 +52,8 @@ public final class FreeSlot {
                              AS last_sent
                   FROM k),
             r AS (
-                SELECT rr.calls, rr.window_ms + coalesce(t.receipt_margin_ms::numeric, least(rr.window_ms / 200.0, 100))
-                           AS counted_ms,
+                SELECT rr.calls, rr.window_ms, rr.aligned_zone, rr.aligned_at,
+                       coalesce(t.receipt_margin_ms::numeric, least(rr.window_ms / 200.0, 100)) AS margin_ms,
                        (SELECT g.sent_at FROM gate_send g
                         WHERE g.limit_name = t.limit_name
                           AND g.seq = t.send_seq - rr.calls + least(t.cost, rr.calls)) AS nth_sent
@@ -61,16 +61,25 @@ public final class FreeSlot {
                     SELECT CASE WHEN t.adaptive AND t.adaptive_calls IS NOT NULL
                                 THEN least(t.calls, t.adaptive_calls + greatest(1, (t.calls * 2 + 50) / 100)
                                     * (greatest(0, floor(extract(epoch FROM t.now - t.adaptive_cut_at) * 1000 / t.window_ms))::bigint / 10))::int
-                                ELSE t.calls END, t.window_ms
+                                ELSE t.calls END, t.window_ms, t.aligned_zone, t.aligned_at
                     UNION ALL
-                    SELECT calls, window_ms FROM gate_limit_rule WHERE limit_name = t.limit_name) rr),
+                    SELECT calls, window_ms, aligned_zone, aligned_at FROM gate_limit_rule WHERE limit_name = t.limit_name)
+                    rr (calls, window_ms, aligned_zone, aligned_at)),
             d AS (
                 SELECT t.*,
                        t.send_seq > 0 AND t.last_sent IS NULL AS stale,
-                       greatest((SELECT max(ceil(r.counted_ms * 1000 / r.calls)) FROM r), t.min_interval_ms * 1000, 1)
+                       greatest((SELECT max(ceil((r.window_ms + CASE WHEN r.aligned_zone IS NULL THEN r.margin_ms ELSE 0 END)
+                                                 * 1000 / r.calls)) FROM r), t.min_interval_ms * 1000, 1)
                            AS gap_us,
-                       greatest(t.next_slot_at,
-                                (SELECT max(r.nth_sent + r.counted_ms * interval '1 millisecond') FROM r),
+                       greatest(least(t.next_slot_at, -- a vendor's new block: its first send is due at once
+                                      (SELECT min(gate_block_end(t.last_sent + r.margin_ms * interval '1 millisecond',
+                                                                 r.aligned_zone, r.aligned_at, r.window_ms))
+                                       FROM r WHERE r.aligned_zone IS NOT NULL)),
+                                (SELECT max(CASE WHEN r.aligned_zone IS NULL
+                                                 THEN r.nth_sent + (r.window_ms + r.margin_ms) * interval '1 millisecond'
+                                                 ELSE gate_block_end(r.nth_sent + r.margin_ms * interval '1 millisecond',
+                                                                     r.aligned_zone, r.aligned_at, r.window_ms) END)
+                                 FROM r),
                                 CASE WHEN t.min_interval_ms > 0
                                      THEN t.last_sent + t.min_interval_ms * interval '1 millisecond' END,
                                 t.paused_until) AS due,
@@ -98,9 +107,10 @@ public final class FreeSlot {
             moved AS (
                 UPDATE gate_slot s
                 SET send_seq = go.send_seq + go.cost,
-                    next_slot_at = CASE WHEN go.now - go.due <= go.gap_us * interval '1 microsecond' THEN go.due
+                    next_slot_at = least(CASE WHEN go.now - go.due <= go.gap_us * interval '1 microsecond' THEN go.due
                                         ELSE greatest(go.due, go.now - (go.burst - 1) * go.gap_us * interval '1 microsecond')
-                                   END + go.cost * go.gap_us * interval '1 microsecond'
+                                   END + go.cost * go.gap_us * interval '1 microsecond',
+                                   gate_block_turn(go.limit_name, go.now))
                 FROM go, called WHERE s.limit_name = go.limit_name)
             SELECT d.now, d.due, d.gap_us, d.ahead, d.stale, called.id, called.enqueued_at, called.granted_at,
                    prior.id AS prior_id, prior.limit_name AS prior_limit, prior.call_class AS prior_class,

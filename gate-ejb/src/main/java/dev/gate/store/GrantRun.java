@@ -68,7 +68,9 @@ final class GrantRun {
                 INSERT INTO gate_send (limit_name, call_id, sent_at, slot_at, seq)
                 SELECT g.limit_name, g.id, g.granted_at, step.slot_at, ? + g.n FROM granted g JOIN step ON step.n = g.n),
             nx AS (
-                SELECT greatest(step.kept, step.restarted) AS next_slot, step.n
+                SELECT least(greatest(step.kept, step.restarted),
+                             gate_block_turn((SELECT limit_name FROM granted LIMIT 1), (SELECT at FROM t))) AS next_slot,
+                       step.n
                 FROM step WHERE step.n = (SELECT max(n) FROM granted)),
             moved AS (
                 UPDATE gate_slot SET next_slot_at = nx.next_slot, send_seq = ? + nx.n

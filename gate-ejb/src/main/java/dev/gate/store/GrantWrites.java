@@ -43,7 +43,7 @@ final class GrantWrites {
     // restarts (Beat.restartAfter), to that long after this send's own clock read (never before the kept slot):
     // "from the actual send", not from the probe's earlier read. A call of cost c logs c sends (units), numbered on from
     // seq; kept and restart are for its cost (Beat). Parameters: slot, seq, kept, restart (µs, or null: the beat is
-    // kept), seq, limit.
+    // kept), seq, limit. A vendor's block that ends first (an aligned rule's) ends the beat there (SlotRule.blockTurn).
     static final String WRITES = """
             t AS (SELECT clock_timestamp() AS at),
             granted AS (
@@ -55,7 +55,8 @@ final class GrantWrites {
             sent AS (
                 INSERT INTO gate_send (limit_name, call_id, sent_at, slot_at, seq)
                 SELECT limit_name, id, granted_at, ?, ? + u - 1 FROM granted, generate_series(1, granted.cost) u),
-            nx AS (SELECT greatest(?::timestamptz, t.at + ?::bigint * interval '1 microsecond') AS next_slot FROM t),
+            nx AS (SELECT least(greatest(?::timestamptz, t.at + ?::bigint * interval '1 microsecond'),
+                                gate_block_turn((SELECT limit_name FROM granted), t.at)) AS next_slot FROM t),
             moved AS (
                 UPDATE gate_slot SET next_slot_at = nx.next_slot, send_seq = ? + (SELECT cost FROM granted) - 1
                 FROM nx WHERE limit_name = ? AND EXISTS (SELECT 1 FROM granted))""";

@@ -20,7 +20,7 @@ public final class IdleKeys {
     // Parameters: grace, batch.
     static final String IDLE = """
             WITH cand AS (
-                SELECT k.name, k.window_ms, k.min_interval_ms, k.receipt_margin_ms FROM gate_limit k
+                SELECT k.name, k.window_ms, k.min_interval_ms, k.receipt_margin_ms, k.aligned_zone FROM gate_limit k
                 WHERE k.template_name IS NOT NULL AND k.key_used_at < now() - ? * interval '1 millisecond'
                 ORDER BY k.key_used_at
                 LIMIT ?
@@ -36,8 +36,10 @@ public final class IdleKeys {
                     UNION ALL
                     (SELECT 1 FROM gate_send g
                      WHERE g.limit_name = cand.name
-                       AND g.sent_at > now() - (GREATEST(cand.window_ms, cand.min_interval_ms,
-                           (SELECT coalesce(max(r.window_ms), 0) FROM gate_limit_rule r WHERE r.limit_name = cand.name))
+                       AND g.sent_at > now() - (GREATEST(cand.window_ms + """ + Retention.ALIGNED_EXTRA.formatted("cand") + """
+            , cand.min_interval_ms,
+                           (SELECT coalesce(max(r.window_ms + """ + Retention.ALIGNED_EXTRA.formatted("r") + """
+            ), 0) FROM gate_limit_rule r WHERE r.limit_name = cand.name))
                            + coalesce(cand.receipt_margin_ms, 1000)) * interval '1 millisecond'
                      ORDER BY g.sent_at DESC
                      LIMIT 1)

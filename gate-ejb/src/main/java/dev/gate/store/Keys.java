@@ -18,7 +18,7 @@ public final class Keys {
     private static final String LIMIT_COLUMNS = """
             calls, window_ms, min_interval_ms, retry_floor_ms, cooldown_ladder_ms, step_down_after, receipt_margin_ms,
             starving_after_ms, aging_after_ms, aging_up_to, fair_programs, burst, adaptive, parent_name, max_waiting,
-            max_waiting_per_program, max_cooldown_ms""";
+            max_waiting_per_program, max_cooldown_ms, aligned_zone, aligned_at""";
 
     // Opens the key's row from its template, or touches it (its last use, written at most once a minute: a busy key
     // does not rewrite its row on each call): the upsert locks the row, waits for a sweep that holds it and, if that
@@ -39,8 +39,8 @@ public final class Keys {
                 WHERE gate_limit.key_used_at < excluded.key_used_at - interval '1 minute'
                 RETURNING name, template_name, parent_name, (xmax = 0) AS created),
             r AS (
-                INSERT INTO gate_limit_rule (limit_name, calls, window_ms)
-                SELECT k.name, r.calls, r.window_ms FROM k JOIN gate_limit_rule r ON r.limit_name = k.template_name
+                INSERT INTO gate_limit_rule (limit_name, calls, window_ms, aligned_zone, aligned_at)
+                SELECT k.name, r.calls, r.window_ms, r.aligned_zone, r.aligned_at FROM k JOIN gate_limit_rule r ON r.limit_name = k.template_name
                 WHERE k.created)
             SELECT name, created, parent_name FROM k
             UNION ALL

@@ -26,7 +26,15 @@ public record LimitFigures(Limit limit, LimitOptions options, Slot slot, Instant
         static final Recent NONE = new Recent(java.util.Collections.nCopies(60, 0L), 0, 0, 0);
     }
 
-    /** One more rule of the limit and the sends in its window now. */
-    public record Rule(int calls, long windowMs, long usedInWindow) {
+    /** One more rule of the limit and the sends in its window now (an aligned rule: in its block). */
+    public record Rule(dev.gate.rules.Pace pace, long usedInWindow) {
+
+        public int calls() {
+            return pace.calls();
+        }
+
+        public long windowMs() {
+            return pace.window().toMillis();
+        }
     }
 }

@@ -39,8 +39,16 @@ public final class LineView {
     // limit: with thousands of limits the status page would otherwise make thousands of round trips.
     private static final String USED_IN_WINDOWS = """
             SELECT l.name, (SELECT count(*) FROM gate_send s
-                            WHERE s.limit_name = l.name AND s.sent_at > CAST(? AS timestamptz) - l.window_ms * interval '1 millisecond')
+                            WHERE s.limit_name = l.name AND s.sent_at > """ + since("CAST(?1 AS timestamptz)", "l") + """
+            )
             FROM gate_limit l WHERE l.template_name IS NULL""";
+
+    // Where a rule's current window starts (exclusive): window ago, or (an aligned rule) its block's start.
+    private static String since(String now, String rule) {
+        return ("CASE WHEN %2$s.aligned_zone IS NULL THEN %1$s - %2$s.window_ms * interval '1 millisecond' "
+                + "ELSE gate_block_start(%1$s, %2$s.aligned_zone, %2$s.aligned_at, %2$s.window_ms) "
+                + "- interval '1 microsecond' END").formatted(now, rule);
+    }
 
     // Per keyed limit, its open keys (their count, kept by trigger: no scan of 100,000 keys at every read).
     private static final String OPEN_KEYS = """
@@ -83,8 +91,8 @@ public final class LineView {
     private static final String RULES_USED = """
             SELECT r.limit_name, r.calls, r.window_ms,
                    (SELECT count(*) FROM gate_send s
-                    WHERE s.limit_name = r.limit_name
-                      AND s.sent_at > CAST(?1 AS timestamptz) - r.window_ms * interval '1 millisecond')
+                    WHERE s.limit_name = r.limit_name AND s.sent_at > """ + since("CAST(?1 AS timestamptz)", "r") + """
+            ), r.aligned_zone, r.aligned_at::text
             FROM gate_limit_rule r JOIN gate_limit l ON l.name = r.limit_name
             WHERE l.template_name IS NULL""";
 
@@ -259,8 +267,9 @@ public final class LineView {
         for (Object row : filtered(em, RULES_USED + "%s ORDER BY r.limit_name, r.window_ms, r.calls",
                 " AND r.limit_name = ?2", now, only)) {
             Object[] r = (Object[]) row;
-            out.computeIfAbsent((String) r[0], k -> new ArrayList<>()).add(new LimitFigures.Rule(((Number) r[1]).intValue(),
-                    ((Number) r[2]).longValue(), ((Number) r[3]).longValue()));
+            out.computeIfAbsent((String) r[0], k -> new ArrayList<>()).add(new LimitFigures.Rule(
+                    SlotLock.pace(((Number) r[1]).intValue(), ((Number) r[2]).longValue(), (String) r[4], (String) r[5]),
+                    ((Number) r[3]).longValue()));
         }
         return out;
     }

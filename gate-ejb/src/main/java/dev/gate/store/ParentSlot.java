@@ -6,6 +6,7 @@ import dev.gate.rules.Aging;
 import dev.gate.rules.Beat;
 import dev.gate.rules.LimitRules;
 import dev.gate.rules.SlotDecision;
+import dev.gate.rules.SlotRule;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -127,7 +128,8 @@ final class ParentSlot {
      * restarts from the grant's own time (as the key's does).
      */
     void took(Connection c, Grant grant) throws SQLException {
-        Instant next = Beat.next(due, grant.grantedAt(), rules.gap(), rules.burst());
+        Instant next = SlotRule.blockTurn(rules, Beat.next(due, grant.grantedAt(), rules.gap(), rules.burst()),
+                java.util.Optional.of(grant.grantedAt()));
         try (PreparedStatement ps = c.prepareStatement(PARENT_SEND)) {
             ps.setString(1, name);
             ps.setLong(2, grant.callId());

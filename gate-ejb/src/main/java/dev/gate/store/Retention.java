@@ -23,6 +23,10 @@ public final class Retention {
     // Index ranges on (limit_name, sent_at), and the delete by row address (a TID scan; "id IN" let the planner
     // scan the whole table), so the cost follows the rows deleted, not the table. now() (the transaction's start, a
     // stable value) rather than clock_timestamp(), so the bound is part of the index range.
+    // An aligned rule's block may be longer than its window by a clock change (a 25-hour day): its sends are kept an
+    // hour longer.
+    static final String ALIGNED_EXTRA = "CASE WHEN %1$s.aligned_zone IS NULL THEN 0 ELSE 3600000 END";
+
     static final String PRUNE_SENDS = """
             DELETE FROM gate_send WHERE ctid = ANY (ARRAY(
                 SELECT old.ctid
@@ -31,8 +35,10 @@ public final class Retention {
                 CROSS JOIN LATERAL (
                     SELECT s.ctid FROM gate_send s
                     WHERE s.limit_name = l.name
-                      AND s.sent_at < least(now() - (GREATEST(l.window_ms, l.min_interval_ms,
-                              (SELECT coalesce(max(r.window_ms), 0) FROM gate_limit_rule r WHERE r.limit_name = l.name))
+                      AND s.sent_at < least(now() - (GREATEST(l.window_ms + """ + ALIGNED_EXTRA.formatted("l") + """
+            , l.min_interval_ms,
+                              (SELECT coalesce(max(r.window_ms + """ + ALIGNED_EXTRA.formatted("r") + """
+            ), 0) FROM gate_limit_rule r WHERE r.limit_name = l.name))
                           + ?) * interval '1 millisecond',
                           (SELECT n.sent_at FROM gate_send n WHERE n.limit_name = l.name AND n.seq = k.send_seq))
                     ORDER BY s.sent_at

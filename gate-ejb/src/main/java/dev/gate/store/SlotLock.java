@@ -2,6 +2,7 @@ package dev.gate.store;
 
 import dev.gate.rules.AdaptiveRate;
 import dev.gate.rules.Aging;
+import dev.gate.rules.CalendarBlocks;
 import dev.gate.rules.LimitRules;
 import dev.gate.rules.Pace;
 import dev.gate.rules.ReceiptMargin;
@@ -10,6 +11,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.LocalTime;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -32,11 +35,15 @@ final class SlotLock {
     static final String SQL = """
             SELECT s.next_slot_at, s.paused_until, s.send_seq, l.calls, l.window_ms, l.min_interval_ms,
                    l.receipt_margin_ms, l.aging_after_ms, l.aging_up_to, l.fair_programs, l.burst, l.adaptive,
-                   s.adaptive_calls, s.adaptive_cut_at, l.parent_name,
+                   s.adaptive_calls, s.adaptive_cut_at, l.parent_name, l.aligned_zone, l.aligned_at::text,
                    ARRAY(SELECT r.calls FROM gate_limit_rule r WHERE r.limit_name = l.name ORDER BY r.window_ms, r.calls)
                        AS rule_calls,
                    ARRAY(SELECT r.window_ms FROM gate_limit_rule r WHERE r.limit_name = l.name ORDER BY r.window_ms, r.calls)
                        AS rule_windows,
+                   ARRAY(SELECT r.aligned_zone FROM gate_limit_rule r WHERE r.limit_name = l.name
+                         ORDER BY r.window_ms, r.calls) AS rule_zones,
+                   ARRAY(SELECT r.aligned_at::text FROM gate_limit_rule r WHERE r.limit_name = l.name
+                         ORDER BY r.window_ms, r.calls) AS rule_ats,
                    clock_timestamp() AS now,
                    (SELECT sent_at FROM gate_send g WHERE g.limit_name = s.limit_name AND g.seq = s.send_seq)
                        AS last_sent,
@@ -83,15 +90,27 @@ final class SlotLock {
     /** The limit's rules as the cap and the beat count them: each window widened by its receipt margin. */
     static LimitRules rules(ResultSet rs) throws SQLException {
         List<Pace> rules = new ArrayList<>();
-        rules.add(Pace.of(effectiveCalls(rs), rs.getLong("window_ms")));
+        rules.add(pace(effectiveCalls(rs), rs.getLong("window_ms"), rs.getString("aligned_zone"),
+                rs.getString("aligned_at")));
         Integer[] calls = (Integer[]) rs.getArray("rule_calls").getArray();
         Long[] windows = (Long[]) rs.getArray("rule_windows").getArray();
+        String[] zones = (String[]) rs.getArray("rule_zones").getArray();
+        String[] ats = (String[]) rs.getArray("rule_ats").getArray();
         for (int i = 0; i < calls.length; i++) {
-            rules.add(Pace.of(calls[i], windows[i]));
+            rules.add(pace(calls[i], windows[i], zones[i], ats[i]));
         }
         long margin = rs.getLong("receipt_margin_ms");
         return ReceiptMargin.ofNullable(rs.wasNull() ? null : Duration.ofMillis(margin))
                 .widen(new LimitRules(rules, Duration.ofMillis(rs.getLong("min_interval_ms")), rs.getInt("burst")));
+    }
+
+    /** A rule as its columns give it: sliding, or on the vendor's blocks when it has a zone. */
+    static Pace pace(int calls, long windowMs, String zone, String at) {
+        if (zone == null) {
+            return Pace.of(calls, windowMs);
+        }
+        return Pace.aligned(calls, new CalendarBlocks(Duration.ofMillis(windowMs), ZoneId.of(zone),
+                LocalTime.parse(at)));
     }
 
     /** The limit's order beside class and arrival: its starvation guard (null: off), programs taking turns. */

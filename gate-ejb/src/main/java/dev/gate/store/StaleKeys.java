@@ -33,6 +33,7 @@ public final class StaleKeys {
                    aging_up_to = t.aging_up_to, fair_programs = t.fair_programs, burst = t.burst,
                    adaptive = t.adaptive, parent_name = t.parent_name, max_waiting = t.max_waiting,
                    max_waiting_per_program = t.max_waiting_per_program, max_cooldown_ms = t.max_cooldown_ms,
+                   aligned_zone = t.aligned_zone, aligned_at = t.aligned_at,
                    updated_at = greatest(clock_timestamp(), t.updated_at)
             FROM gate_limit t, stale WHERE k.name = stale.name AND t.name = ?
             RETURNING k.name""";
@@ -48,8 +49,8 @@ public final class StaleKeys {
 
     // Each key takes its own template's more rules. Parameters: keys.
     private static final String COPY_RULES = """
-            INSERT INTO gate_limit_rule (limit_name, calls, window_ms)
-            SELECT k.name, r.calls, r.window_ms FROM gate_limit k
+            INSERT INTO gate_limit_rule (limit_name, calls, window_ms, aligned_zone, aligned_at)
+            SELECT k.name, r.calls, r.window_ms, r.aligned_zone, r.aligned_at FROM gate_limit k
             JOIN gate_limit_rule r ON r.limit_name = k.template_name
             WHERE k.name = ANY (?)""";
 

@@ -92,4 +92,14 @@ class CalendarBlocksTest {
         assertThrows(IllegalArgumentException.class,
                 () -> new CalendarBlocks(Duration.ofMillis(500), LA, LocalTime.MIDNIGHT));
     }
+
+    @Test
+    void aResetTimeTheClockRepeatsIsItsSecondStandardTimeOccurrenceAsPostgreSqlReadsIt() {
+        // 1 November 2026: 01:00-02:00 happens twice in Los Angeles (PDT, then PST)
+        CalendarBlocks daily = new CalendarBlocks(Duration.ofDays(1), LA, LocalTime.of(1, 30));
+        assertEquals(Instant.parse("2026-11-01T09:30:00Z"), daily.at(Instant.parse("2026-11-01T12:00:00Z")).start(),
+                "01:30 PST, not 01:30 PDT (08:30 UTC)");
+        assertEquals(Instant.parse("2026-11-01T09:30:00Z"), daily.at(Instant.parse("2026-11-01T09:00:00Z")).end(),
+                "at 01:00 PST the day before still runs");
+    }
 }

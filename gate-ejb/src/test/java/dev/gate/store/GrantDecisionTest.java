@@ -5,6 +5,7 @@ import dev.gate.dev.GateDatabase;
 import dev.gate.dev.LimitRow;
 import dev.gate.rules.AdaptiveRate;
 import dev.gate.rules.Beat;
+import dev.gate.rules.CalendarBlocks;
 import dev.gate.rules.Cost;
 import dev.gate.rules.LimitRules;
 import dev.gate.rules.Pace;
@@ -23,6 +24,8 @@ import java.sql.Savepoint;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.LocalTime;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -45,6 +48,8 @@ class GrantDecisionTest {
     private static int costlyTried;
     private static int costlyGranted;
     private static int costlyPassesGranting;
+    private static int alignedTried;
+    private static int alignedDecided;
 
     @BeforeAll
     static void database() throws SQLException {
@@ -66,7 +71,10 @@ class GrantDecisionTest {
         }
         System.out.println("free slot: " + granted + " of 400 random states granted by the try, " + passesGranting
                 + " by the grant pass, the rest told when; of " + costlyTried + " calls costing more than 1 unit, "
-                + costlyGranted + " granted by the try, " + costlyPassesGranting + " by the pass");
+                + costlyGranted + " granted by the try, " + costlyPassesGranting + " by the pass; of " + alignedTried
+                + " limits with a rule on fixed blocks, " + alignedDecided + " where the blocks decided otherwise than "
+                + "a sliding window would");
+        assertTrue(alignedDecided > 5, "the blocks decide: " + alignedDecided);
         assertTrue(costlyGranted > 10 && costlyGranted < costlyTried - 10, "costly calls both ways: " + costlyGranted);
         assertTrue(costlyPassesGranting > 10, "costly calls granted by the pass: " + costlyPassesGranting);
         assertTrue(granted > 50 && granted < 350, "both outcomes are exercised: " + granted);
@@ -91,9 +99,22 @@ class GrantDecisionTest {
                 limit);
         Instant cutAt = cutTo == null ? null : state(limit).cutAt();
         List<Pace> rules = new ArrayList<>(List.of(Pace.of(calls, windowMs)));
+        // now and then on the vendor's fixed blocks (a window that divides a day), in one of a few zones
+        String[] zones = {"UTC", "America/Los_Angeles", "Asia/Kolkata"};
+        if (86_400_000 % windowMs == 0 && windowMs >= 1000 && random.nextInt(3) == 0) {
+            CalendarBlocks blocks = new CalendarBlocks(Duration.ofMillis(windowMs),
+                    ZoneId.of(zones[random.nextInt(zones.length)]), LocalTime.of(random.nextInt(24), 0));
+            sql("UPDATE gate_limit SET aligned_zone = ?, aligned_at = ?::time WHERE name = ?", blocks.zone().getId(),
+                    blocks.at().toString(), limit);
+            rules.set(0, Pace.aligned(calls, blocks));
+        }
         if (random.nextInt(3) == 0) {
-            sql("INSERT INTO gate_limit_rule (limit_name, calls, window_ms) VALUES (?, ?, ?)", limit, 2 * calls, 3000L);
-            rules.add(Pace.of(2 * calls, 3000));
+            boolean aligned = random.nextBoolean();
+            sql("INSERT INTO gate_limit_rule (limit_name, calls, window_ms, aligned_zone, aligned_at) "
+                    + "VALUES (?, ?, ?, ?, ?::time)", limit, 2 * calls, 3000L, aligned ? "Asia/Kolkata" : null,
+                    aligned ? "00:30" : null);
+            rules.add(aligned ? Pace.aligned(2 * calls, new CalendarBlocks(Duration.ofMillis(3000),
+                    ZoneId.of("Asia/Kolkata"), LocalTime.of(0, 30))) : Pace.of(2 * calls, 3000));
         }
         // a send log: up to 12 sends over the last 1.5 s, numbered 1..n
         int sends = random.nextInt(13);
@@ -132,14 +153,21 @@ class GrantDecisionTest {
         FreeSlot.Result r = result.orElseThrow();
         Instant now = r.now();
         if (adaptive) { // the main rule at the rate the last cut and the clock give (AdaptiveRate)
-            rules.set(0, Pace.of(new AdaptiveRate(calls, Duration.ofMillis(windowMs)).effective(cutTo, cutAt, now),
-                    windowMs));
+            rules.set(0, rules.get(0).withCalls(new AdaptiveRate(calls, Duration.ofMillis(windowMs))
+                    .effective(cutTo, cutAt, now)));
         }
         LimitRules counted = ReceiptMargin.ofNullable(marginMs == null ? null : Duration.ofMillis(marginMs))
                 .widen(new LimitRules(rules, Duration.ofMillis(minIntervalMs), burst));
         String where = limit + " " + rules + " margin " + marginMs + " spacing " + minIntervalMs + " burst " + burst + " adaptive " + adaptive + "/" + cutTo + " class "
                 + callClass + " cost " + cost.units() + " " + before;
         SlotDecision d = decide(counted, now, before, cost);
+        if (rules.stream().anyMatch(Pace::isAligned)) {
+            alignedTried++;
+            LimitRules sliding = ReceiptMargin.ofNullable(marginMs == null ? null : Duration.ofMillis(marginMs))
+                    .widen(new LimitRules(rules.stream().map(p -> new Pace(p.calls(), p.window())).toList(),
+                            Duration.ofMillis(minIntervalMs), burst));
+            alignedDecided += decide(sliding, now, before, cost).equals(d) ? 0 : 1;
+        }
         samePass(pass, before, rules, calls, windowMs, adaptive, cutTo, cutAt, marginMs, minIntervalMs, burst, cost,
                 where);
         assertEquals(d.notBefore(), r.due(), "when a send is due: " + where);
@@ -147,8 +175,8 @@ class GrantDecisionTest {
             assertEquals(now, r.grant().get().grantedAt());
             assertTrue(d.sendNow(), "granted, but the Java rules say wait until " + d.notBefore() + ": " + where);
             assertEquals(0, before.ahead(callClass), "granted past a call waiting ahead: " + where);
-            assertEquals(Beat.next(d.notBefore(), now, counted.gap(), counted.burst(), cost), after.slot(),
-                    "the beat moved: " + where);
+            assertEquals(SlotRule.blockTurn(counted, Beat.next(d.notBefore(), now, counted.gap(), counted.burst(),
+                    cost), Optional.of(now)), after.slot(), "the beat moved: " + where);
             assertEquals(before.seq() + cost.units(), after.seq(), "a send per unit: " + where);
             costlyGranted += cost.isOne() ? 0 : 1;
             return true;
@@ -201,8 +229,8 @@ class GrantDecisionTest {
         Instant at = pass.grants().isEmpty() ? pass.dbNow() : pass.grants().get(0).grantedAt();
         List<Pace> rules = new ArrayList<>(declared);
         if (adaptive) {
-            rules.set(0, Pace.of(new AdaptiveRate(calls, Duration.ofMillis(windowMs)).effective(cutTo, cutAt, at),
-                    windowMs));
+            rules.set(0, rules.get(0).withCalls(new AdaptiveRate(calls, Duration.ofMillis(windowMs))
+                    .effective(cutTo, cutAt, at)));
         }
         LimitRules counted = ReceiptMargin.ofNullable(marginMs == null ? null : Duration.ofMillis(marginMs))
                 .widen(new LimitRules(rules, Duration.ofMillis(minIntervalMs), burst));
@@ -225,12 +253,14 @@ class GrantDecisionTest {
         assertEquals(before.seq() + pass.grants().size() - 1 + cost.units(), p.after().seq(),
                 "a send per unit: " + where);
         if (pass.grants().size() == 1 && burst == 1) {
-            Instant moved = Beat.next(d.notBefore(), at, counted.gap(), counted.burst(), cost);
+            Instant moved = SlotRule.blockTurn(counted, Beat.next(d.notBefore(), at, counted.gap(), counted.burst(),
+                    cost), Optional.of(at));
             // the pass decides whether the beat slipped more than a gap at its probe's clock, a few ms before the
             // grant's own: within a few ms of that boundary either answer is the rules'
             Duration slip = Duration.between(d.notBefore(), at);
             boolean boundary = slip.minus(counted.gap()).abs().compareTo(Duration.ofMillis(50)) < 0;
-            Instant kept = Beat.next(d.notBefore(), d.notBefore(), counted.gap(), counted.burst(), cost);
+            Instant kept = SlotRule.blockTurn(counted, Beat.next(d.notBefore(), d.notBefore(), counted.gap(),
+                    counted.burst(), cost), Optional.of(at));
             assertTrue(p.after().slot().equals(moved) || boundary && p.after().slot().equals(kept),
                     "the pass moved the beat as the rules do: to " + p.after().slot() + ", rules " + moved + ": "
                             + where);

@@ -60,8 +60,11 @@ class DemoIT {
     void backfillPeopleAndTheWorkerShareTheVendorWithNo429AndPeopleWaitAtMostOneGap() throws Exception {
         // a margin for the time a grant takes to reach the vendor (over HTTP for the worker: up to ~300 ms measured
         // on a busy 2-core box), so that the vendor's own clock never counts more than the limit in a window
+        // and a daily quota on the vendor's calendar, as the demo declares one (more than a day at 20 a second: the
+        // beat stays the second's)
         Api.put("ops", "/limits/demo-it", "{\"calls\":" + CALLS + ",\"windowSeconds\":1,\"receiptMarginMs\":"
-                + MARGIN_MS + "}");
+                + MARGIN_MS + ",\"rules\":[{\"calls\":2000000,\"windowSeconds\":86400,"
+                + "\"aligned\":{\"zone\":\"America/Los_Angeles\",\"at\":\"00:00\"}}]}");
         assertEquals(200, Api.at(null, "PUT", URI.create(VENDOR + "/rule?calls=" + CALLS + "&windowSeconds=1"), "")
                 .status());
         Api.Answer started = Api.post("ops", "/jobs/backfill-history", "{\"limit\":\"demo-it\",\"symbols\":"
@@ -129,6 +132,10 @@ class DemoIT {
             assertTrue(p99 <= GAP.toMillis() + 50, "people wait at most one gap plus 50 ms at p99: " + p99 + " ms");
             assertTrue(p50 <= GAP.toMillis() + 50, "people wait about one gap at the median: " + p50 + " ms");
             assertTrue(worker.snapshots() > 0 && worker.followUps() > 0, "the worker's calls went through too");
+            JsonObject daily = Api.get("ops", "/limits/demo-it").json().getJsonArray("rules").getJsonObject(0);
+            long sentToday = ItDatabase.count("SELECT count(*) FROM gate_send WHERE limit_name = 'demo-it' AND sent_at "
+                    + ">= gate_block_start(clock_timestamp(), 'America/Los_Angeles', '00:00', 86400000)");
+            assertEquals(sentToday, daily.getInt("usedInWindow"), "the daily quota counts today's sends: " + daily);
         }
     }
 

@@ -49,7 +49,8 @@ class GateClientIT extends GateDeployedAlone {
 
     @Test
     void aCallOfSeveralUnitsTakesThemAllAndACostAboveTheRuleIsA400NamingTheField() throws Exception {
-        Api.put("ops", "/limits/client-cost", "{\"calls\":10,\"windowSeconds\":60}");
+        // a burst of the whole window: the beat (a gap per unit) does not hold the calls, only the window's units do
+        Api.put("ops", "/limits/client-cost", "{\"calls\":10,\"windowSeconds\":60,\"burst\":10}");
         try (HttpGate gate = HttpGate.connect(API, "worker", "worker")) {
             try (Permit p = gate.acquire("client-cost", CallClass.SCHEDULED, Duration.ofSeconds(10),
                     CallOptions.NONE.withCost(4))) {

@@ -305,6 +305,40 @@ class HttpApiIT extends GateDeployedAlone {
     }
 
     @Test
+    void aLimitOnTheVendorsCalendarIsDeclaredCountedPerBlockAndShowsWhenItResets() {
+        Api.Answer put = Api.put("ops", "/limits/http-daily", "{\"calls\":10000,\"windowSeconds\":86400,"
+                + "\"aligned\":{\"zone\":\"America/Los_Angeles\",\"at\":\"00:00\"},"
+                + "\"rules\":[{\"calls\":5,\"windowSeconds\":10,\"aligned\":{\"zone\":\"UTC\"}}]}");
+        assertEquals(201, put.status(), put.body());
+        Api.post("web", "/limits/http-daily/calls?waitSeconds=10", "{\"class\":\"INTERACTIVE\"}");
+        JsonObject limit = Api.get("worker", "/limits/http-daily").json();
+        assertEquals("America/Los_Angeles", limit.getJsonObject("aligned").getString("zone"), limit.toString());
+        assertEquals("00:00", limit.getJsonObject("aligned").getString("at"));
+        Instant midnight = java.time.ZonedDateTime.now(java.time.ZoneId.of("America/Los_Angeles")).toLocalDate()
+                .plusDays(1).atStartOfDay(java.time.ZoneId.of("America/Los_Angeles")).toInstant();
+        assertEquals(midnight, Instant.parse(limit.getString("resetsAt")), "the next midnight in Los Angeles");
+        assertEquals(1, limit.getInt("usedInWindow"));
+        JsonObject rule = limit.getJsonArray("rules").getJsonObject(0);
+        assertEquals("UTC", rule.getJsonObject("aligned").getString("zone"));
+        assertEquals("00:00", rule.getJsonObject("aligned").getString("at"), "the reset time defaults to midnight");
+        Duration toReset = Duration.between(Instant.now(), Instant.parse(rule.getString("resetsAt")));
+        assertTrue(toReset.compareTo(Duration.ofSeconds(11)) < 0, "a block of 10 s ends within 10 s: " + toReset);
+        for (String[] bad : new String[][]{
+                {"{\"calls\":5,\"windowSeconds\":60,\"aligned\":{\"zone\":\"Mars/Olympus\"}}", "aligned.zone"},
+                {"{\"calls\":5,\"windowSeconds\":60,\"aligned\":{\"zone\":\"UTC\",\"at\":\"25:00\"}}", "aligned.at"},
+                {"{\"calls\":5,\"windowSeconds\":60,\"aligned\":\"UTC\"}", "aligned"},
+                {"{\"calls\":5,\"windowSeconds\":7,\"aligned\":{\"zone\":\"UTC\"}}", "aligned window"},
+                {"{\"calls\":5,\"windowSeconds\":60,\"rules\":[{\"calls\":9,\"windowSeconds\":60,"
+                        + "\"aligned\":{\"zone\":\"UTC\",\"when\":1}}]}", "rules[0].aligned.when"}}) {
+            Api.Answer refused = Api.put("ops", "/limits/http-daily-bad", bad[0]);
+            assertEquals(400, refused.status(), bad[0] + ": " + refused.body());
+            assertTrue(refused.isProblem() && refused.json().getString("detail").contains(bad[1]),
+                    bad[0] + ": " + refused.body());
+        }
+        assertEquals(404, Api.get("worker", "/limits/http-daily-bad").status(), "nothing was declared");
+    }
+
+    @Test
     void aTryIsGrantedNowOrToldWhenWithA429AndLeavesNothingInTheLine() {
         Api.put("ops", "/limits/http-try", "{\"calls\":2,\"windowSeconds\":60}"); // a slot every 30 s
         Api.Answer granted = Api.post("web", "/limits/http-try/calls?mode=try", "{\"class\":\"INTERACTIVE\"}");

@@ -219,6 +219,21 @@ class StatusPageIT extends GateDeployedAlone {
     }
 
     @Test
+    void aDailyQuotaOnTheVendorsCalendarShowsTodaysUseAndWhenItResets() throws Exception {
+        Api.put("ops", "/limits/page-daily", "{\"calls\":10000,\"windowSeconds\":86400,"
+                + "\"aligned\":{\"zone\":\"America/Los_Angeles\",\"at\":\"00:00\"}}");
+        JsonObject call = Api.post("web", "/limits/page-daily/calls?waitSeconds=10", "{\"class\":\"INTERACTIVE\"}")
+                .json();
+        assertEquals("GRANTED", call.getString("state"), call.toString());
+        browser.get(PAGE);
+        signIn("ops", "ops");
+        waitFor("the daily gauge", b -> !b.findElements(panel("page-daily")).isEmpty()
+                && b.findElement(panel("page-daily")).getText().contains("1 of 10,000 used today, resets in "));
+        assertTrue(browser.findElement(panel("page-daily")).getText().contains("(00:00 America/Los_Angeles)"),
+                browser.findElement(panel("page-daily")).getText());
+    }
+
+    @Test
     void whileTheDatabaseIsCutThePageSaysCallsArePausedAndRecovers() throws Exception {
         Api.put("ops", "/limits/page-cut", "{\"calls\":5,\"windowSeconds\":1}");
         browser.get(PAGE);

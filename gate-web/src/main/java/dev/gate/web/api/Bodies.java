@@ -94,12 +94,17 @@ final class Bodies {
     }
 
     static String requiredString(JsonObject body, String field) {
+        return requiredString(body, field, "");
+    }
+
+    /** As above, the field named {@code prefix + field}. */
+    static String requiredString(JsonObject body, String field, String prefix) {
         JsonValue v = body.get(field);
         if (v == null || v.getValueType() == JsonValue.ValueType.NULL) {
-            throw ProblemException.badRequest(field, "is required");
+            throw ProblemException.badRequest(prefix + field, "is required");
         }
         if (!(v instanceof JsonString s)) {
-            throw ProblemException.badRequest(field, "must be a string");
+            throw ProblemException.badRequest(prefix + field, "must be a string");
         }
         return s.getString();
     }

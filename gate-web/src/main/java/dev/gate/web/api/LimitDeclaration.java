@@ -5,8 +5,12 @@ import dev.gate.api.LimitSpec;
 import dev.gate.app.LineDefaults;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
+import jakarta.json.JsonString;
+import jakarta.json.JsonValue;
 
 import java.time.Duration;
+import java.time.LocalTime;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -19,14 +23,54 @@ import java.util.Set;
 public final class LimitDeclaration {
 
     /** The fields a declaration may have. */
-    public static final Set<String> FIELDS = Set.of("calls", "windowSeconds", "minIntervalMs", "rules",
+    public static final Set<String> FIELDS = Set.of("calls", "windowSeconds", "aligned", "minIntervalMs", "rules",
             "retryFloorSeconds", "coolDownLadderSeconds", "stepDownAfter", "maxCoolDownSeconds", "receiptMarginMs", "starvingAfterSeconds",
             "agingAfterSeconds", "agingUpTo", "fairPrograms", "burst", "adaptive", "keyed", "parent", "maxWaiting",
             "maxWaitingPerProgram", "maxKeys");
 
-    private static final Set<String> RULE_FIELDS = Set.of("calls", "windowSeconds");
+    private static final Set<String> RULE_FIELDS = Set.of("calls", "windowSeconds", "aligned");
+
+    private static final Set<String> ALIGNED_FIELDS = Set.of("zone", "at");
 
     private LimitDeclaration() {
+    }
+
+    /** A rule's fixed blocks: the vendor's zone and its reset time (default 00:00). */
+    private record Aligned(ZoneId zone, LocalTime at) {
+    }
+
+    /** The rule's {@code aligned} object ({@code prefix}: where the rule is), or null when absent. */
+    private static Aligned aligned(JsonObject rule, String prefix) {
+        JsonValue v = rule.get("aligned");
+        if (v == null || v.getValueType() == JsonValue.ValueType.NULL) {
+            return null;
+        }
+        if (!(v instanceof JsonObject a)) {
+            throw ProblemException.badRequest(prefix + "aligned", "must be an object {zone, at}");
+        }
+        Bodies.onlyKnown(a, ALIGNED_FIELDS, prefix + "aligned.");
+        String zone = Bodies.requiredString(a, "zone", prefix + "aligned.");
+        ZoneId id;
+        try {
+            id = ZoneId.of(zone);
+        } catch (java.time.DateTimeException e) {
+            throw ProblemException.badRequest(prefix + "aligned.zone", "not a time zone (e.g. America/Los_Angeles): '"
+                    + zone + "'");
+        }
+        LocalTime at = LocalTime.MIDNIGHT;
+        JsonValue atValue = a.get("at");
+        if (atValue != null && atValue.getValueType() != JsonValue.ValueType.NULL) {
+            if (!(atValue instanceof JsonString s) || !s.getString().matches("\\d{2}:\\d{2}(:\\d{2})?")) {
+                throw ProblemException.badRequest(prefix + "aligned.at", "must be a time of day, HH:MM");
+            }
+            try {
+                at = LocalTime.parse(s.getString());
+            } catch (java.time.DateTimeException e) {
+                throw ProblemException.badRequest(prefix + "aligned.at", "must be a time of day, HH:MM: '"
+                        + s.getString() + "'");
+            }
+        }
+        return new Aligned(id, at);
     }
 
     /** The declaration as JSON text (the status page's form). */
@@ -39,6 +83,10 @@ public final class LimitDeclaration {
     public static LimitSpec parse(JsonObject fields) {
         LimitSpec spec = LimitSpec.of(Bodies.integer(fields, "calls", 1, 1_000_000, null),
                 Duration.ofSeconds(Bodies.integer(fields, "windowSeconds", 1, 7 * 24 * 3600, null)));
+        Aligned aligned = aligned(fields, "");
+        if (aligned != null) {
+            spec = spec.withAligned(aligned.zone(), aligned.at());
+        }
         int minIntervalMs = Bodies.integer(fields, "minIntervalMs", 0, 86_400_000, 0);
         List<LimitSpec.Rule> rules = new ArrayList<>();
         JsonArray more = Bodies.array(fields, "rules", 0, 10);
@@ -47,9 +95,11 @@ public final class LimitDeclaration {
                 throw ProblemException.badRequest("rules[" + i + "]", "must be an object {calls, windowSeconds}");
             }
             Bodies.onlyKnown(rule, RULE_FIELDS, "rules[" + i + "].");
+            Aligned ruleAligned = aligned(rule, "rules[" + i + "].");
             rules.add(new LimitSpec.Rule(Bodies.integer(rule, "calls", 1, 1_000_000, null, "rules[" + i + "]."),
                     Duration.ofSeconds(Bodies.integer(rule, "windowSeconds", 1, 7 * 24 * 3600, null,
-                            "rules[" + i + "]."))));
+                            "rules[" + i + "].")), ruleAligned == null ? null : ruleAligned.zone(),
+                    ruleAligned == null ? null : ruleAligned.at()));
         }
         int floor = Bodies.integer(fields, "retryFloorSeconds", 1, 86_400, (int) spec.retryFloor().toSeconds());
         List<Duration> ladder = new ArrayList<>();

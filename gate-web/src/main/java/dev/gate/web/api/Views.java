@@ -3,6 +3,9 @@ package dev.gate.web.api;
 import dev.gate.app.CallView;
 import dev.gate.api.CallClass;
 import dev.gate.api.LimitStatus;
+import dev.gate.api.RuleUse;
+import jakarta.json.Json;
+import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 
@@ -61,6 +64,17 @@ final class Views {
                         : BigDecimal.valueOf(l.getWindowMs(), 3))
                 .add("usedInWindow", l.getUsedInWindow())
                 .add("savedSends", l.getSavedSends());
+        aligned(b, l.getWindows().get(0));
+        JsonArrayBuilder rules = Json.createArrayBuilder();
+        for (RuleUse r : l.getWindows().subList(1, l.getWindows().size())) {
+            JsonObjectBuilder rule = JsonBuilders.object().add("calls", r.getCalls())
+                    .add("windowSeconds", r.getWindowMs() % 1000 == 0 ? BigDecimal.valueOf(r.getWindowMs() / 1000)
+                            : BigDecimal.valueOf(r.getWindowMs(), 3))
+                    .add("usedInWindow", r.getUsed());
+            aligned(rule, r);
+            rules.add(rule);
+        }
+        b.add("rules", rules);
         time(b, "nextSlotAt", l.getNextSlotAt());
         time(b, "pausedUntil", l.getPausedUntil());
         b.add("waiting", byClass(l.getWaiting()));
@@ -123,6 +137,16 @@ final class Views {
         time(full, "lastAt", line.getLastRefusedAt());
         b.add("lineFull", full);
         return b.build();
+    }
+
+    /** An aligned rule's blocks and when the current one ends ({@code aligned} null for a sliding rule). */
+    private static void aligned(JsonObjectBuilder b, RuleUse r) {
+        if (r.getAlignedZone() == null) {
+            b.addNull("aligned");
+            return;
+        }
+        b.add("aligned", JsonBuilders.object().add("zone", r.getAlignedZone()).add("at", r.getAlignedAt()));
+        time(b, "resetsAt", r.getResetsAt());
     }
 
     private static JsonObjectBuilder byClass(Map<String, Long> values) {

@@ -49,7 +49,7 @@ public final class Panel implements Serializable {
     private final List<Bar> bars;
     private final long starvingAfterMs;
 
-    /** One rule's gauge: "412 of 600 used in the last 60 s". */
+    /** One rule's gauge: "412 of 600 used in the last 60 s", "4,120 of 10,000 used today, resets in 3 h". */
     public record Gauge(String text, int percent) implements Serializable {
         public String getText() {
             return text;
@@ -107,16 +107,29 @@ public final class Panel implements Serializable {
     public List<Gauge> getWindows() {
         List<Gauge> gauges = new ArrayList<>();
         for (RuleUse r : limit.getWindows()) {
-            gauges.add(new Gauge(r.getUsed() + " of " + r.getCalls() + " used in the last " + Words.window(r.getWindowMs()),
-                    (int) Math.min(100, Math.round(100.0 * r.getUsed() / r.getCalls()))));
+            String text = r.getResetsAt() == null
+                    ? r.getUsed() + " of " + r.getCalls() + " used in the last " + Words.window(r.getWindowMs())
+                    : String.format(java.util.Locale.ROOT, "%,d of %,d used ", r.getUsed(), r.getCalls())
+                    + (r.getWindowMs() == 86_400_000L ? "today" : "in this " + Words.window(r.getWindowMs())
+                    + " block") + ", resets in "
+                    + Words.span(Math.max(0, Duration.between(limit.getAsOf(), r.getResetsAt()).toMillis()))
+                    + " (" + r.getAlignedAt() + " " + r.getAlignedZone() + ")";
+            gauges.add(new Gauge(text, (int) Math.min(100, Math.round(100.0 * r.getUsed() / r.getCalls()))));
         }
         return gauges;
+    }
+
+    /** An aligned rule's part of the declaration; empty for a sliding one. */
+    private static String aligned(RuleUse r) {
+        return r.getAlignedZone() == null ? "" : ", \"aligned\": {\"zone\": \"" + r.getAlignedZone()
+                + "\", \"at\": \"" + r.getAlignedAt() + "\"}";
     }
 
     /** The limit's rules and options as the API's PUT body: what the page's form starts from. */
     public String getDeclaration() {
         StringBuilder j = new StringBuilder("{\"calls\": ").append(limit.getCalls())
-                .append(", \"windowSeconds\": ").append(limit.getWindowMs() / 1000);
+                .append(", \"windowSeconds\": ").append(limit.getWindowMs() / 1000)
+                .append(aligned(limit.getWindows().get(0)));
         if (limit.getMinIntervalMs() > 0) {
             j.append(", \"minIntervalMs\": ").append(limit.getMinIntervalMs());
         }
@@ -125,7 +138,8 @@ public final class Panel implements Serializable {
             j.append(", \"rules\": [");
             for (int i = 1; i < rules.size(); i++) {
                 j.append(i == 1 ? "" : ", ").append("{\"calls\": ").append(rules.get(i).getCalls())
-                        .append(", \"windowSeconds\": ").append(rules.get(i).getWindowMs() / 1000).append('}');
+                        .append(", \"windowSeconds\": ").append(rules.get(i).getWindowMs() / 1000)
+                        .append(aligned(rules.get(i))).append('}');
             }
             j.append(']');
         }
