@@ -54,6 +54,13 @@ public interface Gate {
     void complete(Permit permit, int vendorStatus, Duration retryAfter) throws GateException;
 
     /**
+     * Reports the vendor's answer with whatever it said: its status, its Retry-After and its own count of the quota
+     * ({@link Outcome#remaining()}, {@link Outcome#reset()}), which holds the limit's sends to what the vendor said
+     * was left until its reset.
+     */
+    void complete(Permit permit, Outcome outcome) throws GateException;
+
+    /**
      * Waits for the vendor's answer to a call, typically one this caller {@link Permit#joined() joined} by its dedupe
      * key: the first caller makes the vendor call and reports it; every joiner sees the same outcome.
      *

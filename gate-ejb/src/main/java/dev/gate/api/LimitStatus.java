@@ -48,6 +48,21 @@ public final class LimitStatus implements Serializable {
     private final String parent;
     private final LineBounds line;
     private final RuleUse ownRule;
+    private final Long vendorLeft;
+    private final Instant vendorResetAt;
+
+    /**
+     * What the vendor said was left of its own count (as the last outcome that carried one reported it, less the
+     * units sent since), while its reset is ahead; null: no count in force.
+     */
+    public Long getVendorLeft() {
+        return vendorLeft;
+    }
+
+    /** When the vendor's count in force resets; null: none. */
+    public Instant getVendorResetAt() {
+        return vendorResetAt;
+    }
 
     public LimitStatus(String name, int calls, long windowMs, long usedInWindow, Instant nextSlotAt,
                        Instant pausedUntil, long savedSends, Map<CallClass, Long> waiting,
@@ -56,8 +71,11 @@ public final class LimitStatus implements Serializable {
                        Instant slowedAt, Integer slowedBy, String slowedByProgram, Long slowedByCall,
                        long maxCoolDownMs, Long starvingAfterMs, Long agingAfterMs,
                        CallClass agingUpTo, boolean fairPrograms, int burst, Integer effectiveCalls,
-                       Long openKeys, String parent, LineBounds line, RuleUse ownRule) {
+                       Long openKeys, String parent, LineBounds line, RuleUse ownRule, Long vendorLeft,
+                       Instant vendorResetAt) {
         this.ownRule = ownRule;
+        this.vendorLeft = vendorLeft;
+        this.vendorResetAt = vendorResetAt;
         this.name = name;
         this.calls = calls;
         this.windowMs = windowMs;

@@ -151,6 +151,13 @@ public class Programs {
         return calls().outcome(program, id, status, retryAfterSeconds);
     }
 
+    /** As above, with the vendor's own count: {@code remaining} units left for {@code resetSeconds} (null: none). */
+    public boolean outcome(String program, long id, int status, Integer retryAfterSeconds, Integer remaining,
+                           Long resetSeconds) throws GateException {
+        return calls().outcome(program, id, status, retryAfterSeconds,
+                remaining == null ? null : new dev.gate.store.Outcomes.VendorReport(remaining, resetSeconds));
+    }
+
     private ProgramCalls calls() {
         return host.engine().programs();
     }

@@ -53,6 +53,16 @@ public class Slot {
     @Column(name = "adaptive_cut_at")
     private Instant adaptiveCutAt;
 
+    // the vendor's own count as an outcome last reported it (VendorCount; all null: none)
+    @Column(name = "vendor_after_unit")
+    private Long vendorAfterUnit;
+
+    @Column(name = "vendor_remaining")
+    private Integer vendorRemaining;
+
+    @Column(name = "vendor_reset_at")
+    private Instant vendorResetAt;
+
     protected Slot() {
         // for JPA
     }
@@ -73,6 +83,17 @@ public class Slot {
     /** When an adaptive limit's rate was last cut, or null. */
     public Instant adaptiveCutAt() {
         return adaptiveCutAt;
+    }
+
+    /** The vendor's last count while its reset is ahead of {@code now}; empty otherwise. */
+    public java.util.Optional<dev.gate.rules.VendorCount> vendorCount(Instant now) {
+        return vendorResetAt == null || !vendorResetAt.isAfter(now) ? java.util.Optional.empty()
+                : java.util.Optional.of(new dev.gate.rules.VendorCount(vendorAfterUnit, vendorRemaining, vendorResetAt));
+    }
+
+    /** The number of the limit's latest send (unit). */
+    public long sendSeq() {
+        return sendSeq;
     }
 
     /** When the vendor last said "slow down" for this limit, or null. */

@@ -72,6 +72,11 @@ public class GateBean implements Gate {
     }
 
     @Override
+    public void complete(Permit permit, Outcome outcome) throws GateException {
+        line.complete(permit.callId(), program(), outcome);
+    }
+
+    @Override
     public Outcome awaitOutcome(Permit permit, Duration maxWait) throws GateException {
         return line.awaitOutcome(permit.callId(), maxWait);
     }

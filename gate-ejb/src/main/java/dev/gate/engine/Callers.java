@@ -42,6 +42,7 @@ public final class Callers {
     private final OwnedCalls owned;
     private final CallReads reads;
     private final Outcomes outcomes;
+    private final VendorCounts vendorCounts = new VendorCounts();
     private final Waiters waiters;
     private final JoinedCalls joined;
     private final GrantLoop loop;
@@ -179,8 +180,18 @@ public final class Callers {
      */
     public void complete(long callId, String program, int vendorStatus, Integer retryAfterSeconds)
             throws GateException {
+        complete(callId, program, vendorStatus, retryAfterSeconds, null);
+    }
+
+    /**
+     * As above, with the vendor's own count ({@code report}, null: none): until its reset the limit sends no more
+     * than the vendor said was left ({@link dev.gate.rules.VendorCount}).
+     */
+    public void complete(long callId, String program, int vendorStatus, Integer retryAfterSeconds,
+                         Outcomes.VendorReport report) throws GateException {
         Outcomes.Whose whose = new Outcomes.Whose(null, program);
-        Outcomes.Result result = admission.run(() -> outcomes.record(callId, whose, vendorStatus, retryAfterSeconds));
+        Outcomes.Result result = admission.run(() -> outcomes.record(callId, whose, vendorStatus, retryAfterSeconds,
+                report, taken -> vendorCounts.heard(callId, program, report, taken)));
         if (result == Outcomes.Result.RECORDED_KEY_FREED) {
             loop.wake(); // a call waiting on the key may go now (a cool-down needs no pass: grants check it)
         }

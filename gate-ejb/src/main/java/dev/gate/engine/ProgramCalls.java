@@ -33,6 +33,7 @@ public final class ProgramCalls {
     private final OwnedCalls owned;
     private final CallReads reads;
     private final Outcomes outcomes;
+    private final VendorCounts vendorCounts = new VendorCounts();
     private final Estimates estimates;
     private final Delivery delivery;
     private final StateWatches<CallRow> watches;
@@ -182,9 +183,16 @@ public final class ProgramCalls {
 
     /** The vendor's answer to a program's granted call: DONE (a 429 or 503 with Retry-After cools the limit). */
     public boolean outcome(String program, long id, int status, Integer retryAfterSeconds) throws GateException {
+        return outcome(program, id, status, retryAfterSeconds, null);
+    }
+
+    /** As above, with the vendor's own count ({@code report}, null: none). */
+    public boolean outcome(String program, long id, int status, Integer retryAfterSeconds,
+                           Outcomes.VendorReport report) throws GateException {
         // the owner names the program (owner(program)): no separate program filter
         Outcomes.Whose whose = new Outcomes.Whose(owner(program), null);
-        Outcomes.Result result = admission.run(() -> outcomes.record(id, whose, status, retryAfterSeconds));
+        Outcomes.Result result = admission.run(() -> outcomes.record(id, whose, status, retryAfterSeconds, report,
+                taken -> vendorCounts.heard(id, program, report, taken)));
         if (result == Outcomes.Result.RECORDED_KEY_FREED) {
             loop.wake(); // a call waiting on the key may go now (a cool-down needs no pass: grants check it)
         }

@@ -40,7 +40,8 @@ public final class FreeSlot {
                 SELECT id, limit_name, call_class, enqueued_at, granted_at FROM gate_call
                 WHERE owner = ? AND submission_key = ?),
             k AS MATERIALIZED (
-                SELECT ?::int AS cost, s.limit_name, s.next_slot_at, s.paused_until, s.send_seq, l.calls, l.window_ms,
+                SELECT ?::int AS cost, s.limit_name, s.next_slot_at, s.paused_until, s.send_seq, s.vendor_after_unit,
+                       s.vendor_remaining, s.vendor_reset_at, l.calls, l.window_ms,
                        l.min_interval_ms, l.receipt_margin_ms, l.burst, l.adaptive, s.adaptive_calls, s.adaptive_cut_at,
                        l.aging_after_ms, l.aging_up_to, l.aligned_zone, l.aligned_at
                 FROM gate_slot s JOIN gate_limit l ON l.name = s.limit_name
@@ -82,7 +83,11 @@ public final class FreeSlot {
                                  FROM r),
                                 CASE WHEN t.min_interval_ms > 0
                                      THEN t.last_sent + t.min_interval_ms * interval '1 millisecond' END,
-                                t.paused_until) AS due,
+                                t.paused_until,
+                                -- the vendor said fewer were left, until its reset (VendorCount)
+                                CASE WHEN t.vendor_reset_at > t.now
+                                      AND greatest(0, t.send_seq - t.vendor_after_unit) + t.cost > t.vendor_remaining
+                                     THEN t.vendor_reset_at END) AS due,
                        (SELECT count(*) FROM (
                             SELECT 1 FROM gate_call w
                             WHERE w.limit_name = t.limit_name AND w.state = 'WAITING'

@@ -6,6 +6,7 @@ import dev.gate.rules.Cost;
 import dev.gate.rules.DueRun;
 import dev.gate.rules.LimitRules;
 import dev.gate.rules.SlotDecision;
+import dev.gate.rules.VendorCount;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -106,7 +107,8 @@ public final class Granter {
             SendProbe probe = first != null ? first : SendProbe.read(c, limit, limitRules, seq);
             first = null;
             now = probe.now();
-            SlotDecision decision = probe.decide(limitRules, now, slot, pausedUntil);
+            SlotDecision decision = probe.decide(limitRules, now, slot,
+                    locked.get().notBefore(seq, Cost.ONE, now));
             if (!decision.sendNow()) { // not even one unit fits: no call does
                 nextDue = Optional.of(decision.notBefore());
                 break;
@@ -127,7 +129,8 @@ public final class Granter {
                 if (!choice.cost().isOne()) { // its units must all fit every window
                     SendProbe units = SendProbe.read(c, limit, limitRules, seq, choice.cost());
                     now = units.now();
-                    decision = units.decide(limitRules, now, slot, pausedUntil);
+                    decision = units.decide(limitRules, now, slot,
+                            locked.get().notBefore(seq, choice.cost(), now));
                     if (!decision.sendNow()) {
                         nextDue = Optional.of(decision.notBefore());
                         break;
@@ -185,8 +188,13 @@ public final class Granter {
             if (order.aging() == null && !order.fairPrograms()) {
                 // the strict order: every send due now in one statement (a key's one at a time: each takes one of
                 // its parent's slots too)
-                List<DueRun.Step> run = GrantRun.plan(c, limit, limitRules, probe, now, slot, pausedUntil, seq,
-                        parent != null ? 1 : MAX_GRANTS_PER_PASS - grants.size());
+                // the vendor's count, until its reset: a run of no more than it said was left
+                VendorCount vendor = locked.get().vendor();
+                int most = parent != null ? 1 : MAX_GRANTS_PER_PASS - grants.size();
+                if (vendor != null && now.isBefore(vendor.resetAt())) {
+                    most = (int) Math.max(1, Math.min(most, vendor.left(seq)));
+                }
+                List<DueRun.Step> run = GrantRun.plan(c, limit, limitRules, probe, now, slot, pausedUntil, seq, most);
                 GrantRun.Ran ran = GrantRun.grant(c, limit, now, seq, run);
                 if (ran.grants().isEmpty()) {
                     if (costlyWaiting(c, limit)) { // the run stopped before a costlier head: it goes alone

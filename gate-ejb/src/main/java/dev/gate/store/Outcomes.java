@@ -57,6 +57,43 @@ public final class Outcomes {
                    set_config('synchronous_commit', 'off', true)
             FROM done""".formatted(Granter.CHANNEL);
 
+    // The vendor's own count, as the outcome reported it: taken as of the call's last unit in the send log (found by
+    // its grant time on the window index), when it is a count this limit can have (0 to its largest rule's calls), and
+    // held at most the limit's longest window; a report of an older send than the one recorded (its outcome came
+    // late) does not replace it while that one's reset is ahead. Updating the slot row takes its lock before the call's
+    // (the grant pass's order). Parameters: call, remaining, remaining, reset seconds.
+    private static final String VENDOR_COUNT = """
+            WITH c AS (SELECT id, limit_name, granted_at FROM gate_call WHERE id = ?),
+            l AS (
+                SELECT l.name,
+                       greatest(l.calls, coalesce((SELECT max(r.calls) FROM gate_limit_rule r WHERE r.limit_name = l.name),
+                                                  0)) AS most,
+                       greatest(l.window_ms, coalesce((SELECT max(r.window_ms) FROM gate_limit_rule r
+                                                       WHERE r.limit_name = l.name), 0)) AS longest
+                FROM gate_limit l JOIN c ON l.name = c.limit_name),
+            u AS (SELECT max(g.seq) AS unit FROM gate_send g JOIN c ON g.limit_name = c.limit_name
+                                                                     AND g.sent_at = c.granted_at AND g.call_id = c.id),
+            ok AS (SELECT l.name, u.unit, l.longest FROM l, u WHERE u.unit IS NOT NULL AND ? BETWEEN 0 AND l.most),
+            moved AS (
+                UPDATE gate_slot s SET vendor_after_unit = ok.unit, vendor_remaining = ?,
+                                       vendor_reset_at = clock_timestamp()
+                                           + least(?::bigint * 1000, ok.longest) * interval '1 millisecond',
+                                       vendor_reported_at = clock_timestamp()
+                FROM ok WHERE s.limit_name = ok.name
+                  AND (s.vendor_after_unit IS NULL OR s.vendor_after_unit <= ok.unit
+                       OR s.vendor_reset_at <= clock_timestamp())
+                RETURNING s.limit_name)
+            SELECT (SELECT name FROM l) AS name, (SELECT most FROM l) AS most, (SELECT unit FROM u) AS unit,
+                   EXISTS (SELECT 1 FROM moved) AS moved""";
+
+    /** The vendor's own count as an outcome reported it: units left, and seconds until its count resets. */
+    public record VendorReport(int remaining, long resetSeconds) {
+    }
+
+    /** What became of a vendor's count: taken, or why not (the figures for the operators' log). */
+    public record VendorTaken(boolean taken, boolean outOfRange, String limit, int most) {
+    }
+
     /** What recording did. */
     public enum Result {
         /** Done; nothing the slot loop must look at sooner than it would anyway. */
@@ -104,7 +141,16 @@ public final class Outcomes {
      */
     public Result record(long callId, Whose owner, int status, Integer retryAfterSeconds)
             throws StoreUnavailable {
-        if (!CoolDownLadder.isRateLimitSignal(status, retryAfterSeconds)
+        return record(callId, owner, status, retryAfterSeconds, null, v -> { });
+    }
+
+    /**
+     * As above, with the vendor's own count ({@code report}, null: none), taken as {@code taken} hears (inside the
+     * transaction, before it commits).
+     */
+    public Result record(long callId, Whose owner, int status, Integer retryAfterSeconds, VendorReport report,
+                         java.util.function.Consumer<VendorTaken> taken) throws StoreUnavailable {
+        if (report == null && !CoolDownLadder.isRateLimitSignal(status, retryAfterSeconds)
                 && tx.runAlone(c -> matches(c, PLAIN_DONE, callId, owner, status, retryAfterSeconds))) {
             return Result.RECORDED;
         }
@@ -124,10 +170,13 @@ public final class Outcomes {
             CoolDowns.Seen parentLocked = parentSeen != null
                     && (signal || parentSeen.next(signal, retryAfterSeconds) != null)
                     ? CoolDowns.locked(c, parent).orElseThrow() : null;
+            if (report != null) {
+                taken.accept(vendorCount(c, callId, report));
+            }
             // a freed concurrency key commits durably: the next call of the key must not be granted on a
             // record a crash could lose, and its grant then reads after this outcome's time, not before
             Instant doneAt = done(c, callId, owner, status, retryAfterSeconds,
-                    locked == null && parentLocked == null && !seen.get().freesKey());
+                    locked == null && parentLocked == null && !seen.get().freesKey() && report == null);
             if (doneAt == null) {
                 throw new SQLException("call " + callId + " left GRANTED while its outcome was recorded", "40001");
             }
@@ -140,6 +189,22 @@ public final class Outcomes {
             }
             return seen.get().freesKey() ? Result.RECORDED_KEY_FREED : Result.RECORDED;
         });
+    }
+
+    private static VendorTaken vendorCount(Connection c, long callId, VendorReport report) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(VENDOR_COUNT)) {
+            ps.setLong(1, callId);
+            ps.setInt(2, report.remaining());
+            ps.setInt(3, report.remaining());
+            ps.setLong(4, report.resetSeconds());
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                int most = rs.getInt("most");
+                boolean outOfRange = rs.getObject("unit") != null
+                        && (report.remaining() < 0 || report.remaining() > most);
+                return new VendorTaken(rs.getBoolean("moved"), outOfRange, rs.getString("name"), most);
+            }
+        }
     }
 
     /** The call becomes DONE; answers the database time of that, or null when it was not granted (any more). */

@@ -7,6 +7,7 @@ import dev.gate.rules.Beat;
 import dev.gate.rules.LimitRules;
 import dev.gate.rules.SlotDecision;
 import dev.gate.rules.SlotRule;
+import dev.gate.rules.VendorCount;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -44,6 +45,7 @@ final class ParentSlot {
     private final String name;
     private final LimitRules rules;
     private final Instant pausedUntil;
+    private final VendorCount vendor; // the parent's vendor count, or null
     private final Aging aging; // the parent's starvation guard, or null
     private Instant slot;
     private long seq;
@@ -55,6 +57,7 @@ final class ParentSlot {
         this.name = name;
         this.rules = locked.rules();
         this.pausedUntil = locked.pausedUntil();
+        this.vendor = locked.vendor();
         this.aging = locked.order().aging();
         this.slot = locked.slot();
         this.seq = locked.seq();
@@ -79,7 +82,8 @@ final class ParentSlot {
         SendProbe p = probe != null ? probe : SendProbe.read(c, name, rules, seq);
         probe = null;
         decidedAt = p.now();
-        SlotDecision decision = p.decide(rules, decidedAt, slot, pausedUntil);
+        SlotDecision decision = p.decide(rules, decidedAt, slot,
+                SlotLock.held(pausedUntil, vendor, seq, dev.gate.rules.Cost.ONE, decidedAt));
         if (!decision.sendNow()) {
             return Optional.of(decision.notBefore());
         }

@@ -3,6 +3,7 @@ package dev.gate.store;
 import dev.gate.rules.AdaptiveRate;
 import dev.gate.rules.Aging;
 import dev.gate.rules.CalendarBlocks;
+import dev.gate.rules.VendorCount;
 import dev.gate.rules.LimitRules;
 import dev.gate.rules.Pace;
 import dev.gate.rules.ReceiptMargin;
@@ -33,7 +34,8 @@ final class SlotLock {
     // rows are read in this statement's snapshot, and the slot row is its newest version: if another grant committed
     // between the two, the last send is missing from the snapshot and the pass probes again (see probeSql).
     static final String SQL = """
-            SELECT s.next_slot_at, s.paused_until, s.send_seq, l.calls, l.window_ms, l.min_interval_ms,
+            SELECT s.next_slot_at, s.paused_until, s.send_seq, s.vendor_after_unit, s.vendor_remaining, s.vendor_reset_at,
+                   l.calls, l.window_ms, l.min_interval_ms,
                    l.receipt_margin_ms, l.aging_after_ms, l.aging_up_to, l.fair_programs, l.burst, l.adaptive,
                    s.adaptive_calls, s.adaptive_cut_at, l.parent_name, l.aligned_zone, l.aligned_at::text,
                    ARRAY(SELECT r.calls FROM gate_limit_rule r WHERE r.limit_name = l.name ORDER BY r.window_ms, r.calls)
@@ -69,13 +71,17 @@ final class SlotLock {
         LimitRules rules = rules(rs);
         // the lock's probe read the declared calls' n-th send: for an adaptive limit cut below them, probe again
         SendProbe probe = rules.rules().get(0).calls() == rs.getInt("calls") ? SendProbe.locked(rs, seq) : null;
-        return Optional.of(new Locked(Times.get(rs, "next_slot_at"), Times.get(rs, "paused_until"), seq, rules,
+        return Optional.of(new Locked(Times.get(rs, "next_slot_at"), Times.get(rs, "paused_until"), vendor(rs), seq,
+                rules,
                 new LineOrder(aging(rs), rs.getBoolean("fair_programs")), probe, rs.getString("parent_name")));
     }
 
-    /** A locked slot: the beat, the cool-down, the latest send's number, the rules; the probe when complete. */
-    record Locked(Instant slot, Instant pausedUntil, long seq, LimitRules rules, LineOrder order, SendProbe probe,
-                  String parent) {
+    /**
+     * A locked slot: the beat, the cool-down, the vendor's last count (null: none), the latest send's number, the
+     * rules; the probe when complete.
+     */
+    record Locked(Instant slot, Instant pausedUntil, VendorCount vendor, long seq, LimitRules rules, LineOrder order,
+                  SendProbe probe, String parent) {
 
         /**
          * Without its probe if the probe's clock read came before {@code t} (a statement's parts run in no set
@@ -83,7 +89,15 @@ final class SlotLock {
          */
         Locked probedNotBefore(Instant t) {
             return probe == null || !probe.now().isBefore(t) ? this
-                    : new Locked(slot, pausedUntil, seq, rules, order, null, parent);
+                    : new Locked(slot, pausedUntil, vendor, seq, rules, order, null, parent);
+        }
+
+        /**
+         * When a call of {@code cost} may go at {@code now} with {@code sent} units logged, beside the beat and the
+         * windows: after the cool-down, and after the vendor's reset when it said fewer units were left.
+         */
+        Instant notBefore(long sent, dev.gate.rules.Cost cost, Instant now) {
+            return held(pausedUntil, vendor, sent, cost, now);
         }
     }
 
@@ -102,6 +116,22 @@ final class SlotLock {
         long margin = rs.getLong("receipt_margin_ms");
         return ReceiptMargin.ofNullable(rs.wasNull() ? null : Duration.ofMillis(margin))
                 .widen(new LimitRules(rules, Duration.ofMillis(rs.getLong("min_interval_ms")), rs.getInt("burst")));
+    }
+
+    /** The later of a cool-down's end and a vendor's count's hold (each may be null: none). */
+    static Instant held(Instant pausedUntil, VendorCount vendor, long sent, dev.gate.rules.Cost cost, Instant now) {
+        Instant hold = vendor == null ? null : vendor.holdsUntil(sent, cost, now).orElse(null);
+        if (hold == null) {
+            return pausedUntil;
+        }
+        return pausedUntil == null || hold.isAfter(pausedUntil) ? hold : pausedUntil;
+    }
+
+    /** The vendor's count as the slot row holds it; null when none was reported. */
+    static VendorCount vendor(ResultSet rs) throws SQLException {
+        Instant reset = Times.get(rs, "vendor_reset_at");
+        return reset == null ? null : new VendorCount(rs.getLong("vendor_after_unit"), rs.getInt("vendor_remaining"),
+                reset);
     }
 
     /** A rule as its columns give it: sliding, or on the vendor's blocks when it has a zone. */

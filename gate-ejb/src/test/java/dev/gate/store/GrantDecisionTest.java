@@ -50,6 +50,8 @@ class GrantDecisionTest {
     private static int costlyPassesGranting;
     private static int alignedTried;
     private static int alignedDecided;
+    private static int vendorTried;
+    private static int vendorHeld;
 
     @BeforeAll
     static void database() throws SQLException {
@@ -75,6 +77,9 @@ class GrantDecisionTest {
                 + " limits with a rule on fixed blocks, " + alignedDecided + " where the blocks decided otherwise than "
                 + "a sliding window would");
         assertTrue(alignedDecided > 5, "the blocks decide: " + alignedDecided);
+        System.out.println("free slot: of " + vendorTried + " limits with a vendor's count, " + vendorHeld
+                + " held back by it");
+        assertTrue(vendorHeld > 5 && vendorHeld < vendorTried, "the vendor's count both ways: " + vendorHeld);
         assertTrue(costlyGranted > 10 && costlyGranted < costlyTried - 10, "costly calls both ways: " + costlyGranted);
         assertTrue(costlyPassesGranting > 10, "costly calls granted by the pass: " + costlyPassesGranting);
         assertTrue(granted > 50 && granted < 350, "both outcomes are exercised: " + granted);
@@ -127,6 +132,12 @@ class GrantDecisionTest {
             sql("INSERT INTO gate_send (limit_name, call_id, sent_at, seq) VALUES (?, ?, clock_timestamp() - ? * "
                     + "interval '1 millisecond', ?)", limit, (long) s, agoMs.get(s), (long) s + 1);
         }
+        // now and then the vendor's own count: a few units left after a recent send, until a reset near now
+        if (random.nextInt(4) == 0 && sends > 0) {
+            sql("UPDATE gate_slot SET vendor_after_unit = ?, vendor_remaining = ?, vendor_reset_at = clock_timestamp() "
+                    + "+ ? * interval '1 millisecond' WHERE limit_name = ?", (long) Math.max(1, sends - random.nextInt(3)),
+                    random.nextInt(4), (long) random.nextInt(600) - 100, limit);
+        }
         long slotOffsetMs = random.nextInt(400) - 300;
         boolean paused = random.nextInt(5) == 0;
         sql("UPDATE gate_slot SET send_seq = ?, next_slot_at = clock_timestamp() + ? * interval '1 millisecond', "
@@ -161,6 +172,10 @@ class GrantDecisionTest {
         String where = limit + " " + rules + " margin " + marginMs + " spacing " + minIntervalMs + " burst " + burst + " adaptive " + adaptive + "/" + cutTo + " class "
                 + callClass + " cost " + cost.units() + " " + before;
         SlotDecision d = decide(counted, now, before, cost);
+        if (before.vendor() != null) {
+            vendorTried++;
+            vendorHeld += before.vendor().holdsUntil(before.seq(), cost, now).isPresent() ? 1 : 0;
+        }
         if (rules.stream().anyMatch(Pace::isAligned)) {
             alignedTried++;
             LimitRules sliding = ReceiptMargin.ofNullable(marginMs == null ? null : Duration.ofMillis(marginMs))
@@ -274,12 +289,13 @@ class GrantDecisionTest {
             nth.add(unit >= 1 ? Optional.of(s.sends().get((int) unit - 1)) : Optional.empty());
         }
         Optional<Instant> last = s.seq() > 0 ? Optional.of(s.sends().get((int) s.seq() - 1)) : Optional.empty();
-        return SlotRule.decide(counted, now, s.slot(), nth, last, s.pausedUntil());
+        return SlotRule.decide(counted, now, s.slot(), nth, last, SlotLock.held(s.pausedUntil(), s.vendor(), s.seq(),
+                cost, now));
     }
 
     /** The limit's slot row, its sends in order and the waiting calls' classes. */
     private record State(Instant slot, Instant pausedUntil, long seq, List<Instant> sends, List<Integer> waiting,
-                         Instant cutAt) {
+                         Instant cutAt, dev.gate.rules.VendorCount vendor) {
         long ahead(CallClass callClass) {
             return waiting.stream().filter(w -> w <= callClass.rank()).count();
         }
@@ -290,8 +306,10 @@ class GrantDecisionTest {
         Instant paused;
         long seq;
         Instant cutAt;
+        dev.gate.rules.VendorCount vendor;
         try (PreparedStatement ps = c.prepareStatement(
-                "SELECT next_slot_at, paused_until, send_seq, adaptive_cut_at FROM gate_slot WHERE limit_name = ?")) {
+                "SELECT next_slot_at, paused_until, send_seq, adaptive_cut_at, vendor_after_unit, vendor_remaining, "
+                        + "vendor_reset_at FROM gate_slot WHERE limit_name = ?")) {
             ps.setString(1, limit);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
@@ -299,6 +317,7 @@ class GrantDecisionTest {
                 paused = Times.get(rs, "paused_until");
                 seq = rs.getLong("send_seq");
                 cutAt = Times.get(rs, "adaptive_cut_at");
+                vendor = SlotLock.vendor(rs);
             }
         }
         List<Instant> sends = new ArrayList<>();
@@ -321,7 +340,7 @@ class GrantDecisionTest {
                 }
             }
         }
-        return new State(slot, paused, seq, sends, waiting, cutAt);
+        return new State(slot, paused, seq, sends, waiting, cutAt, vendor);
     }
 
     private static void sql(String sql, Object... args) throws SQLException {

@@ -52,6 +52,11 @@ public class AsCaller implements Gate {
     }
 
     @Override
+    public void complete(Permit permit, dev.gate.api.Outcome outcome) throws GateException {
+        gate.complete(permit, outcome);
+    }
+
+    @Override
     public Outcome awaitOutcome(Permit permit, Duration maxWait) throws GateException {
         return gate.awaitOutcome(permit, maxWait);
     }

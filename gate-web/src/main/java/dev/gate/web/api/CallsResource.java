@@ -35,7 +35,8 @@ import java.util.Set;
 @RolesAllowed("caller")
 public class CallsResource {
 
-    private static final Set<String> OUTCOME_FIELDS = Set.of("status", "retryAfterSeconds");
+    private static final Set<String> OUTCOME_FIELDS = Set.of("status", "retryAfterSeconds", "remaining",
+            "resetSeconds");
 
     @EJB
     Programs programs;
@@ -104,7 +105,7 @@ public class CallsResource {
     }
 
     /** How the vendor answered the granted call; it becomes DONE. */
-    @Operation(summary = "Report the vendor's answer to a granted call: {status, retryAfterSeconds}; the call becomes DONE; 204")
+    @Operation(summary = "Report the vendor's answer to a granted call: {status, retryAfterSeconds, remaining, resetSeconds} (remaining and resetSeconds: the vendor's own count, both or neither); the call becomes DONE; 204")
     @POST
     @Path("outcome")
     public Response outcome(@PathParam("id") String id, InputStream body) throws GateException {
@@ -112,19 +113,35 @@ public class CallsResource {
         JsonObject fields;
         int status;
         Integer retryAfter;
+        Integer remaining;
+        Long resetSeconds;
         try {
             fields = Bodies.object(body, OUTCOME_FIELDS);
             status = Bodies.integer(fields, "status", 100, 599, null);
             retryAfter = fields.containsKey("retryAfterSeconds") && !fields.isNull("retryAfterSeconds")
                     ? Bodies.integer(fields, "retryAfterSeconds", 0, 86_400, null) : null;
+            // the vendor's own count: a count beyond the limit's rules is the gate's to ignore (and log), not a 400
+            remaining = present(fields, "remaining")
+                    ? Bodies.integer(fields, "remaining", 0, Integer.MAX_VALUE, null) : null;
+            resetSeconds = present(fields, "resetSeconds")
+                    ? (long) Bodies.integer(fields, "resetSeconds", 0, 31_622_400, null) : null;
+            if ((remaining == null) != (resetSeconds == null)) {
+                throw ProblemException.badRequest(remaining == null ? "remaining" : "resetSeconds",
+                        "is required with " + (remaining == null ? "resetSeconds" : "remaining")
+                                + ": the vendor's count is both");
+            }
         } catch (ProblemException badBody) {
             own(call); // another program's call is a 404 (a joined one a 403) whatever the body says
             throw badBody;
         }
-        if (!programs.outcome(program(), call, status, retryAfter)) {
+        if (!programs.outcome(program(), call, status, retryAfter, remaining, resetSeconds)) {
             throw refused(call, "only a GRANTED call has an outcome to report");
         }
         return Response.noContent().build();
+    }
+
+    private static boolean present(JsonObject fields, String field) {
+        return fields.containsKey(field) && !fields.isNull(field);
     }
 
     /**

@@ -80,6 +80,12 @@ final class Views {
         b.add("waiting", byClass(l.getWaiting()));
         b.add("oldestWaitMs", byClass(l.getOldestWaitMs()));
         b.add("coolDownStep", l.getCoolDownStep());
+        if (l.getVendorLeft() == null) {
+            b.addNull("vendorCount");
+        } else { // the vendor's own count in force: left by its word, until its reset
+            b.add("vendorCount", JsonBuilders.object().add("left", l.getVendorLeft())
+                    .add("resetAt", l.getVendorResetAt().toString()));
+        }
         time(b, "slowedAt", l.getSlowedAt());
         if (l.getSlowedBy() == null) {
             b.addNull("slowedBy");

@@ -232,6 +232,19 @@ public final class Panel implements Serializable {
     }
 
     /** "paused 4 m 12 s more (cool-down step 3)"; empty when not paused. */
+    /** "vendor says 3 left, for 25 s": the vendor's own count in force (empty: none). */
+    public String getVendorCount() {
+        if (limit.getVendorLeft() == null) {
+            return "";
+        }
+        return "vendor says " + limit.getVendorLeft() + " left, for "
+                + Words.span(Math.max(0, Duration.between(limit.getAsOf(), limit.getVendorResetAt()).toMillis()));
+    }
+
+    public Instant getVendorResetAt() {
+        return limit.getVendorResetAt();
+    }
+
     public String getPause() {
         if (!isPaused()) {
             return "";

@@ -1,0 +1,108 @@
+package dev.gate.engine;
+
+import dev.gate.api.CallClass;
+import dev.gate.api.CallOptions;
+import dev.gate.api.LimitSpec;
+import dev.gate.api.LimitStatus;
+import dev.gate.api.Permit;
+import dev.gate.store.Outcomes;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The vendor's own count in the outcome: another client of the same vendor account uses half of the quota behind the
+ * gate's back; the programs behind the gate report what the vendor says is left, and the gate holds the difference
+ * until the vendor's reset, so they never meet a 429.
+ */
+class VendorCountHoldTest extends OnTwoCopies {
+
+    /** A vendor counting per fixed window of its own: 20 per 4 s, from its start; it says what is left. */
+    private static final class FixedWindowVendor {
+        private final long windowNanos = Duration.ofSeconds(4).toNanos();
+        private long windowEnd = System.nanoTime() + windowNanos;
+        private int used;
+        private int window;
+        private final List<Integer> gateSendsPerWindow = new ArrayList<>(List.of(0));
+        private final AtomicInteger refused = new AtomicInteger();
+
+        /** One request: its status, what is left, the whole seconds to the reset (rounded up, as vendors do). */
+        synchronized int[] call(boolean viaGate) {
+            long now = System.nanoTime();
+            while (now >= windowEnd) {
+                windowEnd += windowNanos;
+                used = 0;
+                window++;
+                gateSendsPerWindow.add(0);
+            }
+            used++;
+            if (viaGate) {
+                gateSendsPerWindow.set(window, gateSendsPerWindow.get(window) + 1);
+            }
+            int status = used > 20 ? 429 : 200;
+            if (status == 429) {
+                refused.incrementAndGet();
+            }
+            long resetSeconds = (windowEnd - now + 999_999_999L) / 1_000_000_000L;
+            return new int[]{status, Math.max(0, 20 - used), (int) resetSeconds};
+        }
+    }
+
+    @Test
+    void aSecondClientUsesHalfTheQuotaBehindTheGatesBackAndTheGatesProgramsSeeNo429() throws Exception {
+        String limit = "account";
+        a.limits().put(limit, LimitSpec.of(20, Duration.ofSeconds(4)));
+        FixedWindowVendor vendor = new FixedWindowVendor();
+        for (int i = 0; i < 10; i++) { // the other client, first in the vendor's window
+            vendor.call(false);
+        }
+        ExecutorService programs = Executors.newFixedThreadPool(4);
+        AtomicInteger seen429 = new AtomicInteger();
+        List<Future<?>> done = new ArrayList<>();
+        for (int t = 0; t < 4; t++) {
+            Engine copy = t % 2 == 0 ? a : b;
+            done.add(programs.submit(() -> {
+                for (int i = 0; i < 6; i++) {
+                    Permit p = copy.callers().acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(20), "worker",
+                            CallOptions.NONE);
+                    int[] answer = vendor.call(true);
+                    if (answer[0] == 429) {
+                        seen429.incrementAndGet();
+                    }
+                    copy.callers().complete(p.callId(), "worker", answer[0], null,
+                            new Outcomes.VendorReport(answer[1], answer[2]));
+                }
+                return null;
+            }));
+        }
+        LimitStatus held = null;
+        for (int i = 0; i < 100 && held == null; i++) { // the status while the gate holds (within 10 s)
+            LimitStatus s = a.limits().status(limit).orElseThrow();
+            if (s.getVendorLeft() != null && s.getVendorLeft() == 0) {
+                held = s;
+            }
+            Thread.sleep(100);
+        }
+        for (Future<?> f : done) {
+            f.get();
+        }
+        programs.shutdown();
+        System.out.println("vendor count: 10 of 20 taken by another client first; the gate's sends per vendor window "
+                + vendor.gateSendsPerWindow + ", 429s seen by its programs " + seen429.get() + ", at the vendor "
+                + vendor.refused.get());
+        assertEquals(0, seen429.get(), "no program behind the gate met a 429");
+        assertTrue(vendor.gateSendsPerWindow.get(0) <= 10, "the gate held the other client's half back: "
+                + vendor.gateSendsPerWindow);
+        assertTrue(held != null, "the status showed the vendor's count: nothing left until its reset");
+        assertEquals(24, vendor.gateSendsPerWindow.stream().mapToInt(Integer::intValue).sum());
+    }
+}
