@@ -63,6 +63,18 @@ final class ApiJson {
         return body.build().toString();
     }
 
+    /** An outcome's body with what the vendor's headers said: its Retry-After, its count (units left, seconds). */
+    static String outcome(int status, VendorHeaders said) {
+        JsonObjectBuilder body = Json.createObjectBuilder().add("status", status);
+        if (said.retryAfter() != null) {
+            body.add("retryAfterSeconds", Math.min(86_400, said.retryAfter().toSeconds()));
+        }
+        if (said.hasCount()) {
+            body.add("remaining", said.remaining()).add("resetSeconds", Math.min(31_622_400, said.reset().toSeconds()));
+        }
+        return body.build().toString();
+    }
+
     /** A call's outcome as the gate tells it ({@code outcome} of a call's JSON). */
     static Outcome outcome(JsonObject o) {
         return new Outcome(o.getInt("status"), o.isNull("retryAfterSeconds") ? null

@@ -158,6 +158,11 @@ public final class HttpGate implements AutoCloseable {
         requests.sendOutcome(callId, ApiJson.outcome(status, retryAfter));
     }
 
+    /** As above, with what the vendor's headers said (its Retry-After and its own count). */
+    void complete(long callId, int status, VendorHeaders said) throws GateClientException, InterruptedException {
+        requests.sendOutcome(callId, ApiJson.outcome(status, said));
+    }
+
     /** Gives a grant up (no vendor call); false when the gate could not be told (the lease then ends it). */
     boolean abandon(long callId) {
         try {

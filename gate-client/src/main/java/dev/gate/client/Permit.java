@@ -51,13 +51,29 @@ public final class Permit implements AutoCloseable {
 
     /** The vendor's answer: the call is done. */
     public void complete(int vendorStatus) throws GateClientException, InterruptedException {
-        complete(vendorStatus, null);
+        complete(vendorStatus, (Duration) null);
     }
 
     /** The vendor's answer with its Retry-After (a 429 or 503 with it pauses the limit that long). */
     public void complete(int vendorStatus, Duration retryAfter) throws GateClientException, InterruptedException {
         vendorCalled = true; // whatever becomes of the report, close() must not say the vendor was never called
         gate.complete(callId, vendorStatus, retryAfter);
+        completed = true;
+    }
+
+    /**
+     * The vendor's answer as it came: its status, and what its headers say of its rate limit ({@link VendorHeaders}:
+     * Retry-After, and its own count of units left until its reset, which holds the limit to it until then). The
+     * usual way: {@code permit.complete(vendor.send(request, handler))}.
+     */
+    public void complete(java.net.http.HttpResponse<?> response) throws GateClientException, InterruptedException {
+        complete(response.statusCode(), VendorHeaders.of(response.headers()));
+    }
+
+    /** The vendor's status with what its headers said ({@link VendorHeaders#of}). */
+    public void complete(int vendorStatus, VendorHeaders said) throws GateClientException, InterruptedException {
+        vendorCalled = true;
+        gate.complete(callId, vendorStatus, said);
         completed = true;
     }
 

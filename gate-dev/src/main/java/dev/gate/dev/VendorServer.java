@@ -56,6 +56,7 @@ public final class VendorServer implements AutoCloseable {
                 return;
             }
             VendorWindow.Verdict v = counters.admit(path, System.nanoTime());
+            v.headers().forEach((name, value) -> x.getResponseHeaders().set(name, value)); // its own count
             if (!v.accepted()) {
                 x.getResponseHeaders().set("Retry-After", Long.toString(v.retryAfterSeconds()));
                 send(x, 429, "{\"error\":\"rate limit\"}");
@@ -72,6 +73,11 @@ public final class VendorServer implements AutoCloseable {
         try (OutputStream out = x.getResponseBody()) {
             out.write(bytes);
         }
+    }
+
+    /** A request of another client of the same vendor account, not through any gate: counted, answered nothing. */
+    public boolean callBehindTheGatesBack() {
+        return counters.admit("other-client", System.nanoTime()).accepted();
     }
 
     /** The first answer for {@code path} ({@code SYMBOL/DAY}) breaks off mid-body: the caller sees a broken connection. */

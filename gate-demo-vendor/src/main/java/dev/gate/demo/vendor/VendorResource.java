@@ -81,9 +81,13 @@ public class VendorResource {
         String before = recent.received(path, now);
         if (!v.accepted()) {
             LOG.info("demo vendor: 429 for " + path + "; the requests before it (ms before it): " + before);
-            return Response.status(429).header("Retry-After", v.retryAfterSeconds())
-                    .entity(Json.createObjectBuilder().add("error", "rate limit exceeded").build()).build();
+            Response.ResponseBuilder refused = Response.status(429).header("Retry-After", v.retryAfterSeconds())
+                    .entity(Json.createObjectBuilder().add("error", "rate limit exceeded").build());
+            v.headers().forEach(refused::header);
+            return refused.build();
         }
-        return Response.ok(body).build();
+        Response.ResponseBuilder ok = Response.ok(body);
+        v.headers().forEach(ok::header); // its own count, as vendors say it
+        return ok.build();
     }
 }

@@ -11,8 +11,22 @@ import java.util.Deque;
  */
 public final class VendorWindow {
 
-    /** The verdict on one request: accepted, or refused with its Retry-After in whole seconds. */
-    public record Verdict(boolean accepted, long retryAfterSeconds) {
+    /**
+     * The verdict on one request: accepted, or refused with its Retry-After in whole seconds; and the vendor's own
+     * count after it, as rate-limit headers say it: the places left in the window and the whole seconds until the
+     * next one frees (when the oldest accepted request leaves it).
+     */
+    public record Verdict(boolean accepted, long retryAfterSeconds, int remaining, long resetSeconds, int limit,
+                          long windowSeconds) {
+
+        /** The headers of the vendor's count: X-RateLimit-*, the IETF RateLimit and RateLimit-Policy fields. */
+        public java.util.Map<String, String> headers() {
+            return java.util.Map.of("X-RateLimit-Limit", Integer.toString(limit),
+                    "X-RateLimit-Remaining", Integer.toString(remaining),
+                    "X-RateLimit-Reset", Long.toString(resetSeconds),
+                    "RateLimit", "limit=" + limit + ", remaining=" + remaining + ", reset=" + resetSeconds,
+                    "RateLimit-Policy", limit + ";w=" + windowSeconds);
+        }
     }
 
     private final int calls;
@@ -31,12 +45,13 @@ public final class VendorWindow {
         evict(received, nowNanos);
         received.addLast(nowNanos);
         worstWindow = Math.max(worstWindow, received.size());
-        if (accepted.size() < calls) {
+        boolean ok = accepted.size() < calls;
+        if (ok) {
             accepted.addLast(nowNanos);
-            return new Verdict(true, 0);
         }
-        long freeIn = accepted.peekFirst() + windowNanos - nowNanos;
-        return new Verdict(false, Math.max(1, (freeIn + 999_999_999L) / 1_000_000_000L));
+        long freeIn = Math.max(1, (accepted.peekFirst() + windowNanos - nowNanos + 999_999_999L) / 1_000_000_000L);
+        long windowSeconds = Math.max(1, windowNanos / 1_000_000_000L);
+        return new Verdict(ok, ok ? 0 : freeIn, calls - accepted.size(), freeIn, calls, windowSeconds);
     }
 
     /** The most requests received within any one window so far. */

@@ -81,7 +81,7 @@ public final class LimitDeclaration {
 
     /** @param fields a body already read with only the known {@link #FIELDS} */
     public static LimitSpec parse(JsonObject fields) {
-        LimitSpec spec = LimitSpec.of(Bodies.integer(fields, "calls", 1, 1_000_000, null),
+        LimitSpec spec = LimitSpec.of(Bodies.integer(fields, "calls", 1, 1_000_000_000, null),
                 Duration.ofSeconds(Bodies.integer(fields, "windowSeconds", 1, 7 * 24 * 3600, null)));
         Aligned aligned = aligned(fields, "");
         if (aligned != null) {
@@ -96,7 +96,7 @@ public final class LimitDeclaration {
             }
             Bodies.onlyKnown(rule, RULE_FIELDS, "rules[" + i + "].");
             Aligned ruleAligned = aligned(rule, "rules[" + i + "].");
-            rules.add(new LimitSpec.Rule(Bodies.integer(rule, "calls", 1, 1_000_000, null, "rules[" + i + "]."),
+            rules.add(new LimitSpec.Rule(Bodies.integer(rule, "calls", 1, 1_000_000_000, null, "rules[" + i + "]."),
                     Duration.ofSeconds(Bodies.integer(rule, "windowSeconds", 1, 7 * 24 * 3600, null,
                             "rules[" + i + "].")), ruleAligned == null ? null : ruleAligned.zone(),
                     ruleAligned == null ? null : ruleAligned.at()));

@@ -1,0 +1,178 @@
+package dev.gate.client;
+
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.net.http.HttpHeaders;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.logging.Logger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * What a vendor's answer says of its rate limit, read from its headers: {@code Retry-After} (seconds or an HTTP date),
+ * and its own count of the quota, units left and the time to its reset, from the IETF {@code RateLimit} field (draft
+ * 7's {@code limit=10, remaining=5, reset=30} or the later {@code "default";r=5;t=30}), the drafts' separate
+ * {@code RateLimit-Remaining} / {@code RateLimit-Reset}, or the common {@code X-RateLimit-Remaining} /
+ * {@code X-RateLimit-Reset} (seconds, or a Unix time as GitHub sends). {@code RateLimit-Policy} ({@code 10;w=1},
+ * {@code "default";q=10;w=1}) bounds the count: a remaining above its quota is not believed.
+ *
+ * <p>A header that cannot be read (a word where a number goes, a negative count) is ignored with a WARNING and never
+ * trusted: the gate then counts by its own rules alone, and it never takes a vendor's count beyond them anyway.
+ */
+public record VendorHeaders(Duration retryAfter, Integer remaining, Duration reset) {
+
+    private static final Logger LOG = Logger.getLogger(VendorHeaders.class.getName());
+
+    /** A Unix time rather than seconds from now (GitHub's X-RateLimit-Reset): anything past 2001. */
+    private static final long EPOCH_SECONDS_FROM = 1_000_000_000L;
+
+    private static final Pattern PARAMETER = Pattern.compile("(?:^|[;,])\\s*([a-zA-Z-]+)\\s*=\\s*(\"[^\"]*\"|[^;,\\s]+)");
+
+    public static final VendorHeaders NONE = new VendorHeaders(null, null, null);
+
+    /** The headers of a {@code java.net.http} answer. */
+    public static VendorHeaders of(HttpHeaders headers) {
+        return of(headers.map(), Clock.systemUTC());
+    }
+
+    /** Headers by name (any case), each with its values; {@code clock} reads HTTP dates and Unix times. */
+    public static VendorHeaders of(Map<String, List<String>> headers, Clock clock) {
+        Map<String, String> h = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+        headers.forEach((name, values) -> {
+            if (name != null && values != null && !values.isEmpty()) {
+                h.put(name, String.join(", ", values));
+            }
+        });
+        Duration retryAfter = retryAfter(h.get("Retry-After"), clock);
+        Integer remaining = null;
+        Duration reset = null;
+        String field = h.get("RateLimit");
+        if (field != null) {
+            Map<String, String> p = parameters(field);
+            remaining = count("RateLimit", p.getOrDefault("remaining", p.get("r")));
+            reset = seconds("RateLimit", p.getOrDefault("reset", p.get("t")), clock);
+        }
+        if (remaining == null && h.containsKey("RateLimit-Remaining")) {
+            remaining = count("RateLimit-Remaining", h.get("RateLimit-Remaining"));
+            reset = seconds("RateLimit-Reset", h.get("RateLimit-Reset"), clock);
+        }
+        if (remaining == null && h.containsKey("X-RateLimit-Remaining")) {
+            remaining = count("X-RateLimit-Remaining", h.get("X-RateLimit-Remaining"));
+            reset = seconds("X-RateLimit-Reset", h.get("X-RateLimit-Reset"), clock);
+        }
+        Integer quota = quota(h.get("RateLimit-Policy"));
+        if (remaining != null && quota != null && remaining > quota) {
+            warn("RateLimit-Policy", "a remaining count of " + remaining + " above the policy's quota of " + quota);
+            remaining = null;
+        }
+        if (remaining == null || reset == null) { // a count without its reset (or the other way) holds nothing
+            return new VendorHeaders(retryAfter, null, null);
+        }
+        return new VendorHeaders(retryAfter, remaining, reset);
+    }
+
+    /** Whether the vendor gave its own count (units left and the time to its reset). */
+    public boolean hasCount() {
+        return remaining != null;
+    }
+
+    private static Duration retryAfter(String value, Clock clock) {
+        if (value == null) {
+            return null;
+        }
+        String v = value.trim();
+        if (v.matches("\\d{1,9}")) {
+            return Duration.ofSeconds(Long.parseLong(v));
+        }
+        try {
+            Instant at = ZonedDateTime.parse(v, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
+            Duration d = Duration.between(clock.instant(), at);
+            return d.isNegative() ? Duration.ZERO : d.plusSeconds(d.getNano() > 0 ? 1 : 0).withNanos(0);
+        } catch (DateTimeParseException e) {
+            warn("Retry-After", "'" + value + "' is neither seconds nor an HTTP date");
+            return null;
+        }
+    }
+
+    private static Integer count(String name, String value) {
+        if (value == null) {
+            return null;
+        }
+        String v = unquoted(value);
+        if (!v.matches("\\d{1,9}")) {
+            warn(name, "'" + value + "' is not a count of 0 or more");
+            return null;
+        }
+        return Integer.parseInt(v);
+    }
+
+    /** Seconds from now (rounded up), or a Unix time; null when absent or unreadable. */
+    private static Duration seconds(String name, String value, Clock clock) {
+        if (value == null) {
+            return null;
+        }
+        BigDecimal s;
+        try {
+            s = new BigDecimal(unquoted(value));
+        } catch (NumberFormatException e) {
+            warn(name, "'" + value + "' is not a number of seconds");
+            return null;
+        }
+        if (s.signum() < 0) {
+            warn(name, "'" + value + "' is negative");
+            return null;
+        }
+        long whole = s.setScale(0, RoundingMode.CEILING).longValueExact();
+        if (whole >= EPOCH_SECONDS_FROM) { // a Unix time
+            long left = whole - clock.instant().getEpochSecond();
+            return Duration.ofSeconds(Math.max(0, left));
+        }
+        return Duration.ofSeconds(whole);
+    }
+
+    private static Integer quota(String policy) {
+        if (policy == null) {
+            return null;
+        }
+        Map<String, String> p = parameters(policy);
+        String q = p.get("q");
+        if (q == null) { // draft 7: "10;w=1", the quota first
+            Matcher m = Pattern.compile("^\\s*(\\d{1,9})").matcher(policy);
+            q = m.find() ? m.group(1) : null;
+        }
+        return q == null ? null : count("RateLimit-Policy", q);
+    }
+
+    private static Map<String, String> parameters(String field) {
+        Map<String, String> p = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+        Matcher m = PARAMETER.matcher(field);
+        while (m.find()) {
+            p.putIfAbsent(m.group(1).toLowerCase(Locale.ROOT), m.group(2));
+        }
+        return p;
+    }
+
+    private static String unquoted(String v) {
+        String t = v.trim();
+        return t.length() >= 2 && t.startsWith("\"") && t.endsWith("\"") ? t.substring(1, t.length() - 1) : t;
+    }
+
+    private static void warn(String header, String what) {
+        LOG.warning(() -> "vendor header " + header + ": " + what + "; ignored (the gate counts by its own rules)");
+    }
+
+    /** The seconds to the reset as the gate's API takes them. */
+    Optional<Long> resetSeconds() {
+        return Optional.ofNullable(reset).map(Duration::toSeconds);
+    }
+}
