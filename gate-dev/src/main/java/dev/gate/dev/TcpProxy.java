@@ -45,14 +45,46 @@ public final class TcpProxy implements AutoCloseable {
     public synchronized void cut() throws IOException {
         listening.close();
         for (Socket s : open) {
-            s.close();
+            reset(s);
         }
         open.clear();
     }
 
     public synchronized void restore() throws IOException {
-        listening = bind(port);
+        listening = rebind(port);
         accept(listening);
+    }
+
+    // A cut resets its connections (RST, as a cable pulled from a switch is met by the next packet): a close with a
+    // FIN would leave each in FIN_WAIT_2 until its peer (an idle pooled connection) closes too, and a socket in that
+    // state holds the port against the restore's bind even with SO_REUSEADDR ("Address already in use", seen once).
+    private static void reset(Socket s) throws IOException {
+        try {
+            s.setSoLinger(true, 0);
+        } catch (java.net.SocketException closedAlready) {
+            // nothing to reset
+        }
+        s.close();
+    }
+
+    /** The port again; a connection of the port's still closing is waited out for up to 5 s. */
+    private static ServerSocket rebind(int port) throws IOException {
+        long until = System.nanoTime() + 5_000_000_000L;
+        while (true) {
+            try {
+                return bind(port);
+            } catch (java.net.BindException stillHeld) {
+                if (System.nanoTime() > until) {
+                    throw stillHeld;
+                }
+                try {
+                    Thread.sleep(50);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw stillHeld;
+                }
+            }
+        }
     }
 
     /** A silent network cut: connections stay open, new ones are accepted, but no byte gets through. */
@@ -63,7 +95,7 @@ public final class TcpProxy implements AutoCloseable {
     /** Ends a silent cut; connections held meanwhile are dropped, as a real network would have timed them out. */
     public synchronized void thaw() throws IOException {
         for (Socket s : open) {
-            s.close();
+            reset(s);
         }
         open.clear();
         frozen = false;
