@@ -4,6 +4,7 @@ import jakarta.json.JsonObject;
 
 import java.net.URI;
 import java.net.URLEncoder;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -44,6 +45,7 @@ public final class HttpGate implements AutoCloseable {
 
     private final GateRequests requests;
     private final LeaseRenewals renewals;
+    private java.net.http.HttpClient vendorClient;
 
     private HttpGate(URI base, String authorization) {
         this.requests = new GateRequests(base, authorization);
@@ -55,6 +57,30 @@ public final class HttpGate implements AutoCloseable {
         String pair = account + ":" + password;
         return new HttpGate(URI.create(base.toString().replaceAll("/+$", "")),
                 "Basic " + Base64.getEncoder().encodeToString(pair.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    /**
+     * Waits in {@code limit}'s line, sends {@code request} to the vendor with its grant, reports the answer (status,
+     * Retry-After, the vendor's own count) and returns it: {@link GatedSend}. A 429 is returned, not retried; for
+     * retries, each waiting in the line again: {@code gate.sending().withRetries(2).send(...)}.
+     */
+    public <T> HttpResponse<T> send(String limit, CallClass callClass, HttpRequest request,
+                                    HttpResponse.BodyHandler<T> handler)
+            throws GateClientException, java.io.IOException, InterruptedException {
+        return sending().send(limit, callClass, request, handler);
+    }
+
+    /** A vendor send through this gate, to set up ({@code withRetries}, {@code withMaxWait}, ...) and reuse. */
+    public GatedSend sending() {
+        return new GatedSend(this, null, 0, GatedSend.DEFAULT_MAX_WAIT, CallOptions.NONE);
+    }
+
+    /** The HTTP client this gate client calls vendors with (made on first use). */
+    synchronized java.net.http.HttpClient vendorClient() {
+        if (vendorClient == null) {
+            vendorClient = java.net.http.HttpClient.newHttpClient();
+        }
+        return vendorClient;
     }
 
     /** Joins the line of {@code limit} and waits up to {@code maxWait} for the grant. */

@@ -136,6 +136,69 @@ class GateClientIT extends GateDeployedAlone {
     }
 
     @Test
+    void sendWaitsSendsAndReportsAgainstAVendorAtItsLimitWithNo429() throws Exception {
+        Api.put("ops", "/limits/client-send", "{\"calls\":10,\"windowSeconds\":2}");
+        try (dev.gate.dev.VendorServer vendor = new dev.gate.dev.VendorServer(10, Duration.ofSeconds(2));
+             HttpGate gate = HttpGate.connect(API, "worker", "worker")) {
+            java.util.List<Thread> programs = new java.util.ArrayList<>();
+            java.util.Map<Integer, Integer> statuses = new java.util.concurrent.ConcurrentHashMap<>();
+            for (int t = 0; t < 3; t++) {
+                int program = t;
+                Thread thread = new Thread(() -> {
+                    try {
+                        for (int i = 0; i < 6; i++) {
+                            java.net.http.HttpResponse<String> r = gate.send("client-send", CallClass.SCHEDULED,
+                                    java.net.http.HttpRequest.newBuilder(
+                                            URI.create(vendor.url() + "/history/S" + program + "/" + i)).build(),
+                                    java.net.http.HttpResponse.BodyHandlers.ofString());
+                            statuses.merge(r.statusCode(), 1, Integer::sum);
+                        }
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+                thread.start();
+                programs.add(thread);
+            }
+            for (Thread t : programs) {
+                t.join(60_000);
+            }
+            System.out.println("send: 18 sends of 3 programs at a vendor of 10 per 2 s: answers " + statuses
+                    + ", the vendor's worst window " + vendor.worstWindow() + ", refused " + vendor.refused());
+            assertEquals(java.util.Map.of(200, 18), statuses, "every send answered 200, none 429");
+            assertTrue(vendor.worstWindow() <= 10, "the window holds by the vendor's count: " + vendor.worstWindow());
+            assertEquals(18, ItDatabase.count("SELECT count(*) FROM gate_call WHERE limit_name = 'client-send' "
+                    + "AND state = 'DONE' AND outcome_status = 200"), "each send reported its answer");
+        }
+    }
+
+    @Test
+    void sendReturnsA429AsItIsOrWithRetriesWaitsInTheLineAgain() throws Exception {
+        Api.put("ops", "/limits/client-retry", "{\"calls\":5,\"windowSeconds\":2}");
+        try (dev.gate.dev.VendorServer vendor = new dev.gate.dev.VendorServer(5, Duration.ofSeconds(2));
+             HttpGate gate = HttpGate.connect(API, "worker", "worker")) {
+            for (int i = 0; i < 5; i++) { // another client takes the vendor's whole window
+                assertTrue(vendor.callBehindTheGatesBack());
+            }
+            java.net.http.HttpRequest request = java.net.http.HttpRequest.newBuilder(
+                    URI.create(vendor.url() + "/history/R/1")).build();
+            java.net.http.HttpResponse<String> refused = gate.send("client-retry", CallClass.SCHEDULED, request,
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertEquals(429, refused.statusCode(), "a 429 comes back as it is: no retry unless asked");
+            assertTrue(!Api.get("ops", "/limits/client-retry").json().isNull("pausedUntil"), "and it paused the limit");
+            java.net.http.HttpResponse<String> retried = gate.sending().withRetries(3).send("client-retry",
+                    CallClass.SCHEDULED, request, java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, retried.statusCode(), "a retry waits in the line, behind the pause");
+            assertEquals(1, ItDatabase.count("SELECT count(*) FROM gate_call WHERE limit_name = 'client-retry' "
+                    + "AND state = 'DONE' AND outcome_status = 200"));
+            long calls = ItDatabase.count("SELECT count(*) FROM gate_call WHERE limit_name = 'client-retry'");
+            System.out.println("send with retries: " + calls + " calls in the line for 2 sends, the vendor refused "
+                    + vendor.refused());
+            assertEquals(calls - 1, vendor.refused(), "each retry was a call of its own in the line");
+        }
+    }
+
+    @Test
     void aTryIsGrantedNowOrSaysWhen() throws Exception {
         Api.put("ops", "/limits/client-try", "{\"calls\":1,\"windowSeconds\":5}");
         try (HttpGate gate = HttpGate.connect(API, "worker", "worker")) {
@@ -337,10 +400,16 @@ class GateClientIT extends GateDeployedAlone {
         try (HttpGate gate = HttpGate.connect(API, "worker", "worker")) {
             gate.acquire("client-cut", CallClass.MANUAL, Duration.ofSeconds(5)).complete(200);
             ItDatabase.proxy.cut();
-            try {
+            try (dev.gate.dev.VendorServer vendor = new dev.gate.dev.VendorServer(5, Duration.ofSeconds(1))) {
                 GateClientException.Paused paused = assertThrows(GateClientException.Paused.class,
                         () -> gate.acquire("client-cut", CallClass.MANUAL, Duration.ofSeconds(5)));
                 assertTrue(paused.getMessage().startsWith("calls are paused"), paused.getMessage());
+                // send: the same answer, and the vendor is never called without a grant
+                assertThrows(GateClientException.Paused.class, () -> gate.sending()
+                        .withMaxWait(Duration.ofSeconds(5)).send("client-cut", CallClass.MANUAL,
+                                java.net.http.HttpRequest.newBuilder(URI.create(vendor.url() + "/history/CUT/1")).build(),
+                                java.net.http.HttpResponse.BodyHandlers.ofString()));
+                assertEquals(0, vendor.requests(), "no vendor call without a grant");
             } finally {
                 ItDatabase.proxy.restore();
             }
