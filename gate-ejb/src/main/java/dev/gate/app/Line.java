@@ -7,7 +7,6 @@ import dev.gate.api.GateException;
 import dev.gate.api.Outcome;
 import dev.gate.api.Permit;
 import dev.gate.server.SlotLoop;
-import dev.gate.store.Outcomes;
 import jakarta.ejb.ConcurrencyManagement;
 import jakarta.ejb.ConcurrencyManagementType;
 import jakarta.ejb.EJB;
@@ -74,8 +73,7 @@ public class Line {
     public void complete(long callId, String program, Outcome outcome) throws GateException {
         host.engine().callers().complete(callId, program, outcome.status(), outcome.retryAfter() == null ? null
                         : Math.toIntExact(Math.max(0, outcome.retryAfter().toSeconds())),
-                outcome.remaining() == null ? null
-                        : new Outcomes.VendorReport(outcome.remaining(), outcome.reset().toSeconds()));
+                outcome.remaining(), outcome.reset() == null ? null : outcome.reset().toSeconds());
     }
 
     /** Try now: granted at once if a slot is free this moment, else when to try again; nothing stays in the line. */

@@ -154,8 +154,7 @@ public class Programs {
     /** As above, with the vendor's own count: {@code remaining} units left for {@code resetSeconds} (null: none). */
     public boolean outcome(String program, long id, int status, Integer retryAfterSeconds, Integer remaining,
                            Long resetSeconds) throws GateException {
-        return calls().outcome(program, id, status, retryAfterSeconds,
-                remaining == null ? null : new dev.gate.store.Outcomes.VendorReport(remaining, resetSeconds));
+        return calls().outcome(program, id, status, retryAfterSeconds, remaining, resetSeconds);
     }
 
     private ProgramCalls calls() {

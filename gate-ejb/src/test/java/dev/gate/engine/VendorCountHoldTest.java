@@ -5,7 +5,6 @@ import dev.gate.api.CallOptions;
 import dev.gate.api.LimitSpec;
 import dev.gate.api.LimitStatus;
 import dev.gate.api.Permit;
-import dev.gate.store.Outcomes;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -78,8 +77,7 @@ class VendorCountHoldTest extends OnTwoCopies {
                     if (answer[0] == 429) {
                         seen429.incrementAndGet();
                     }
-                    copy.callers().complete(p.callId(), "worker", answer[0], null,
-                            new Outcomes.VendorReport(answer[1], answer[2]));
+                    copy.callers().complete(p.callId(), "worker", answer[0], null, answer[1], (long) answer[2]);
                 }
                 return null;
             }));
