@@ -94,36 +94,21 @@ class GateClientIT extends GateDeployedAlone {
             java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
             java.util.concurrent.atomic.AtomicInteger refused = new java.util.concurrent.atomic.AtomicInteger();
             java.util.concurrent.atomic.AtomicReference<Long> leftSeen = new java.util.concurrent.atomic.AtomicReference<>();
-            java.util.List<Thread> programs = new java.util.ArrayList<>();
-            for (int t = 0; t < 3; t++) {
-                int program = t;
-                Thread thread = new Thread(() -> {
-                    try {
-                        for (int i = 0; i < 4; i++) {
-                            try (Permit p = gate.acquire("client-shared", CallClass.SCHEDULED, Duration.ofSeconds(30))) {
-                                java.net.http.HttpResponse<String> r = http.send(java.net.http.HttpRequest.newBuilder(
-                                        URI.create(vendor.url() + "/history/P" + program + "/" + i)).build(),
-                                        java.net.http.HttpResponse.BodyHandlers.ofString());
-                                if (r.statusCode() == 429) {
-                                    refused.incrementAndGet();
-                                }
-                                p.complete(r); // the status and what the vendor's headers say of its count
-                                JsonObject limit = Api.get("ops", "/limits/client-shared").json();
-                                if (!limit.isNull("vendorCount")) {
-                                    leftSeen.set(limit.getJsonObject("vendorCount").getJsonNumber("left").longValue());
-                                }
-                            }
-                        }
-                    } catch (Exception e) {
-                        throw new IllegalStateException(e);
+            programs(3, 4, (program, i) -> {
+                try (Permit p = gate.acquire("client-shared", CallClass.SCHEDULED, Duration.ofSeconds(30))) {
+                    java.net.http.HttpResponse<String> r = http.send(java.net.http.HttpRequest.newBuilder(
+                                    URI.create(vendor.url() + "/history/P" + program + "/" + i)).build(),
+                            java.net.http.HttpResponse.BodyHandlers.ofString());
+                    if (r.statusCode() == 429) {
+                        refused.incrementAndGet();
                     }
-                });
-                thread.start();
-                programs.add(thread);
-            }
-            for (Thread t : programs) {
-                t.join(60_000);
-            }
+                    p.complete(r); // the status and what the vendor's headers say of its count
+                    JsonObject limit = Api.get("ops", "/limits/client-shared").json();
+                    if (!limit.isNull("vendorCount")) {
+                        leftSeen.set(limit.getJsonObject("vendorCount").getJsonNumber("left").longValue());
+                    }
+                }
+            });
             System.out.println("vendor count over HTTP: 5 of 10 taken behind the gate's back; 12 calls through the "
                     + "gate, " + refused.get() + " refused; the vendor's count last seen in the status: "
                     + leftSeen.get() + " left; vendor requests " + vendor.requests() + ", refused " + vendor.refused());
@@ -140,29 +125,10 @@ class GateClientIT extends GateDeployedAlone {
         Api.put("ops", "/limits/client-send", "{\"calls\":10,\"windowSeconds\":2}");
         try (dev.gate.dev.VendorServer vendor = new dev.gate.dev.VendorServer(10, Duration.ofSeconds(2));
              HttpGate gate = HttpGate.connect(API, "worker", "worker")) {
-            java.util.List<Thread> programs = new java.util.ArrayList<>();
             java.util.Map<Integer, Integer> statuses = new java.util.concurrent.ConcurrentHashMap<>();
-            for (int t = 0; t < 3; t++) {
-                int program = t;
-                Thread thread = new Thread(() -> {
-                    try {
-                        for (int i = 0; i < 6; i++) {
-                            java.net.http.HttpResponse<String> r = gate.send("client-send", CallClass.SCHEDULED,
-                                    java.net.http.HttpRequest.newBuilder(
-                                            URI.create(vendor.url() + "/history/S" + program + "/" + i)).build(),
-                                    java.net.http.HttpResponse.BodyHandlers.ofString());
-                            statuses.merge(r.statusCode(), 1, Integer::sum);
-                        }
-                    } catch (Exception e) {
-                        throw new IllegalStateException(e);
-                    }
-                });
-                thread.start();
-                programs.add(thread);
-            }
-            for (Thread t : programs) {
-                t.join(60_000);
-            }
+            programs(3, 6, (program, i) -> statuses.merge(gate.send("client-send", CallClass.SCHEDULED,
+                    java.net.http.HttpRequest.newBuilder(URI.create(vendor.url() + "/history/S" + program + "/" + i))
+                            .build(), java.net.http.HttpResponse.BodyHandlers.ofString()).statusCode(), 1, Integer::sum));
             System.out.println("send: 18 sends of 3 programs at a vendor of 10 per 2 s: answers " + statuses
                     + ", the vendor's worst window " + vendor.worstWindow() + ", refused " + vendor.refused());
             assertEquals(java.util.Map.of(200, 18), statuses, "every send answered 200, none 429");
@@ -195,6 +161,37 @@ class GateClientIT extends GateDeployedAlone {
             System.out.println("send with retries: " + calls + " calls in the line for 2 sends, the vendor refused "
                     + vendor.refused());
             assertEquals(calls - 1, vendor.refused(), "each retry was a call of its own in the line");
+        }
+    }
+
+    /** One call of a program: the program's number, the call's. */
+    private interface ProgramCall {
+        void call(int program, int i) throws Exception;
+    }
+
+    /** {@code count} programs at once, each making {@code calls} calls in turn; a failure of any fails the test. */
+    private static void programs(int count, int calls, ProgramCall call) throws InterruptedException {
+        java.util.List<Thread> threads = new java.util.ArrayList<>();
+        java.util.List<Throwable> failed = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        for (int t = 0; t < count; t++) {
+            int program = t;
+            Thread thread = new Thread(() -> {
+                try {
+                    for (int i = 0; i < calls; i++) {
+                        call.call(program, i);
+                    }
+                } catch (Exception | AssertionError e) {
+                    failed.add(e);
+                }
+            });
+            thread.start();
+            threads.add(thread);
+        }
+        for (Thread t : threads) {
+            t.join(60_000);
+        }
+        if (!failed.isEmpty()) {
+            throw new AssertionError("a program failed", failed.get(0));
         }
     }
 
