@@ -18,7 +18,8 @@ import java.util.logging.Logger;
 
 /**
  * What {@link Gated} does: acquire before the method, report after it (see there). Enabled for every bean archive
- * that holds it ({@code @Priority}); it reaches the gate through the {@link Gate} EJB's portable name.
+ * that holds it ({@code @Priority}); it reaches the gate through the {@link Gate} EJB's portable name. Once the method
+ * ran, the caller hears what it returned or threw, never a failed report of it (logged as a WARNING instead).
  */
 @Gated
 @Interceptor
@@ -63,21 +64,33 @@ public class GatedInterceptor implements Serializable {
         if (result instanceof Response r) {
             complete(permit, r);
         } else if (result instanceof java.net.http.HttpResponse<?> h) {
-            gate.complete(permit, VendorAnswers.of(h.statusCode(), h.headers().map()));
+            report(permit, VendorAnswers.of(h.statusCode(), h.headers().map()));
         } else {
-            gate.complete(permit, 200);
+            report(permit, new Outcome(200, null));
         }
         return result;
     }
 
-    private void complete(Permit permit, Response r) throws GateException {
+    private void complete(Permit permit, Response r) {
         if (r == null) {
-            gate.complete(permit, 200);
+            report(permit, new Outcome(200, null));
             return;
         }
         java.util.Map<String, java.util.List<String>> headers = new java.util.HashMap<>();
         r.getStringHeaders().forEach((name, values) -> headers.put(name, values));
-        gate.complete(permit, VendorAnswers.of(r.getStatus(), headers));
+        report(permit, VendorAnswers.of(r.getStatus(), headers));
+    }
+
+    // The vendor answered: its answer (or exception) is the caller's, whatever becomes of the report; a report the
+    // gate did not take leaves the grant to end at its lease (ABANDONED), as a permit never completed does.
+    private void report(Permit permit, Outcome outcome) {
+        try {
+            gate.complete(permit, outcome);
+        } catch (GateException | RuntimeException notTold) {
+            LOG.warning(() -> "call " + permit.callId() + " limit=" + permit.limit() + ": the vendor answered "
+                    + outcome.status() + ", but the outcome was not recorded (" + notTold.getMessage()
+                    + "); the grant ends at its lease");
+        }
     }
 
     private boolean personWaits() {
