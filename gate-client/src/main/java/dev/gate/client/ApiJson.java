@@ -1,5 +1,7 @@
 package dev.gate.client;
 
+import dev.gate.headers.VendorHeaders;
+
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;

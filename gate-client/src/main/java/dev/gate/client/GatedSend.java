@@ -1,5 +1,7 @@
 package dev.gate.client;
 
+import dev.gate.headers.VendorHeaders;
+
 import java.io.IOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

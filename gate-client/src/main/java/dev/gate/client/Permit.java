@@ -1,5 +1,7 @@
 package dev.gate.client;
 
+import dev.gate.headers.VendorHeaders;
+
 import java.time.Duration;
 import java.time.Instant;
 

@@ -2,7 +2,6 @@ package dev.gate.api;
 
 import jakarta.annotation.Priority;
 import jakarta.ejb.EJB;
-import jakarta.enterprise.context.ContextNotActiveException;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import jakarta.interceptor.AroundInvoke;
@@ -14,7 +13,6 @@ import jakarta.ws.rs.core.Response;
 
 import java.io.Serializable;
 import java.time.Duration;
-import java.util.logging.Logger;
 
 /**
  * What {@link Gated} does: acquire before the method, report after it (see there). Enabled for every bean archive
@@ -27,7 +25,6 @@ import java.util.logging.Logger;
 public class GatedInterceptor implements Serializable {
 
     private static final long serialVersionUID = 1L;
-    private static final Logger LOG = Logger.getLogger(GatedInterceptor.class.getName());
 
     @EJB(lookup = Gate.JNDI_NAME)
     Gate gate;
@@ -41,64 +38,30 @@ public class GatedInterceptor implements Serializable {
         if (g.limit().isEmpty()) {
             throw new IllegalStateException("@Gated on " + ctx.getMethod() + " names no limit");
         }
-        CallClass callClass = personWaits() ? CallClass.INTERACTIVE : g.callClass();
+        CallClass callClass = GatedCalls.classFor(g.callClass(),
+                () -> personWaiting.isResolvable() && personWaiting.get().isWaiting());
         Permit permit = gate.acquire(g.limit(), callClass, Duration.ofSeconds(g.maxWaitSeconds()), options(g, ctx));
         Object result;
         try {
             result = ctx.proceed();
         } catch (WebApplicationException e) {
-            complete(permit, e.getResponse());
+            GatedCalls.report(gate, permit, GatedCalls.outcome(e.getResponse()));
             throw e;
         } catch (ResponseProcessingException e) {
-            complete(permit, e.getResponse());
+            GatedCalls.report(gate, permit, GatedCalls.outcome(e.getResponse()));
             throw e;
         } catch (Exception | Error e) { // the vendor may not have been called: the grant is given up
-            try {
-                gate.abandon(permit);
-            } catch (GateException | RuntimeException notTold) {
-                LOG.warning(() -> "call " + permit.callId() + " limit=" + permit.limit() + ": not given up ("
-                        + notTold.getMessage() + "); its lease will end it");
-            }
+            GatedCalls.giveUp(gate, permit);
             throw e;
         }
         if (result instanceof Response r) {
-            complete(permit, r);
+            GatedCalls.report(gate, permit, GatedCalls.outcome(r));
         } else if (result instanceof java.net.http.HttpResponse<?> h) {
-            report(permit, VendorAnswers.of(h.statusCode(), h.headers().map()));
+            GatedCalls.report(gate, permit, VendorAnswers.of(h.statusCode(), h.headers().map()));
         } else {
-            report(permit, new Outcome(200, null));
+            GatedCalls.report(gate, permit, new Outcome(200, null));
         }
         return result;
-    }
-
-    private void complete(Permit permit, Response r) {
-        if (r == null) {
-            report(permit, new Outcome(200, null));
-            return;
-        }
-        java.util.Map<String, java.util.List<String>> headers = new java.util.HashMap<>();
-        r.getStringHeaders().forEach((name, values) -> headers.put(name, values));
-        report(permit, VendorAnswers.of(r.getStatus(), headers));
-    }
-
-    // The vendor answered: its answer (or exception) is the caller's, whatever becomes of the report; a report the
-    // gate did not take leaves the grant to end at its lease (ABANDONED), as a permit never completed does.
-    private void report(Permit permit, Outcome outcome) {
-        try {
-            gate.complete(permit, outcome);
-        } catch (GateException | RuntimeException notTold) {
-            LOG.warning(() -> "call " + permit.callId() + " limit=" + permit.limit() + ": the vendor answered "
-                    + outcome.status() + ", but the outcome was not recorded (" + notTold.getMessage()
-                    + "); the grant ends at its lease");
-        }
-    }
-
-    private boolean personWaits() {
-        try {
-            return personWaiting.isResolvable() && personWaiting.get().isWaiting();
-        } catch (ContextNotActiveException noRequest) { // a timer, a batch step: nobody waits
-            return false;
-        }
     }
 
     private static CallOptions options(Gated g, InvocationContext ctx) {

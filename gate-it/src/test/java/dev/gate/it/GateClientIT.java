@@ -94,7 +94,7 @@ class GateClientIT extends GateDeployedAlone {
             java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
             java.util.concurrent.atomic.AtomicInteger refused = new java.util.concurrent.atomic.AtomicInteger();
             java.util.concurrent.atomic.AtomicReference<Long> leftSeen = new java.util.concurrent.atomic.AtomicReference<>();
-            programs(3, 4, (program, i) -> {
+            Programs.run(3, 4, (program, i) -> {
                 try (Permit p = gate.acquire("client-shared", CallClass.SCHEDULED, Duration.ofSeconds(30))) {
                     java.net.http.HttpResponse<String> r = http.send(java.net.http.HttpRequest.newBuilder(
                                     URI.create(vendor.url() + "/history/P" + program + "/" + i)).build(),
@@ -126,7 +126,7 @@ class GateClientIT extends GateDeployedAlone {
         try (dev.gate.dev.VendorServer vendor = new dev.gate.dev.VendorServer(10, Duration.ofSeconds(2));
              HttpGate gate = HttpGate.connect(API, "worker", "worker")) {
             java.util.Map<Integer, Integer> statuses = new java.util.concurrent.ConcurrentHashMap<>();
-            programs(3, 6, (program, i) -> statuses.merge(gate.send("client-send", CallClass.SCHEDULED,
+            Programs.run(3, 6, (program, i) -> statuses.merge(gate.send("client-send", CallClass.SCHEDULED,
                     java.net.http.HttpRequest.newBuilder(URI.create(vendor.url() + "/history/S" + program + "/" + i))
                             .build(), java.net.http.HttpResponse.BodyHandlers.ofString()).statusCode(), 1, Integer::sum));
             System.out.println("send: 18 sends of 3 programs at a vendor of 10 per 2 s: answers " + statuses
@@ -161,37 +161,6 @@ class GateClientIT extends GateDeployedAlone {
             System.out.println("send with retries: " + calls + " calls in the line for 2 sends, the vendor refused "
                     + vendor.refused());
             assertEquals(calls - 1, vendor.refused(), "each retry was a call of its own in the line");
-        }
-    }
-
-    /** One call of a program: the program's number, the call's. */
-    private interface ProgramCall {
-        void call(int program, int i) throws Exception;
-    }
-
-    /** {@code count} programs at once, each making {@code calls} calls in turn; a failure of any fails the test. */
-    private static void programs(int count, int calls, ProgramCall call) throws InterruptedException {
-        java.util.List<Thread> threads = new java.util.ArrayList<>();
-        java.util.List<Throwable> failed = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
-        for (int t = 0; t < count; t++) {
-            int program = t;
-            Thread thread = new Thread(() -> {
-                try {
-                    for (int i = 0; i < calls; i++) {
-                        call.call(program, i);
-                    }
-                } catch (Exception | AssertionError e) {
-                    failed.add(e);
-                }
-            });
-            thread.start();
-            threads.add(thread);
-        }
-        for (Thread t : threads) {
-            t.join(60_000);
-        }
-        if (!failed.isEmpty()) {
-            throw new AssertionError("a program failed", failed.get(0));
         }
     }
 
@@ -410,12 +379,7 @@ class GateClientIT extends GateDeployedAlone {
             } finally {
                 ItDatabase.proxy.restore();
             }
-            // the gate resumes by itself; the other tests of this class must not start during its pause
-            long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-            while (Api.get("ops", "/limits/client-cut").status() != 200) {
-                assertTrue(System.nanoTime() < until, "the gate did not resume within 10 s");
-                Thread.sleep(100);
-            }
+            Programs.awaitResumed("client-cut");
             try (Permit p = gate.acquire("client-cut", CallClass.MANUAL, Duration.ofSeconds(5))) {
                 p.complete(200); // and the client is granted again
             }

@@ -1,4 +1,4 @@
-package dev.gate.client;
+package dev.gate.headers;
 
 import java.math.BigDecimal;
 import java.math.RoundingMode;
@@ -12,7 +12,6 @@ import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.TreeMap;
 import java.util.logging.Logger;
 import java.util.regex.Matcher;
@@ -169,10 +168,5 @@ public record VendorHeaders(Duration retryAfter, Integer remaining, Duration res
 
     private static void warn(String header, String what) {
         LOG.warning(() -> "vendor header " + header + ": " + what + "; ignored (the gate counts by its own rules)");
-    }
-
-    /** The seconds to the reset as the gate's API takes them. */
-    Optional<Long> resetSeconds() {
-        return Optional.ofNullable(reset).map(Duration::toSeconds);
     }
 }

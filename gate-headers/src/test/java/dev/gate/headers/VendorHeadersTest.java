@@ -1,4 +1,4 @@
-package dev.gate.client;
+package dev.gate.headers;
 
 import org.junit.jupiter.api.Test;
 
