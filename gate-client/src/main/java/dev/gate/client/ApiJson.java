@@ -73,6 +73,9 @@ final class ApiJson {
         }
         if (said.hasCount()) {
             body.add("remaining", said.remaining()).add("resetSeconds", Math.min(31_622_400, said.reset().toSeconds()));
+            if (said.quota() != null && said.quota() <= 1_000_000_000) {
+                body.add("quota", said.quota());
+            }
         }
         return body.build().toString();
     }

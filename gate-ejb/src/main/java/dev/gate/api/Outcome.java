@@ -17,6 +17,7 @@ public final class Outcome implements Serializable {
     private final Duration retryAfter;
     private final Integer remaining;
     private final Duration reset;
+    private final Integer quota;
 
     public Outcome(int status, Duration retryAfter) {
         this(status, retryAfter, null, null);
@@ -27,6 +28,14 @@ public final class Outcome implements Serializable {
      * neither.
      */
     public Outcome(int status, Duration retryAfter, Integer remaining, Duration reset) {
+        this(status, retryAfter, remaining, reset, null);
+    }
+
+    /**
+     * With the vendor's own count and the quota it is of ({@code X-RateLimit-Limit}, the RateLimit policy's; null:
+     * not said): the quota tells the gate which of the limit's rules the count is of.
+     */
+    public Outcome(int status, Duration retryAfter, Integer remaining, Duration reset, Integer quota) {
         if ((remaining == null) != (reset == null)) {
             throw new IllegalArgumentException("the vendor's count is its remaining units and the time to its reset, "
                     + "both or neither");
@@ -37,7 +46,16 @@ public final class Outcome implements Serializable {
         this.status = status;
         this.retryAfter = retryAfter;
         this.remaining = remaining;
+        if (quota != null && (remaining == null || quota < 1 || quota < remaining)) {
+            throw new IllegalArgumentException("a quota goes with a count, from 1 and not below the remaining: " + quota);
+        }
         this.reset = reset;
+        this.quota = quota;
+    }
+
+    /** The quota the vendor's count is of, as it said; null when it said none. */
+    public Integer quota() {
+        return quota;
     }
 
     /** The vendor's units left, as it said; null when it said nothing. */
@@ -62,6 +80,7 @@ public final class Outcome implements Serializable {
     @Override
     public String toString() {
         return "Outcome[" + status + (retryAfter == null ? "" : ", retry after " + retryAfter)
-                + (remaining == null ? "" : ", " + remaining + " left for " + reset) + "]";
+                + (remaining == null ? "" : ", " + remaining + (quota == null ? "" : " of " + quota) + " left for "
+                + reset) + "]";
     }
 }

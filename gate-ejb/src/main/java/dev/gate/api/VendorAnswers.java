@@ -28,6 +28,6 @@ final class VendorAnswers {
             return new Outcome(status, retryAfter);
         }
         return new Outcome(status, retryAfter, said.remaining(),
-                Duration.ofSeconds(Math.min(MAX_RESET_S, said.reset().toSeconds())));
+                Duration.ofSeconds(Math.min(MAX_RESET_S, said.reset().toSeconds())), said.quota());
     }
 }

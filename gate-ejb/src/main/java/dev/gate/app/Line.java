@@ -73,7 +73,7 @@ public class Line {
     public void complete(long callId, String program, Outcome outcome) throws GateException {
         host.engine().callers().complete(callId, program, outcome.status(), outcome.retryAfter() == null ? null
                         : Math.toIntExact(Math.max(0, outcome.retryAfter().toSeconds())),
-                outcome.remaining(), outcome.reset() == null ? null : outcome.reset().toSeconds());
+                outcome.remaining(), outcome.reset() == null ? null : outcome.reset().toSeconds(), outcome.quota());
     }
 
     /** Try now: granted at once if a slot is free this moment, else when to try again; nothing stays in the line. */

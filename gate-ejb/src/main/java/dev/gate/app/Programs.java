@@ -151,10 +151,13 @@ public class Programs {
         return calls().outcome(program, id, status, retryAfterSeconds);
     }
 
-    /** As above, with the vendor's own count: {@code remaining} units left for {@code resetSeconds} (null: none). */
+    /**
+     * As above, with the vendor's own count: {@code remaining} units left for {@code resetSeconds}, of {@code quota}
+     * if it said (null: none).
+     */
     public boolean outcome(String program, long id, int status, Integer retryAfterSeconds, Integer remaining,
-                           Long resetSeconds) throws GateException {
-        return calls().outcome(program, id, status, retryAfterSeconds, remaining, resetSeconds);
+                           Long resetSeconds, Integer quota) throws GateException {
+        return calls().outcome(program, id, status, retryAfterSeconds, remaining, resetSeconds, quota);
     }
 
     private ProgramCalls calls() {

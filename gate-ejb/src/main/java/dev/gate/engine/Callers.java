@@ -180,17 +180,19 @@ public final class Callers {
      */
     public void complete(long callId, String program, int vendorStatus, Integer retryAfterSeconds)
             throws GateException {
-        complete(callId, program, vendorStatus, retryAfterSeconds, null, null);
+        complete(callId, program, vendorStatus, retryAfterSeconds, null, null, null);
     }
 
     /**
-     * As above, with the vendor's own count ({@code remaining} units for {@code resetSeconds}; null: none): until its
+     * As above, with the vendor's own count ({@code remaining} units for {@code resetSeconds}, of {@code quota} if it
+     * said; null: none): until its
      * reset the limit sends no more
      * than the vendor said was left ({@link dev.gate.rules.VendorCount}).
      */
     public void complete(long callId, String program, int vendorStatus, Integer retryAfterSeconds,
-                         Integer remaining, Long resetSeconds) throws GateException {
-        Outcomes.VendorReport report = remaining == null ? null : new Outcomes.VendorReport(remaining, resetSeconds);
+                         Integer remaining, Long resetSeconds, Integer quota) throws GateException {
+        Outcomes.VendorReport report = remaining == null ? null
+                : new Outcomes.VendorReport(remaining, resetSeconds, quota);
         Outcomes.Whose whose = new Outcomes.Whose(null, program);
         Outcomes.Result result = admission.run(() -> outcomes.record(callId, whose, vendorStatus, retryAfterSeconds,
                 report, taken -> vendorCounts.heard(callId, program, report, taken)));

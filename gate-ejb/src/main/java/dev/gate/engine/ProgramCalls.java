@@ -183,13 +183,17 @@ public final class ProgramCalls {
 
     /** The vendor's answer to a program's granted call: DONE (a 429 or 503 with Retry-After cools the limit). */
     public boolean outcome(String program, long id, int status, Integer retryAfterSeconds) throws GateException {
-        return outcome(program, id, status, retryAfterSeconds, null, null);
+        return outcome(program, id, status, retryAfterSeconds, null, null, null);
     }
 
-    /** As above, with the vendor's own count ({@code remaining} units for {@code resetSeconds}; null: none). */
+    /**
+     * As above, with the vendor's own count ({@code remaining} units for {@code resetSeconds}, of {@code quota} if it
+     * said; null: none).
+     */
     public boolean outcome(String program, long id, int status, Integer retryAfterSeconds, Integer remaining,
-                           Long resetSeconds) throws GateException {
-        Outcomes.VendorReport report = remaining == null ? null : new Outcomes.VendorReport(remaining, resetSeconds);
+                           Long resetSeconds, Integer quota) throws GateException {
+        Outcomes.VendorReport report = remaining == null ? null
+                : new Outcomes.VendorReport(remaining, resetSeconds, quota);
         // the owner names the program (owner(program)): no separate program filter
         Outcomes.Whose whose = new Outcomes.Whose(owner(program), null);
         Outcomes.Result result = admission.run(() -> outcomes.record(id, whose, status, retryAfterSeconds, report,

@@ -33,7 +33,8 @@ final class VendorCounts {
         }
         if (taken.taken()) {
             LOG.fine(() -> "limit=" + taken.limit() + " call " + callId + ": the vendor says " + report.remaining()
-                    + " left for " + report.resetSeconds() + " s");
+                    + " left for " + report.resetSeconds() + " s" + (taken.explained()
+                    ? ", all of it the gate's own sends: its own rules hold" : ": the limit holds to it"));
         }
     }
 }

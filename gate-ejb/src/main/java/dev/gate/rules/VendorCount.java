@@ -2,8 +2,10 @@ package dev.gate.rules;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.ToLongFunction;
 
 /**
  * What the vendor last said of its own count (X-RateLimit-Remaining / -Reset, RateLimit): {@code remaining} units
@@ -13,7 +15,8 @@ import java.util.Optional;
  * send, whatever its own windows would allow. Units granted after the reporting call but before its report count
  * against it too (the vendor may not have seen them yet): the gate errs on the side of fewer sends.
  *
- * <p>Never trusted beyond the declared rule: a report can only hold sends back, a remaining count above the rule's
+ * <p>A count the gate's own sends explain ({@link #explained}) holds nothing: only a vendor that counts more than
+ * the gate sent (others use the account) holds it back. Never trusted beyond the declared rule: a report can only hold sends back, a remaining count above the rule's
  * calls is not a count of this rule ({@link #accepted}), and a hold lasts at most the rule's longest window
  * ({@link #resetCap}).
  */
@@ -41,6 +44,29 @@ public record VendorCount(long afterUnit, int remaining, Instant resetAt) {
     /** What is left by the vendor's word at {@code sent} units logged (never below 0). */
     public long left(long sent) {
         return Math.max(0, remaining - Math.max(0, sent - afterUnit));
+    }
+
+    /**
+     * Whether a count is explained by the gate's own sends: the vendor counts no more used than the gate itself logged
+     * in the window of the rule the count is of ({@code calls - remaining <= ownUnits}). Then the limit's own rules
+     * already hold at least as much as the count would, and it holds nothing: no other client used the quota, and a
+     * vendor that rounds its reset up to whole seconds would otherwise stall a tight limit a whole second each time
+     * its window is full. A count of 0 always holds: the vendor's window is full, and only the vendor knows when its
+     * oldest call leaves it (that call may have reached it later than the receipt margin allows for: a cold
+     * connection's first call). The rule is the one of the vendor's stated quota (its calls); where it states none, every
+     * rule the count could be of (calls of at least the remaining) must explain it. A count no rule could be of
+     * explains nothing (and is not {@link #accepted}).
+     *
+     * @param ownUnits the units the gate logged in a rule's window as the gate counts it (widened by its receipt
+     *                 margin: a send reaches the vendor up to that much after its grant; for an aligned rule, its
+     *                 block, the margin before it included) ending now, up to the reporting call's last unit: units
+     *                 granted after it may not have reached the vendor yet
+     */
+    public static boolean explained(int remaining, Integer quota, LimitRules rules, ToLongFunction<Pace> ownUnits) {
+        List<Pace> candidates = rules.rules().stream()
+                .filter(p -> p.calls() >= remaining && (quota == null || p.calls() == quota)).toList();
+        return remaining > 0 && !candidates.isEmpty()
+                && candidates.stream().allMatch(p -> p.calls() - remaining <= ownUnits.applyAsLong(p));
     }
 
     /** Whether a reported remaining count can be this limit's: from 0 to the calls of its largest rule. */

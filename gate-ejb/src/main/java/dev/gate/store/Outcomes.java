@@ -62,8 +62,15 @@ public final class Outcomes {
     // held at most the limit's longest window; a report of an older send than the one recorded (its outcome came
     // late) does not replace it while that one's reset is ahead. Updating the slot row takes its lock before the call's
     // (the grant pass's order). Parameters: call, remaining, remaining, reset seconds.
+    /**
+     * The vendor's count, kept on the limit's slot unless an earlier unit's report came later; a count the gate's own
+     * sends explain ({@link dev.gate.rules.VendorCount#explained}: one index lookup of the send log per rule it could
+     * be of, in the rule's window as the gate counts it, its receipt margin included) is kept as already reset: it
+     * holds nothing.
+     */
     private static final String VENDOR_COUNT = """
-            WITH c AS (SELECT id, limit_name, granted_at FROM gate_call WHERE id = ?),
+            WITH p AS (SELECT ?::bigint AS call_id, ?::int AS remaining, ?::bigint AS reset_s, ?::int AS quota),
+            c AS (SELECT g.id, g.limit_name, g.granted_at FROM gate_call g, p WHERE g.id = p.call_id),
             l AS (
                 SELECT l.name,
                        greatest(l.calls, coalesce((SELECT max(r.calls) FROM gate_limit_rule r WHERE r.limit_name = l.name),
@@ -73,25 +80,56 @@ public final class Outcomes {
                 FROM gate_limit l JOIN c ON l.name = c.limit_name),
             u AS (SELECT max(g.seq) AS unit FROM gate_send g JOIN c ON g.limit_name = c.limit_name
                                                                      AND g.sent_at = c.granted_at AND g.call_id = c.id),
-            ok AS (SELECT l.name, u.unit, l.longest FROM l, u WHERE u.unit IS NOT NULL AND ? BETWEEN 0 AND l.most),
+            rules AS (
+                SELECT l.calls, l.window_ms, l.aligned_zone, l.aligned_at,
+                       coalesce(l.receipt_margin_ms::numeric, least(l.window_ms / 200.0, 100)) AS margin_ms
+                FROM gate_limit l JOIN c ON l.name = c.limit_name
+                UNION ALL
+                SELECT r.calls, r.window_ms, r.aligned_zone, r.aligned_at,
+                       coalesce(l.receipt_margin_ms::numeric, least(r.window_ms / 200.0, 100))
+                FROM gate_limit_rule r JOIN c ON r.limit_name = c.limit_name JOIN gate_limit l ON l.name = r.limit_name),
+            could AS (SELECT rules.* FROM rules, p
+                      WHERE rules.calls >= p.remaining AND (p.quota IS NULL OR rules.calls = p.quota)),
+            explained AS (
+                SELECT (SELECT remaining FROM p) > 0 AND EXISTS (SELECT 1 FROM could) AND NOT EXISTS (
+                    SELECT 1 FROM could, p, u, c
+                    WHERE could.calls - p.remaining > 0
+                      AND NOT EXISTS (
+                          SELECT 1 FROM gate_send g
+                          WHERE g.limit_name = c.limit_name AND g.seq = u.unit - (could.calls - p.remaining) + 1
+                            AND g.sent_at >= CASE WHEN could.aligned_zone IS NULL
+                                                 THEN clock_timestamp() - could.window_ms * interval '1 millisecond'
+                                                 ELSE gate_block_start(clock_timestamp(), could.aligned_zone,
+                                                                       could.aligned_at, could.window_ms) END
+                                             - could.margin_ms * interval '1 millisecond')) AS yes),
+            ok AS (SELECT l.name, u.unit, l.longest FROM l, u, p WHERE u.unit IS NOT NULL
+                                                                  AND p.remaining BETWEEN 0 AND l.most),
             moved AS (
-                UPDATE gate_slot s SET vendor_after_unit = ok.unit, vendor_remaining = ?,
-                                       vendor_reset_at = clock_timestamp()
-                                           + least(?::bigint * 1000, ok.longest) * interval '1 millisecond',
+                UPDATE gate_slot s SET vendor_after_unit = ok.unit, vendor_remaining = p.remaining,
+                                       vendor_reset_at = CASE WHEN (SELECT yes FROM explained) THEN clock_timestamp()
+                                           ELSE clock_timestamp()
+                                                + least(p.reset_s * 1000, ok.longest) * interval '1 millisecond' END,
                                        vendor_reported_at = clock_timestamp()
-                FROM ok WHERE s.limit_name = ok.name
+                FROM ok, p WHERE s.limit_name = ok.name
                   AND (s.vendor_after_unit IS NULL OR s.vendor_after_unit <= ok.unit
                        OR s.vendor_reset_at <= clock_timestamp())
                 RETURNING s.limit_name)
             SELECT (SELECT name FROM l) AS name, (SELECT most FROM l) AS most, (SELECT unit FROM u) AS unit,
-                   EXISTS (SELECT 1 FROM moved) AS moved""";
+                   EXISTS (SELECT 1 FROM moved) AS moved, (SELECT yes FROM explained) AS explained""";
 
-    /** The vendor's own count as an outcome reported it: units left, and seconds until its count resets. */
-    public record VendorReport(int remaining, long resetSeconds) {
+
+    /**
+     * The vendor's own count as an outcome reported it: units left, seconds until its count resets, and the quota it
+     * is of (null: not said).
+     */
+    public record VendorReport(int remaining, long resetSeconds, Integer quota) {
     }
 
-    /** What became of a vendor's count: taken, or why not (the figures for the operators' log). */
-    public record VendorTaken(boolean taken, boolean outOfRange, String limit, int most) {
+    /**
+     * What became of a vendor's count: taken (holding, or explained by the gate's own sends and so holding nothing),
+     * or why not (the figures for the operators' log).
+     */
+    public record VendorTaken(boolean taken, boolean explained, boolean outOfRange, String limit, int most) {
     }
 
     /** What recording did. */
@@ -195,14 +233,19 @@ public final class Outcomes {
         try (PreparedStatement ps = c.prepareStatement(VENDOR_COUNT)) {
             ps.setLong(1, callId);
             ps.setInt(2, report.remaining());
-            ps.setInt(3, report.remaining());
-            ps.setLong(4, report.resetSeconds());
+            ps.setLong(3, report.resetSeconds());
+            if (report.quota() == null) {
+                ps.setNull(4, java.sql.Types.INTEGER);
+            } else {
+                ps.setInt(4, report.quota());
+            }
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 int most = rs.getInt("most");
                 boolean outOfRange = rs.getObject("unit") != null
                         && (report.remaining() < 0 || report.remaining() > most);
-                return new VendorTaken(rs.getBoolean("moved"), outOfRange, rs.getString("name"), most);
+                return new VendorTaken(rs.getBoolean("moved"), rs.getBoolean("explained"), outOfRange,
+                        rs.getString("name"), most);
             }
         }
     }

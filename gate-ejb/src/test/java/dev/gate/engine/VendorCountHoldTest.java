@@ -77,7 +77,7 @@ class VendorCountHoldTest extends OnTwoCopies {
                     if (answer[0] == 429) {
                         seen429.incrementAndGet();
                     }
-                    copy.callers().complete(p.callId(), "worker", answer[0], null, answer[1], (long) answer[2]);
+                    copy.callers().complete(p.callId(), "worker", answer[0], null, answer[1], (long) answer[2], null);
                 }
                 return null;
             }));
@@ -102,5 +102,43 @@ class VendorCountHoldTest extends OnTwoCopies {
                 + vendor.gateSendsPerWindow);
         assertTrue(held != null, "the status showed the vendor's count: nothing left until its reset");
         assertEquals(24, vendor.gateSendsPerWindow.stream().mapToInt(Integer::intValue).sum());
+    }
+
+    @Test
+    void aCountOfTheGatesOwnSendsHoldsNothingAFullWindowOrOthersUseHoldUntilTheReset() throws Exception {
+        // the gate alone at a vendor of the same rule: the vendor says 1 of 5 left for 30 s after the gate's 4 sends:
+        // its own rule already holds the rest, and the vendor's word adds no hold (a vendor that rounds its reset up
+        // to whole seconds would otherwise stall a tight limit until then)
+        a.limits().put("alone", LimitSpec.of(5, Duration.ofSeconds(10)).withBurst(5));
+        for (int i = 0; i < 4; i++) {
+            Permit p = a.callers().acquire("alone", CallClass.SCHEDULED, Duration.ofSeconds(10), "worker",
+                    CallOptions.NONE);
+            a.callers().complete(p.callId(), "worker", 200, null, 4 - i, 30L, 5);
+        }
+        assertEquals(null, a.limits().status("alone").orElseThrow().getVendorLeft(),
+                "explained by the gate's own sends: no hold of the vendor's");
+        Permit fifth = a.callers().acquire("alone", CallClass.SCHEDULED, Duration.ofSeconds(2), "worker",
+                CallOptions.NONE);
+        // a full window, even of the gate's own sends, holds until the vendor's reset: its first call may have
+        // reached the vendor later than the margin allows for (a cold connection), and only the vendor knows when
+        a.callers().complete(fifth.callId(), "worker", 200, null, 0, 30L, 5);
+        assertEquals(0, a.limits().status("alone").orElseThrow().getVendorLeft(), "0 left: the vendor's word holds");
+
+        // another client used the window: the vendor says 0 left for 30 s after one send of the gate's (a minute's
+        // window, a burst of 5: the gate's own rule would send the next at once)
+        a.limits().put("shared", LimitSpec.of(5, Duration.ofMinutes(1)).withBurst(5));
+        Permit p = a.callers().acquire("shared", CallClass.SCHEDULED, Duration.ofSeconds(10), "worker",
+                CallOptions.NONE);
+        a.callers().complete(p.callId(), "worker", 200, null, 0, 30L, 5);
+        LimitStatus held = a.limits().status("shared").orElseThrow();
+        assertEquals(0, held.getVendorLeft(), "4 used by another client: the gate holds to the vendor's word");
+        Permit later = null;
+        try {
+            later = a.callers().acquire("shared", CallClass.SCHEDULED, Duration.ofSeconds(2), "worker",
+                    CallOptions.NONE);
+        } catch (dev.gate.api.GateTimeoutException expected) {
+            // held until the vendor's reset, 30 s away
+        }
+        assertEquals(null, later, "no grant while the vendor's count holds (its own rule would allow 4 more)");
     }
 }

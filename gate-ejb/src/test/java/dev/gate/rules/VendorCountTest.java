@@ -44,4 +44,27 @@ class VendorCountTest {
         assertFalse(VendorCount.accepted(-1, rules));
         assertEquals(Duration.ofMinutes(1), VendorCount.resetCap(rules));
     }
+
+    @Test
+    void aCountTheGatesOwnSendsExplainHoldsNothingOneWithOthersUseDoes() {
+        Pace second = Pace.of(20, 1000);
+        Pace day = Pace.of(2_000_000, 86_400_000);
+        LimitRules alone = LimitRules.of(second);
+        // the vendor says 2 of 20 left: 18 used; the gate logged 19 in the last second, 18 of them before the report
+        assertTrue(VendorCount.explained(2, null, alone, p -> 18), "18 used, 18 the gate's own: nobody else's");
+        assertTrue(VendorCount.explained(1, 20, alone, p -> 19), "19 of the gate's own: its rule holds the last");
+        assertFalse(VendorCount.explained(0, 20, alone, p -> 20), "a full window holds until the vendor's reset, "
+                + "even of the gate's own: a send may have reached the vendor later than its margin allows for");
+        assertFalse(VendorCount.explained(2, null, alone, p -> 8), "10 used by another client: the count holds");
+        assertFalse(VendorCount.explained(0, null, alone, p -> 19), "one more than the gate sent: holds");
+
+        LimitRules both = new LimitRules(List.of(second, day), Duration.ZERO);
+        java.util.function.ToLongFunction<Pace> own = p -> p == second ? 18 : 5_000;
+        assertFalse(VendorCount.explained(2, null, both, own),
+                "without a quota, the day's rule could be the one counted: 1,999,998 used is not the gate's alone");
+        assertTrue(VendorCount.explained(2, 20, both, own), "the quota names the second's rule, which explains it");
+        assertFalse(VendorCount.explained(2, 2_000_000, both, own), "the day's count: another client used it");
+        assertFalse(VendorCount.explained(2, 50, both, own), "a quota no rule has: the count holds, as always");
+        assertFalse(VendorCount.explained(30, null, alone, p -> 20), "no rule could be this count's: explains nothing");
+    }
 }

@@ -23,12 +23,15 @@ import java.util.regex.Pattern;
  * 7's {@code limit=10, remaining=5, reset=30} or the later {@code "default";r=5;t=30}), the drafts' separate
  * {@code RateLimit-Remaining} / {@code RateLimit-Reset}, or the common {@code X-RateLimit-Remaining} /
  * {@code X-RateLimit-Reset} (seconds, or a Unix time as GitHub sends). {@code RateLimit-Policy} ({@code 10;w=1},
- * {@code "default";q=10;w=1}) bounds the count: a remaining above its quota is not believed.
+ * {@code "default";q=10;w=1}) bounds the count: a remaining above its quota is not believed. The quota the count is
+ * of comes from that policy, else from the count's own limit ({@code limit=} of draft 7, {@code RateLimit-Limit},
+ * {@code X-RateLimit-Limit}); null where the vendor does not say: the gate then tells which of its rules the count
+ * is of by the count alone.
  *
  * <p>A header that cannot be read (a word where a number goes, a negative count) is ignored with a WARNING and never
  * trusted: the gate then counts by its own rules alone, and it never takes a vendor's count beyond them anyway.
  */
-public record VendorHeaders(Duration retryAfter, Integer remaining, Duration reset) {
+public record VendorHeaders(Duration retryAfter, Integer remaining, Duration reset, Integer quota) {
 
     private static final Logger LOG = Logger.getLogger(VendorHeaders.class.getName());
 
@@ -37,7 +40,7 @@ public record VendorHeaders(Duration retryAfter, Integer remaining, Duration res
 
     private static final Pattern PARAMETER = Pattern.compile("(?:^|[;,])\\s*([a-zA-Z-]+)\\s*=\\s*(\"[^\"]*\"|[^;,\\s]+)");
 
-    public static final VendorHeaders NONE = new VendorHeaders(null, null, null);
+    public static final VendorHeaders NONE = new VendorHeaders(null, null, null, null);
 
     /** The headers of a {@code java.net.http} answer. */
     public static VendorHeaders of(HttpHeaders headers) {
@@ -55,29 +58,40 @@ public record VendorHeaders(Duration retryAfter, Integer remaining, Duration res
         Duration retryAfter = retryAfter(h.get("Retry-After"), clock);
         Integer remaining = null;
         Duration reset = null;
+        Integer limit = null;
         String field = h.get("RateLimit");
         if (field != null) {
             Map<String, String> p = parameters(field);
             remaining = count("RateLimit", p.getOrDefault("remaining", p.get("r")));
             reset = seconds("RateLimit", p.getOrDefault("reset", p.get("t")), clock);
+            limit = p.containsKey("limit") ? count("RateLimit", p.get("limit")) : null;
         }
         if (remaining == null && h.containsKey("RateLimit-Remaining")) {
             remaining = count("RateLimit-Remaining", h.get("RateLimit-Remaining"));
             reset = seconds("RateLimit-Reset", h.get("RateLimit-Reset"), clock);
+            limit = count("RateLimit-Limit", h.get("RateLimit-Limit"));
         }
         if (remaining == null && h.containsKey("X-RateLimit-Remaining")) {
             remaining = count("X-RateLimit-Remaining", h.get("X-RateLimit-Remaining"));
             reset = seconds("X-RateLimit-Reset", h.get("X-RateLimit-Reset"), clock);
+            limit = count("X-RateLimit-Limit", h.get("X-RateLimit-Limit"));
         }
         Integer quota = quota(h.get("RateLimit-Policy"));
         if (remaining != null && quota != null && remaining > quota) {
             warn("RateLimit-Policy", "a remaining count of " + remaining + " above the policy's quota of " + quota);
             remaining = null;
         }
-        if (remaining == null || reset == null) { // a count without its reset (or the other way) holds nothing
-            return new VendorHeaders(retryAfter, null, null);
+        if (quota == null) {
+            quota = limit;
         }
-        return new VendorHeaders(retryAfter, remaining, reset);
+        if (remaining == null || reset == null) { // a count without its reset (or the other way) holds nothing
+            return new VendorHeaders(retryAfter, null, null, null);
+        }
+        if (quota != null && remaining > quota) {
+            warn("RateLimit", "a remaining count of " + remaining + " above the limit of " + quota);
+            return new VendorHeaders(retryAfter, null, null, null);
+        }
+        return new VendorHeaders(retryAfter, remaining, reset, quota);
     }
 
     /** Whether the vendor gave its own count (units left and the time to its reset). */

@@ -31,6 +31,9 @@ class VendorHeadersTest {
         VendorHeaders s = read("X-RateLimit-Remaining", "3", "X-RateLimit-Reset", "25");
         assertEquals(3, s.remaining());
         assertEquals(Duration.ofSeconds(25), s.reset());
+        assertNull(s.quota(), "no limit said: the gate tells the rule by the count alone");
+        assertEquals(60, read("X-RateLimit-Limit", "60", "X-RateLimit-Remaining", "3", "X-RateLimit-Reset", "25")
+                .quota(), "the quota the count is of");
         VendorHeaders github = read("x-ratelimit-remaining", "4999", "x-ratelimit-reset",
                 Long.toString(Instant.parse("2026-12-04T14:05:00Z").getEpochSecond()));
         assertEquals(4999, github.remaining());
@@ -44,12 +47,15 @@ class VendorHeadersTest {
         VendorHeaders draft7 = read("RateLimit", "limit=100, remaining=50, reset=30", "RateLimit-Policy", "100;w=60");
         assertEquals(50, draft7.remaining());
         assertEquals(Duration.ofSeconds(30), draft7.reset());
+        assertEquals(100, draft7.quota());
         VendorHeaders structured = read("RateLimit", "\"default\";r=7;t=12", "RateLimit-Policy", "\"default\";q=10;w=60");
         assertEquals(7, structured.remaining());
         assertEquals(Duration.ofSeconds(12), structured.reset());
+        assertEquals(10, structured.quota(), "the policy's q");
         VendorHeaders separate = read("RateLimit-Limit", "10", "RateLimit-Remaining", "2", "RateLimit-Reset", "4");
         assertEquals(2, separate.remaining());
         assertEquals(Duration.ofSeconds(4), separate.reset());
+        assertEquals(10, separate.quota());
     }
 
     @Test
@@ -67,6 +73,8 @@ class VendorHeadersTest {
         assertFalse(read("X-RateLimit-Remaining", "3").hasCount(), "a count without its reset holds nothing");
         assertFalse(read("RateLimit", "remaining=500, reset=10", "RateLimit-Policy", "100;w=60").hasCount(),
                 "more left than the policy's quota is not believed");
+        assertFalse(read("X-RateLimit-Limit", "10", "X-RateLimit-Remaining", "11", "X-RateLimit-Reset", "5")
+                .hasCount(), "more left than its own limit is not believed");
         assertNull(read("Retry-After", "tomorrow").retryAfter());
         assertEquals(VendorHeaders.NONE, read());
     }

@@ -36,7 +36,7 @@ import java.util.Set;
 public class CallsResource {
 
     private static final Set<String> OUTCOME_FIELDS = Set.of("status", "retryAfterSeconds", "remaining",
-            "resetSeconds");
+            "resetSeconds", "quota");
 
     @EJB
     Programs programs;
@@ -105,7 +105,7 @@ public class CallsResource {
     }
 
     /** How the vendor answered the granted call; it becomes DONE. */
-    @Operation(summary = "Report the vendor's answer to a granted call: {status, retryAfterSeconds, remaining, resetSeconds} (remaining and resetSeconds: the vendor's own count, both or neither); the call becomes DONE; 204")
+    @Operation(summary = "Report the vendor's answer to a granted call: {status, retryAfterSeconds, remaining, resetSeconds, quota} (remaining and resetSeconds: the vendor's own count, both or neither; quota: the limit that count is of, if the vendor said); the call becomes DONE; 204")
     @POST
     @Path("outcome")
     public Response outcome(@PathParam("id") String id, InputStream body) throws GateException {
@@ -115,6 +115,7 @@ public class CallsResource {
         Integer retryAfter;
         Integer remaining;
         Long resetSeconds;
+        Integer quota;
         try {
             fields = Bodies.object(body, OUTCOME_FIELDS);
             status = Bodies.integer(fields, "status", 100, 599, null);
@@ -130,11 +131,16 @@ public class CallsResource {
                         "is required with " + (remaining == null ? "resetSeconds" : "remaining")
                                 + ": the vendor's count is both");
             }
+            quota = present(fields, "quota") ? Bodies.integer(fields, "quota", 1, 1_000_000_000, null) : null;
+            if (quota != null && remaining == null) {
+                throw ProblemException.badRequest("quota", "goes with remaining and resetSeconds: the quota a count "
+                        + "is of");
+            }
         } catch (ProblemException badBody) {
             own(call); // another program's call is a 404 (a joined one a 403) whatever the body says
             throw badBody;
         }
-        if (!programs.outcome(program(), call, status, retryAfter, remaining, resetSeconds)) {
+        if (!programs.outcome(program(), call, status, retryAfter, remaining, resetSeconds, quota)) {
             throw refused(call, "only a GRANTED call has an outcome to report");
         }
         return Response.noContent().build();
