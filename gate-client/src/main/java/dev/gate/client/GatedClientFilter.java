@@ -35,6 +35,11 @@ public class GatedClientFilter implements ClientRequestFilter, ClientResponseFil
     /** A request property: the {@link CallOptions} of this request's call. */
     public static final String OPTIONS = "dev.gate.callOptions";
 
+    /** A header the filter adds to the vendor's response: the gate's id of the request's call. */
+    public static final String CALL_ID_HEADER = "Gate-Call-Id";
+    /** A header the filter adds to the vendor's response: how long the request waited for its grant, ms. */
+    public static final String WAITED_HEADER = "Gate-Waited-Ms";
+
     private static final Logger LOG = Logger.getLogger(GatedClientFilter.class.getName());
     private static final String PERMIT = "dev.gate.permit";
 
@@ -63,8 +68,10 @@ public class GatedClientFilter implements ClientRequestFilter, ClientResponseFil
             throw new IllegalArgumentException("a dedupe key cannot go through a client filter: a joiner waits for "
                     + "the first caller's answer with HttpGate.awaitOutcome");
         }
+        long asked = System.nanoTime();
         try {
-            request.setProperty(PERMIT, gate.acquire(limit, c, maxWait, options));
+            Permit permit = gate.acquire(limit, c, maxWait, options);
+            request.setProperty(PERMIT, new Granted(permit, System.nanoTime() - asked));
         } catch (GateClientException e) {
             throw new ProcessingException("limit " + limit + ": " + e.getMessage(), e);
         } catch (InterruptedException e) {
@@ -75,10 +82,13 @@ public class GatedClientFilter implements ClientRequestFilter, ClientResponseFil
 
     @Override
     public void filter(ClientRequestContext request, ClientResponseContext response) {
-        if (!(request.getProperty(PERMIT) instanceof Permit permit)) {
+        if (!(request.getProperty(PERMIT) instanceof Granted granted)) {
             return; // not granted here (another filter aborted the request before this one)
         }
         request.removeProperty(PERMIT);
+        Permit permit = granted.permit();
+        response.getHeaders().putSingle(CALL_ID_HEADER, Long.toString(permit.callId()));
+        response.getHeaders().putSingle(WAITED_HEADER, Long.toString(granted.waitedNanos() / 1_000_000));
         try {
             permit.complete(response.getStatus(), VendorHeaders.of(response.getHeaders(), Clock.systemUTC()));
         } catch (GateClientException e) {
@@ -90,5 +100,9 @@ public class GatedClientFilter implements ClientRequestFilter, ClientResponseFil
             LOG.warning(() -> "call " + permit.callId() + " limit=" + limit + ": interrupted while reporting the "
                     + "vendor's " + response.getStatus() + "; the grant ends at its lease");
         }
+    }
+
+    /** A request's grant, and how long it waited for it. */
+    private record Granted(Permit permit, long waitedNanos) {
     }
 }

@@ -33,6 +33,10 @@ public class GatedClientFilter implements ClientRequestFilter, ClientResponseFil
     public static final String CALL_CLASS = "dev.gate.callClass";
     /** A request property: the {@link CallOptions} of this request's call. */
     public static final String OPTIONS = "dev.gate.callOptions";
+    /** A header the filter adds to the vendor's response: the gate's id of the request's call. */
+    public static final String CALL_ID_HEADER = "Gate-Call-Id";
+    /** A header the filter adds to the vendor's response: how long the request waited for its grant, ms. */
+    public static final String WAITED_HEADER = "Gate-Waited-Ms";
     /** How long a request waits for its grant unless told otherwise. */
     public static final Duration DEFAULT_MAX_WAIT = Duration.ofMinutes(1);
 
@@ -65,22 +69,29 @@ public class GatedClientFilter implements ClientRequestFilter, ClientResponseFil
                     + "the first caller's answer with Gate.awaitOutcome");
         }
         Permit permit;
+        long asked = System.nanoTime();
         try {
             permit = gate().acquire(limit, GatedCalls.classFor(declared, GatedCalls::personWaitsHere), maxWait,
                     options);
         } catch (GateException e) {
             throw new ProcessingException("limit " + limit + ": " + e.getMessage(), e);
         }
-        request.setProperty(PERMIT, permit);
+        request.setProperty(PERMIT, new Granted(permit, System.nanoTime() - asked));
     }
 
     @Override
     public void filter(ClientRequestContext request, ClientResponseContext response) {
-        if (!(request.getProperty(PERMIT) instanceof Permit permit)) {
+        if (!(request.getProperty(PERMIT) instanceof Granted granted)) {
             return; // not granted here (another filter aborted the request before this one)
         }
         request.removeProperty(PERMIT);
-        GatedCalls.report(gate(), permit, VendorAnswers.of(response.getStatus(), response.getHeaders()));
+        GatedCalls.report(gate(), granted.permit(), VendorAnswers.of(response.getStatus(), response.getHeaders()));
+        response.getHeaders().putSingle(CALL_ID_HEADER, Long.toString(granted.permit().callId()));
+        response.getHeaders().putSingle(WAITED_HEADER, Long.toString(granted.waitedNanos() / 1_000_000));
+    }
+
+    /** A request's grant, and how long it waited for it. */
+    private record Granted(Permit permit, long waitedNanos) {
     }
 
     private Gate gate() {

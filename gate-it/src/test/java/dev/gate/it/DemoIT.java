@@ -24,8 +24,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The whole story on a fast limit (20 a second), end to end: the demo vendor (its own WAR, counting by its own
- * receipt clock), the demo web app (its own WAR, INTERACTIVE through the Gate EJB) hit by people, the worker
- * (plain Java, gate-client: SCHEDULED snapshots and FOLLOW_UP calls) and a backfill job of 300 items, all at once.
+ * receipt clock), the demo web app (its own WAR: a MicroProfile Rest Client with the gate's filter, INTERACTIVE) hit
+ * by people, the worker (plain Java, gate-client's send: SCHEDULED snapshots and FOLLOW_UP calls) and a backfill job
+ * of 300 items, all at once, in the demo's limit.
  * The vendor sees no window over its limit and no 429; the job fetches every item exactly once; people wait at most
  * one gap plus 50 ms at p99, counted after the first seconds of the fresh deployment (printed with and without them).
  */
@@ -62,24 +63,24 @@ class DemoIT {
         // on a busy 2-core box), so that the vendor's own clock never counts more than the limit in a window
         // and a daily quota on the vendor's calendar, as the demo declares one (more than a day at 20 a second: the
         // beat stays the second's)
-        Api.Answer declared = Api.put("ops", "/limits/demo-it", "{\"calls\":" + CALLS + ",\"windowSeconds\":1,"
+        Api.Answer declared = Api.put("ops", "/limits/demo-vendor", "{\"calls\":" + CALLS + ",\"windowSeconds\":1,"
                 + "\"receiptMarginMs\":" + MARGIN_MS + ",\"rules\":[{\"calls\":2000000,\"windowSeconds\":86400,"
                 + "\"aligned\":{\"zone\":\"America/Los_Angeles\",\"at\":\"00:00\"}}]}");
         assertTrue(declared.status() == 200 || declared.status() == 201, declared.body());
         assertEquals(200, Api.at(null, "PUT", URI.create(VENDOR + "/rule?calls=" + CALLS + "&windowSeconds=1"), "")
                 .status());
-        Api.Answer started = Api.post("ops", "/jobs/backfill-history", "{\"limit\":\"demo-it\",\"symbols\":"
+        Api.Answer started = Api.post("ops", "/jobs/backfill-history", "{\"limit\":\"demo-vendor\",\"symbols\":"
                 + "\"AAA,BBB,CCC,DDD,EEE\",\"from\":\"2024-01-01\",\"to\":\"2024-02-29\",\"vendorUrl\":\"" + VENDOR
                 + "\",\"checkpointEvery\":10}");
         assertEquals(201, started.status(), started.body());
         // the page's first hit pays for a fresh deployment's warm-up (class loading, the first EJB call and
         // connection: 350-450 ms measured), which is not the line's doing: made once before people come
-        assertEquals(200, Api.at(null, "GET", URI.create(PAGE + "/WARM?limit=demo-it"), null).status());
+        assertEquals(200, Api.at(null, "GET", URI.create(PAGE + "/WARM"), null).status());
         long t0 = System.nanoTime();
         List<Thread> threads = new ArrayList<>();
-        try (DemoWorker worker = new DemoWorker(URI.create(Api.BASE), "worker", "worker", VENDOR, "demo-it",
+        try (DemoWorker worker = new DemoWorker(URI.create(Api.BASE), "worker", "worker", VENDOR, "demo-vendor",
                 List.of("store-1", "store-2", "store-3"), Duration.ofSeconds(2));
-             Visitors people = new Visitors(PAGE, "?limit=demo-it", Duration.ofMillis(60))) {
+             Visitors people = new Visitors(PAGE, "", Duration.ofMillis(60))) {
             threads.add(new Thread(worker, "worker"));
             threads.add(new Thread(people, "people"));
             threads.forEach(Thread::start);
@@ -108,7 +109,8 @@ class DemoIT {
             long p99 = p99(waited) / 1000;
             // the same waits as the line saw them: from the call's row written to its grant, in the database
             long lineP99 = ItDatabase.count("SELECT round(percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch "
-                    + "FROM granted_at - enqueued_at) * 1000))::bigint FROM gate_call WHERE limit_name = 'demo-it' "
+                    + "FROM granted_at - enqueued_at) * 1000))::bigint FROM gate_call "
+                    + "WHERE limit_name = 'demo-vendor' "
                     + "AND call_class = 0 AND granted_at IS NOT NULL");
             System.out.printf("demo: %.1f s, vendor %d requests (%.0f%% of its limit), %d refused, worst window %d of %d;"
                             + " %d page hits after the first %d s waited p50 %d ms, p99 %d ms, max %d ms; all %d hits:"
@@ -133,9 +135,9 @@ class DemoIT {
             assertTrue(p99 <= GAP.toMillis() + 50, "people wait at most one gap plus 50 ms at p99: " + p99 + " ms");
             assertTrue(p50 <= GAP.toMillis() + 50, "people wait about one gap at the median: " + p50 + " ms");
             assertTrue(worker.snapshots() > 0 && worker.followUps() > 0, "the worker's calls went through too");
-            JsonObject daily = Api.get("ops", "/limits/demo-it").json().getJsonArray("rules").getJsonObject(0);
-            long sentToday = ItDatabase.count("SELECT count(*) FROM gate_send WHERE limit_name = 'demo-it' AND sent_at "
-                    + ">= gate_block_start(clock_timestamp(), 'America/Los_Angeles', '00:00', 86400000)");
+            JsonObject daily = Api.get("ops", "/limits/demo-vendor").json().getJsonArray("rules").getJsonObject(0);
+            long sentToday = ItDatabase.count("SELECT count(*) FROM gate_send WHERE limit_name = 'demo-vendor' "
+                    + "AND sent_at >= gate_block_start(clock_timestamp(), 'America/Los_Angeles', '00:00', 86400000)");
             assertEquals(sentToday, daily.getInt("usedInWindow"), "the daily quota counts today's sends: " + daily);
         }
     }

@@ -1,33 +1,25 @@
 package dev.gate.demo.web;
 
-import dev.gate.api.CallClass;
-import dev.gate.api.Gate;
-import dev.gate.api.GateException;
-import dev.gate.api.Permit;
+import dev.gate.api.GatedClientFilter;
 import jakarta.annotation.security.PermitAll;
 import jakarta.annotation.security.RunAs;
-import jakarta.ejb.EJB;
 import jakarta.ejb.Stateless;
+import jakarta.inject.Inject;
 import jakarta.json.Json;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.ProcessingException;
 import jakarta.ws.rs.Produces;
-import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-
-import java.net.URI;
-import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
+import org.eclipse.microprofile.rest.client.inject.RestClient;
 
 /**
- * {@code GET /demo-web/quote/{symbol}[?limit=]}: a person asks for a quote; the vendor is called INTERACTIVE through
- * the gate (limit {@code demo-vendor} unless given) and the answer says how long the call waited in the line.
+ * {@code GET /demo-web/quote/{symbol}}: a person asks for a quote; the vendor is called through the gate by the Rest
+ * Client's provider ({@link QuoteGate}: INTERACTIVE, limit {@code demo-vendor}), with no permit here, and the answer
+ * says how long the request waited in the line (the filter's {@code Gate-Waited-Ms}).
  */
 @Path("quote/{symbol}")
 @Stateless
@@ -36,32 +28,30 @@ import java.time.Duration;
 @Produces(MediaType.APPLICATION_JSON)
 public class QuotePage {
 
-    static final String VENDOR = System.getProperty("demo.vendor.url", "http://127.0.0.1:8080/demo-vendor");
-
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-
-    @EJB(lookup = Gate.JNDI_NAME)
-    Gate gate;
+    @Inject
+    @RestClient
+    DemoVendor vendor;
 
     @GET
-    public Response quote(@PathParam("symbol") String symbol, @QueryParam("limit") String limit) throws Exception {
-        long t0 = System.nanoTime();
-        Permit permit;
-        try {
-            permit = gate.acquire(limit == null ? "demo-vendor" : limit, CallClass.INTERACTIVE, Duration.ofSeconds(10));
-        } catch (GateException e) {
-            return Response.status(503).entity(Json.createObjectBuilder().add("error", e.getMessage()).build())
-                    .build();
+    public Response quote(@PathParam("symbol") String symbol) {
+        try (Response r = answer(symbol)) {
+            String waitedMs = r.getHeaderString(GatedClientFilter.WAITED_HEADER);
+            String callId = r.getHeaderString(GatedClientFilter.CALL_ID_HEADER);
+            return Response.status(r.getStatus() == 200 ? 200 : 502).entity(Json.createObjectBuilder()
+                    .add("symbol", symbol).add("vendorStatus", r.getStatus())
+                    .add("waitedMicros", waitedMs == null ? -1 : Long.parseLong(waitedMs) * 1000)
+                    .add("callId", callId == null ? -1 : Long.parseLong(callId)).build()).build();
+        } catch (ProcessingException e) { // the gate said no (paused, busy, not in time): the vendor was not called
+            return Response.status(503).entity(Json.createObjectBuilder().add("error", String.valueOf(
+                    e.getCause() == null ? e.getMessage() : e.getCause().getMessage())).build()).build();
         }
-        long waitedMicros = (System.nanoTime() - t0) / 1_000;
-        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(VENDOR + "/quote/"
-                + URLEncoder.encode(symbol, StandardCharsets.UTF_8))).timeout(Duration.ofSeconds(10)).build(),
-                HttpResponse.BodyHandlers.ofString());
-        Duration retryAfter = r.headers().firstValue("Retry-After").filter(v -> v.matches("\\d{1,6}"))
-                .map(v -> Duration.ofSeconds(Long.parseLong(v))).orElse(null);
-        gate.complete(permit, r.statusCode(), retryAfter);
-        return Response.status(r.statusCode() == 200 ? 200 : 502).entity(Json.createObjectBuilder()
-                .add("symbol", symbol).add("vendorStatus", r.statusCode()).add("waitedMicros", waitedMicros)
-                .add("callId", permit.callId()).build()).build();
+    }
+
+    private Response answer(String symbol) {
+        try {
+            return vendor.quote(symbol);
+        } catch (WebApplicationException refused) { // the Rest Client's way of answering a 4xx or 5xx
+            return refused.getResponse();
+        }
     }
 }

@@ -1,5 +1,6 @@
 /**
- * The demo's web app: each page hit is a person waiting, so it calls the vendor INTERACTIVE through the gate (the
- * {@code Gate} EJB, injected by its portable JNDI name), and answers with how long it waited in the line.
+ * The demo's web app: each page hit is a person waiting, so it calls the vendor INTERACTIVE through the gate, by a
+ * MicroProfile Rest Client whose provider is the gate's client filter ({@code QuoteGate}): no permit in the page's
+ * code. It answers with how long the request waited in the line.
  */
 package dev.gate.demo.web;

@@ -3,7 +3,7 @@ package dev.gate.demo.worker;
 import dev.gate.client.CallClass;
 import dev.gate.client.GateClientException;
 import dev.gate.client.HttpGate;
-import dev.gate.client.Permit;
+import dev.gate.client.GatedSend;
 
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -16,8 +16,8 @@ import java.util.logging.Logger;
 
 /**
  * A worker outside the server: every {@code every}, a SCHEDULED snapshot of each store from the vendor, and for each
- * snapshot that worked a FOLLOW_UP call; every call through the gate with gate-client, its answer reported (a 429
- * pauses the limit for everyone). Runs until stopped.
+ * snapshot that worked a FOLLOW_UP call; every call through the gate with gate-client's {@code send}: it waits in the
+ * line, sends, and reports the answer by itself (a 429 pauses the limit for everyone). Runs until stopped.
  */
 public final class DemoWorker implements Runnable, AutoCloseable {
 
@@ -28,7 +28,7 @@ public final class DemoWorker implements Runnable, AutoCloseable {
     private final String limit;
     private final List<String> stores;
     private final Duration every;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final GatedSend sends;
     private final AtomicInteger snapshots = new AtomicInteger();
     private final AtomicInteger followUps = new AtomicInteger();
     private volatile boolean stopped;
@@ -37,6 +37,8 @@ public final class DemoWorker implements Runnable, AutoCloseable {
     public DemoWorker(URI gateApi, String account, String password, String vendor, String limit, List<String> stores,
                       Duration every) {
         this.gate = HttpGate.connect(gateApi, account, password);
+        this.sends = gate.sending().withMaxWait(Duration.ofSeconds(60))
+                .withClient(HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build());
         this.vendor = vendor.replaceAll("/+$", "");
         this.limit = limit;
         this.stores = List.copyOf(stores);
@@ -75,16 +77,11 @@ public final class DemoWorker implements Runnable, AutoCloseable {
         }
     }
 
-    /** One vendor call through the gate; answers the vendor's status. */
+    /** One vendor call through the gate (waits, sends, reports: {@link GatedSend}); answers the vendor's status. */
     private int call(CallClass callClass, String path) throws GateClientException, InterruptedException,
             java.io.IOException {
-        try (Permit p = gate.acquire(limit, callClass, Duration.ofSeconds(60))) {
-            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(vendor + path))
-                    .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
-            p.complete(r.statusCode(), r.headers().firstValue("Retry-After").filter(v -> v.matches("\\d{1,6}"))
-                    .map(v -> Duration.ofSeconds(Long.parseLong(v))).orElse(null));
-            return r.statusCode();
-        }
+        return sends.send(limit, callClass, HttpRequest.newBuilder(URI.create(vendor + path))
+                .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString()).statusCode();
     }
 
     public int snapshots() {

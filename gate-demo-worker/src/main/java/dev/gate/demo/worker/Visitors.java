@@ -31,7 +31,7 @@ public final class Visitors implements Runnable, AutoCloseable {
 
     /**
      * @param page  the demo web app's quote page, e.g. {@code http://localhost:8080/demo-web/quote}
-     * @param query after the symbol, e.g. {@code ?limit=demo-it}, or empty
+     * @param query after the symbol, e.g. {@code ?lang=en}, or empty
      */
     public Visitors(String page, String query, Duration every) {
         this.page = page.replaceAll("/+$", "");
