@@ -229,7 +229,8 @@ public final class Outcomes {
         });
     }
 
-    private static VendorTaken vendorCount(Connection c, long callId, VendorReport report) throws SQLException {
+    // package-private: VendorCountDecisionTest holds the statement to the Java rule
+    static VendorTaken vendorCount(Connection c, long callId, VendorReport report) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(VENDOR_COUNT)) {
             ps.setLong(1, callId);
             ps.setInt(2, report.remaining());

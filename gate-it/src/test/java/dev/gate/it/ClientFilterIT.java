@@ -4,13 +4,16 @@ import dev.gate.client.CallClass;
 import dev.gate.client.GateClientException;
 import dev.gate.client.GatedClientFilter;
 import dev.gate.client.HttpGate;
+import dev.gate.dev.TcpProxy;
 import dev.gate.dev.VendorServer;
 import dev.gate.it.filtered.VendorHistory;
 import jakarta.json.JsonObject;
+import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.ProcessingException;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.client.Client;
 import jakarta.ws.rs.client.ClientBuilder;
+import jakarta.ws.rs.client.ClientResponseFilter;
 import jakarta.ws.rs.core.Response;
 import org.eclipse.microprofile.rest.client.RestClientBuilder;
 import org.junit.jupiter.api.Test;
@@ -124,5 +127,36 @@ class ClientFilterIT extends GateDeployedAlone {
             }
             Programs.awaitResumed("filter-cut");
         }
+    }
+
+    @Test
+    void aReportWhoseAnswerIsLostIsSentAgainAndTheVendors429ReachesTheGate() throws Exception {
+        Api.put("ops", "/limits/filter-lost", "{\"calls\":100,\"windowSeconds\":1}");
+        try (TcpProxy cutAnswers = new TcpProxy("127.0.0.1", 8080);
+             HttpGate gate = HttpGate.connect(URI.create(API.toString().replace(":8080/", ":" + cutAnswers.port()
+                     + "/")), "worker", "worker");
+             VendorServer vendor = new VendorServer(5, Duration.ofSeconds(30))) {
+            for (int i = 0; i < 5; i++) { // another client takes the vendor's whole window: the next is a 429
+                assertTrue(vendor.callBehindTheGatesBack());
+            }
+            // response filters run from the highest priority down: this one just before the gate's, so that the
+            // answer to the gate's report is the one lost (the gate records it; the program never hears so)
+            ClientResponseFilter loseTheReportsAnswer = (request, response) -> cutAnswers.loseAnswers(1);
+            Client client = ClientBuilder.newClient()
+                    .register(new GatedClientFilter(gate, "filter-lost", CallClass.SCHEDULED))
+                    .register(loseTheReportsAnswer, Priorities.USER + 1000);
+            try (Response r = client.target(vendor.url() + "/history/L/1").request().get()) {
+                assertEquals(429, r.getStatus(), "the vendor's answer, as it came");
+                assertTrue(r.getHeaderString(GatedClientFilter.CALL_ID_HEADER) != null, "with the gate's call id");
+            } finally {
+                client.close();
+            }
+            assertEquals(1, cutAnswers.answersLost(), "the report's first answer was lost");
+        }
+        assertEquals(1, ItDatabase.count("SELECT count(*) FROM gate_call WHERE limit_name = 'filter-lost' "
+                + "AND state = 'DONE' AND outcome_status = 429"), "sent again: the gate has the 429");
+        assertFalse(Api.get("ops", "/limits/filter-lost").json().isNull("pausedUntil"),
+                "and the limit pauses for every program");
+        Api.post("ops", "/limits/filter-lost/resume", null);
     }
 }
