@@ -68,12 +68,12 @@ final class ApiJson {
     /** An outcome's body with what the vendor's headers said: its Retry-After, its count (units left, seconds). */
     static String outcome(int status, VendorHeaders said) {
         JsonObjectBuilder body = Json.createObjectBuilder().add("status", status);
-        if (said.retryAfter() != null) {
-            body.add("retryAfterSeconds", Math.min(86_400, said.retryAfter().toSeconds()));
+        if (said.retryAfter() != null) { // VendorHeaders holds these to what the API takes
+            body.add("retryAfterSeconds", said.retryAfter().toSeconds());
         }
         if (said.hasCount()) {
-            body.add("remaining", said.remaining()).add("resetSeconds", Math.min(31_622_400, said.reset().toSeconds()));
-            if (said.quota() != null && said.quota() <= 1_000_000_000) {
+            body.add("remaining", said.remaining()).add("resetSeconds", said.reset().toSeconds());
+            if (said.quota() != null) {
                 body.add("quota", said.quota());
             }
         }

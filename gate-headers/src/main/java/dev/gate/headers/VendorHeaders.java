@@ -28,8 +28,9 @@ import java.util.regex.Pattern;
  * {@code X-RateLimit-Limit}); null where the vendor does not say: the gate then tells which of its rules the count
  * is of by the count alone.
  *
- * <p>A header that cannot be read (a word where a number goes, a negative count) is ignored with a WARNING and never
- * trusted: the gate then counts by its own rules alone, and it never takes a vendor's count beyond them anyway.
+ * <p>Held to what the gate takes: a Retry-After of at most {@link #LONGEST_RETRY_AFTER}, a reset of at most
+ * {@link #LONGEST_RESET}, a count and a quota of at most 999,999,999. A header that cannot be read (a word where a
+ * number goes, a negative count, a limit of 0, seconds beyond any time) is ignored with a WARNING and never trusted: the gate then counts by its own rules alone, and it never takes a vendor's count beyond them anyway.
  */
 public record VendorHeaders(Duration retryAfter, Integer remaining, Duration reset, Integer quota) {
 
@@ -41,6 +42,14 @@ public record VendorHeaders(Duration retryAfter, Integer remaining, Duration res
     private static final Pattern PARAMETER = Pattern.compile("(?:^|[;,])\\s*([a-zA-Z-]+)\\s*=\\s*(\"[^\"]*\"|[^;,\\s]+)");
 
     public static final VendorHeaders NONE = new VendorHeaders(null, null, null, null);
+
+    /** The longest Retry-After the gate takes (a day): a longer one is read as this. */
+    public static final Duration LONGEST_RETRY_AFTER = Duration.ofDays(1);
+    /** The longest reset the gate takes (366 days, a yearly quota's): a later one is read as this. */
+    public static final Duration LONGEST_RESET = Duration.ofDays(366);
+
+    /** Beyond this, a number of seconds is no time a vendor means (nor a Unix time): ignored. */
+    private static final BigDecimal MOST_SECONDS = BigDecimal.valueOf(1_000_000_000_000L);
 
     /** The headers of a {@code java.net.http} answer. */
     public static VendorHeaders of(HttpHeaders headers) {
@@ -55,7 +64,7 @@ public record VendorHeaders(Duration retryAfter, Integer remaining, Duration res
                 h.put(name, String.join(", ", values));
             }
         });
-        Duration retryAfter = retryAfter(h.get("Retry-After"), clock);
+        Duration retryAfter = atMost(retryAfter(h.get("Retry-After"), clock), LONGEST_RETRY_AFTER);
         Integer remaining = null;
         Duration reset = null;
         Integer limit = null;
@@ -84,6 +93,10 @@ public record VendorHeaders(Duration retryAfter, Integer remaining, Duration res
         if (quota == null) {
             quota = limit;
         }
+        if (quota != null && quota < 1) {
+            warn("RateLimit", "a limit of " + quota + ": no quota a count can be of");
+            quota = null;
+        }
         if (remaining == null || reset == null) { // a count without its reset (or the other way) holds nothing
             return new VendorHeaders(retryAfter, null, null, null);
         }
@@ -91,7 +104,11 @@ public record VendorHeaders(Duration retryAfter, Integer remaining, Duration res
             warn("RateLimit", "a remaining count of " + remaining + " above the limit of " + quota);
             return new VendorHeaders(retryAfter, null, null, null);
         }
-        return new VendorHeaders(retryAfter, remaining, reset, quota);
+        return new VendorHeaders(retryAfter, remaining, atMost(reset, LONGEST_RESET), quota);
+    }
+
+    private static Duration atMost(Duration d, Duration most) {
+        return d == null || d.compareTo(most) <= 0 ? d : most;
     }
 
     /** Whether the vendor gave its own count (units left and the time to its reset). */
@@ -141,8 +158,8 @@ public record VendorHeaders(Duration retryAfter, Integer remaining, Duration res
             warn(name, "'" + value + "' is not a number of seconds");
             return null;
         }
-        if (s.signum() < 0) {
-            warn(name, "'" + value + "' is negative");
+        if (s.signum() < 0 || s.compareTo(MOST_SECONDS) > 0) {
+            warn(name, "'" + value + "' is " + (s.signum() < 0 ? "negative" : "no time a vendor means"));
             return null;
         }
         long whole = s.setScale(0, RoundingMode.CEILING).longValueExact();

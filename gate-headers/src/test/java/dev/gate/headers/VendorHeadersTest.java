@@ -13,6 +13,7 @@ import java.util.Map;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class VendorHeadersTest {
 
@@ -75,6 +76,14 @@ class VendorHeadersTest {
                 "more left than the policy's quota is not believed");
         assertFalse(read("X-RateLimit-Limit", "10", "X-RateLimit-Remaining", "11", "X-RateLimit-Reset", "5")
                 .hasCount(), "more left than its own limit is not believed");
+        VendorHeaders noLimit = read("X-RateLimit-Limit", "0", "X-RateLimit-Remaining", "0", "X-RateLimit-Reset", "5");
+        assertTrue(noLimit.hasCount(), "the count stands");
+        assertNull(noLimit.quota(), "a limit of 0 is no quota: ignored, not passed on for the gate to refuse");
+        assertFalse(read("X-RateLimit-Remaining", "1", "X-RateLimit-Reset", "99999999999999999999999").hasCount(),
+                "seconds beyond any time are ignored, never thrown at the caller");
+        assertEquals(VendorHeaders.LONGEST_RETRY_AFTER, read("Retry-After", "999999999").retryAfter(),
+                "held to what the gate takes");
+        assertEquals(VendorHeaders.LONGEST_RESET, read("RateLimit", "remaining=1, reset=999999999").reset());
         assertNull(read("Retry-After", "tomorrow").retryAfter());
         assertEquals(VendorHeaders.NONE, read());
     }
