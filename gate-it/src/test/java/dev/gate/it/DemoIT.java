@@ -6,13 +6,11 @@ import jakarta.json.JsonObject;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.container.test.api.RunAsClient;
 import org.jboss.arquillian.junit5.ArquillianExtension;
-import org.jboss.shrinkwrap.api.ShrinkWrap;
 import org.jboss.shrinkwrap.api.spec.EnterpriseArchive;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-import java.io.File;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -49,12 +47,12 @@ class DemoIT {
 
     @Deployment(name = "vendor", order = 2, testable = false)
     static WebArchive vendor() {
-        return ShrinkWrap.createFromZipFile(WebArchive.class, new File(System.getProperty("demo.vendor.war")));
+        return BuiltEar.demoVendor();
     }
 
     @Deployment(name = "web", order = 3, testable = false)
     static WebArchive web() {
-        return ShrinkWrap.createFromZipFile(WebArchive.class, new File(System.getProperty("demo.web.war")));
+        return BuiltEar.demoWeb();
     }
 
     @Test

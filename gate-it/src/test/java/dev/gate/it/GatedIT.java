@@ -24,7 +24,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import javax.naming.InitialContext;
-import java.io.File;
 import java.io.IOException;
 import java.io.StringReader;
 import java.net.URI;
@@ -59,7 +58,7 @@ class GatedIT {
 
     @Deployment(name = "vendor", order = 2, testable = false)
     static WebArchive vendor() {
-        return ShrinkWrap.createFromZipFile(WebArchive.class, new File(System.getProperty("demo.vendor.war")));
+        return BuiltEar.demoVendor();
     }
 
     /** An application beside the gate: dev.gate.api (the EJB client jar) and the headers' reader, as a user adds. */
