@@ -17,7 +17,8 @@ import java.time.Duration;
 /**
  * What {@link Gated} does: acquire before the method, report after it (see there). Enabled for every bean archive
  * that holds it ({@code @Priority}); it reaches the gate through the {@link Gate} EJB's portable name. Once the method
- * ran, the caller hears what it returned or threw, never a failed report of it (logged as a WARNING instead).
+ * ran, the caller hears what it returned or threw, never a failed report of it (sent again while the gate is paused
+ * or busy, up to a minute; then a WARNING).
  */
 @Gated
 @Interceptor
