@@ -53,9 +53,20 @@ public final class GatedSend {
         return new GatedSend(gate, vendor, retries, Objects.requireNonNull(wait, "wait"), options);
     }
 
-    /** The call's options (a key, a cost, a lease, a deadline) for every send. */
+    /**
+     * The call's options (a concurrency key, a cost, a lease, a deadline) for every send.
+     *
+     * @throws IllegalArgumentException the options carry a dedupe key: a send that joined another program's call
+     *                                  must not reach the vendor, and the answer it would return is that program's
+     *                                  alone; fetch once with {@link HttpGate#acquire} and {@link HttpGate#awaitOutcome}
+     */
     public GatedSend withOptions(CallOptions callOptions) {
-        return new GatedSend(gate, vendor, retries, maxWait, Objects.requireNonNull(callOptions, "callOptions"));
+        Objects.requireNonNull(callOptions, "callOptions");
+        if (callOptions.dedupeKey() != null) {
+            throw new IllegalArgumentException("a dedupe key cannot go through send: a send that joins another "
+                    + "program's call must not reach the vendor; fetch once with HttpGate.acquire and awaitOutcome");
+        }
+        return new GatedSend(gate, vendor, retries, maxWait, callOptions);
     }
 
     /** The HTTP client that calls the vendor (default: one of the gate client's own, made on first use). */

@@ -18,8 +18,12 @@ import java.lang.annotation.Target;
  * return value is a 200. The caller's program is its principal, as for the {@link Gate} EJB.
  *
  * <p>The call's class is {@link #callClass}, unless the request marks that a person waits ({@link PersonWaiting}):
- * then INTERACTIVE. A key comes from a parameter: {@link #dedupeKeyParameter} and {@link #concurrencyKeyParameter}
- * name a parameter by its position (0 first; -1: none), its {@code toString()} the key (1-200 characters).
+ * then INTERACTIVE. A concurrency key comes from a parameter: {@link #concurrencyKeyParameter} names it by its
+ * position (0 first; -1: none), its {@code toString()} the key (1-200 characters).
+ *
+ * <p>No dedupe key: a caller that joins another's call must not call the vendor, and the method's result is the first
+ * caller's alone (it cannot be shared across callers or servers). Fetch once with {@link Gate#acquire} and a dedupe
+ * key, where a joiner reads the shared answer with {@link Gate#awaitOutcome}.
  */
 @InterceptorBinding
 @Inherited
@@ -42,10 +46,6 @@ public @interface Gated {
     /** The grant's lease, seconds (0: the gate's default): the method must return within it. */
     @Nonbinding
     long leaseSeconds() default 0;
-
-    /** The position of the parameter whose text is the dedupe key (-1: none). */
-    @Nonbinding
-    int dedupeKeyParameter() default -1;
 
     /** The position of the parameter whose text is the concurrency key (-1: none). */
     @Nonbinding

@@ -70,9 +70,6 @@ public class GatedInterceptor implements Serializable {
         if (g.leaseSeconds() > 0) {
             options = options.withLease(Duration.ofSeconds(g.leaseSeconds()));
         }
-        if (g.dedupeKeyParameter() >= 0) {
-            options = options.withDedupeKey(key(ctx, g.dedupeKeyParameter(), "dedupeKeyParameter"));
-        }
         if (g.concurrencyKeyParameter() >= 0) {
             options = options.withConcurrencyKey(key(ctx, g.concurrencyKeyParameter(), "concurrencyKeyParameter"));
         }

@@ -327,6 +327,33 @@ class GateClientIT extends GateDeployedAlone {
     }
 
     @Test
+    void sendRefusesADedupeKeyUpFrontSoThatNoJoinerReachesTheVendor() throws Exception {
+        Api.put("ops", "/limits/client-send-once", "{\"calls\":100,\"windowSeconds\":1}");
+        CallOptions once = CallOptions.NONE.withDedupeKey("quote-AAPL");
+        try (dev.gate.dev.VendorServer vendor = new dev.gate.dev.VendorServer(100, Duration.ofSeconds(1));
+             HttpGate gate = HttpGate.connect(API, "worker", "worker")) {
+            java.net.http.HttpRequest request = java.net.http.HttpRequest.newBuilder(
+                    URI.create(vendor.url() + "/history/AAPL/1")).build();
+            java.util.concurrent.atomic.AtomicInteger refused = new java.util.concurrent.atomic.AtomicInteger();
+            Programs.run(10, 1, (program, i) -> {
+                try {
+                    gate.sending().withOptions(once).send("client-send-once", CallClass.SCHEDULED, request,
+                            java.net.http.HttpResponse.BodyHandlers.ofString());
+                } catch (IllegalArgumentException e) {
+                    assertTrue(e.getMessage().contains("dedupe key"), e.getMessage());
+                    refused.incrementAndGet();
+                }
+            });
+            System.out.println("send with one dedupe key, 10 at once: refused " + refused + ", the vendor counted "
+                    + vendor.requests());
+            assertEquals(10, refused.get(), "each send with a dedupe key is refused up front");
+            assertEquals(0, vendor.requests(), "no joiner (nor anyone) reached the vendor");
+            assertEquals(0, ItDatabase.count("SELECT count(*) FROM gate_call WHERE limit_name = 'client-send-once'"),
+                    "nothing joined the line");
+        }
+    }
+
+    @Test
     void aPermitClosedWithoutAnOutcomeGivesItsGrantUpAtOnce() throws Exception {
         Api.put("ops", "/limits/client-give-up", "{\"calls\":100,\"windowSeconds\":1}");
         CallOptions oneStore = CallOptions.NONE.withConcurrencyKey("store-7");
