@@ -10,8 +10,8 @@ import dev.gate.store.CostCeilings;
 
 /**
  * A call's cost, checked against its limit before it joins or tries: at most the calls of the limit's smallest rule
- * (a call that could never fit a window is refused, not queued forever). A call of cost 1 is not checked: it costs no
- * round trip.
+ * (a call that could never fit a window is refused, not queued forever), and at most {@link Cost#MOST} (a costlier
+ * grant could not be written within the store's timeouts). A call of cost 1 is not checked: it costs no round trip.
  */
 final class CallCosts {
 
@@ -31,6 +31,10 @@ final class CallCosts {
         }
         if (units < 1) {
             throw new InvalidRequestException("cost: a call costs at least 1 unit, was " + units);
+        }
+        if (units > Cost.MOST) {
+            throw new InvalidRequestException("cost: must be 1 to " + Cost.MOST + " (the largest cost the gate takes: "
+                    + "each unit is a send of the log, written with the grant), was " + units);
         }
         if (parent != null || LimitKey.isKeyName(limit) || options.limitKey() != null) {
             throw new InvalidRequestException("cost: a call on a keyed limit costs 1 unit (costlier calls are taken "

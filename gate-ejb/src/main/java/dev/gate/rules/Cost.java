@@ -10,6 +10,14 @@ public record Cost(int units) {
 
     public static final Cost ONE = new Cost(1);
 
+    /**
+     * The largest cost the gate takes, whatever the rules: each unit is a row of the send log, written with the grant
+     * in one statement under the store's statement timeout (10,000 take about 100 ms on an idle 2-core box, several
+     * times that on a busy one; 1,000 about 15 ms). A costlier call would never commit its grant and would hold the
+     * line behind it.
+     */
+    public static final int MOST = 1_000;
+
     public Cost {
         if (units < 1) {
             throw new IllegalArgumentException("a call costs at least 1 unit: " + units);

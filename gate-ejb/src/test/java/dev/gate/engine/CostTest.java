@@ -5,6 +5,7 @@ import dev.gate.api.CallOptions;
 import dev.gate.api.InvalidRequestException;
 import dev.gate.api.LimitSpec;
 import dev.gate.api.Permit;
+import dev.gate.rules.Cost;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -118,6 +119,36 @@ class CostTest extends OnTwoCopies {
         Permit six = a.callers().acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(1), "bulk",
                 CallOptions.NONE.withCost(6));
         assertEquals(6, copies.count("SELECT count(*) FROM gate_send WHERE call_id = ?", six.callId()));
+    }
+
+    @Test
+    void theLargestCostIsGrantedWithinTheTimeoutsAndTheLimitKeepsGrantingWhileACostlierCallIsRefused() throws Exception {
+        String limit = "bulk";
+        copies.limit(limit, 400_000, Duration.ofSeconds(5)); // a gap of 12.5 µs: the largest cost is due at once
+        InvalidRequestException e = assertThrows(InvalidRequestException.class, () -> a.callers().acquire(limit,
+                CallClass.SCHEDULED, Duration.ofSeconds(1), "bulk", CallOptions.NONE.withCost(Cost.MOST + 1)));
+        assertTrue(e.getMessage().startsWith("cost: must be 1 to " + Cost.MOST), e.getMessage());
+        assertThrows(InvalidRequestException.class, () -> b.callers().tryNow(limit, CallClass.SCHEDULED, "bulk",
+                CallOptions.NONE.withCost(400_000)));
+        assertEquals(0, copies.count("SELECT count(*) FROM gate_call WHERE limit_name = ?", limit), "nothing joined");
+        // the largest cost, by the line (a call waiting behind it) and by a try on the free line
+        Permit first = a.callers().acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(10), "bulk",
+                CallOptions.NONE.withCost(Cost.MOST));
+        Permit behind = b.callers().acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(10), "bulk",
+                CallOptions.NONE);
+        dev.gate.api.Attempt tried = b.callers().tryNow(limit, CallClass.SCHEDULED, "bulk",
+                CallOptions.NONE.withCost(Cost.MOST));
+        Instant until = Instant.now().plusSeconds(10);
+        while (!tried.isGranted() && Instant.now().isBefore(until)) {
+            Thread.sleep(Math.max(1, tried.retryAfter().toMillis()));
+            tried = b.callers().tryNow(limit, CallClass.SCHEDULED, "bulk", CallOptions.NONE.withCost(Cost.MOST));
+        }
+        assertTrue(tried.isGranted(), "a try of the largest cost was granted");
+        Permit after = a.callers().acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(10), "bulk",
+                CallOptions.NONE);
+        assertEquals(Cost.MOST, copies.count("SELECT count(*) FROM gate_send WHERE call_id = ?", first.callId()));
+        assertEquals(2 * Cost.MOST + 2, copies.sends(limit).size(), "each unit logged, and the limit granted on");
+        assertTrue(!behind.grantedAt().isBefore(first.grantedAt()) && !after.grantedAt().isBefore(first.grantedAt()));
     }
 
     @Test
