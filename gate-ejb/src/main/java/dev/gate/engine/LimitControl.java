@@ -125,7 +125,7 @@ public final class LimitControl {
         boolean created;
         try {
             created = admission.run(() -> limits.put(name, pace, options, spec.starvingAfter(), actor));
-        } catch (LimitTable.BadParent e) {
+        } catch (LimitTable.Refused e) {
             throw new InvalidLimitException("limit '" + name + "': " + e.getMessage());
         }
         LOG.info(() -> "limit " + name + (created ? " created: " : " changed: ") + pace.calls() + " calls per "
@@ -181,7 +181,7 @@ public final class LimitControl {
         LimitRemoval removal;
         try {
             removal = admission.run(() -> removals.remove(name, actor));
-        } catch (LimitTable.BadParent e) {
+        } catch (LimitTable.Refused e) {
             throw new InvalidLimitException(e.getMessage());
         }
         if (removal.removed()) {

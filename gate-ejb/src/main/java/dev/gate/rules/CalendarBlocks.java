@@ -15,7 +15,8 @@ import java.util.Objects;
  * of {@code length} from the day's start, the last one cut at the next day's start when a changed clock makes the day
  * shorter or longer than whole blocks. A reset time that a clock change skips moves forward by the gap; one that a
  * clock change repeats is its second (standard-time) occurrence, as PostgreSQL reads such a local time
- * ({@code gate_block_end}, the same rule in SQL, answers as this class does).
+ * ({@code gate_block_end}, the same rule in SQL, answers as this class does). The zone is kept as {@link VendorZone}
+ * gives it, so that the SQL reads it as the same instants.
  */
 public final class CalendarBlocks {
 
@@ -27,11 +28,11 @@ public final class CalendarBlocks {
 
     /**
      * @throws IllegalArgumentException the length is not a day or a whole part of a day (24 h divided by it), or is
-     *     shorter than a second
+     *     shorter than a second; or a zone the database reads otherwise ({@link VendorZone})
      */
     public CalendarBlocks(Duration length, ZoneId zone, LocalTime at) {
         this.length = Objects.requireNonNull(length, "length");
-        this.zone = Objects.requireNonNull(zone, "zone");
+        this.zone = VendorZone.of(Objects.requireNonNull(zone, "zone"));
         this.at = Objects.requireNonNull(at, "at");
         if (length.compareTo(Duration.ofSeconds(1)) < 0 || length.compareTo(DAY) > 0
                 || DAY.toMillis() % length.toMillis() != 0) {

@@ -76,7 +76,7 @@ public final class LimitRemovals {
                 }
                 List<String> children = children(c, name);
                 if (!children.isEmpty()) {
-                    throw new LimitTable.BadParent("limit '" + name + "' is the parent of " + children
+                    throw new LimitTable.Refused("limit '" + name + "' is the parent of " + children
                             + ": change or remove those first");
                 }
                 while (batch(c, DROP_FINISHED_CALLS, name, name) == BATCH) {

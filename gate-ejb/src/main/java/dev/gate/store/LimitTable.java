@@ -9,6 +9,7 @@ import jakarta.persistence.PersistenceException;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 
 /**
@@ -30,11 +31,14 @@ public final class LimitTable {
     private static final String RESTART_ADAPTIVE =
             "UPDATE gate_slot SET adaptive_calls = NULL, adaptive_cut_at = NULL WHERE limit_name = ?";
 
-    /** A parent that cannot be one: missing, keyed, a key, or under a parent itself; or a parent made keyed. */
-    public static final class BadParent extends RuntimeException {
+    /**
+     * A declaration the tables refuse: a parent that cannot be one (missing, keyed, a key, or under a parent itself;
+     * or a parent made keyed), or an aligned rule whose zone the database reads otherwise ({@link ZoneAgreement}).
+     */
+    public static final class Refused extends RuntimeException {
         private static final long serialVersionUID = 1L;
 
-        BadParent(String message) {
+        Refused(String message) {
             super(message, null, false, false);
         }
     }
@@ -53,6 +57,7 @@ public final class LimitTable {
      */
     public boolean put(String name, Pace pace, LimitOptions options, Duration starvingAfter, String actor)
             throws StoreUnavailable {
+        checkZones(pace, options);
         try {
             return jpa.run(em -> putIn(em, name, pace, options, starvingAfter, actor));
         } catch (PersistenceException e) {
@@ -81,6 +86,29 @@ public final class LimitTable {
             ActionLog.record(em, new ActionLog.Entry(actor, "change-limit", "limit " + name, rule(pace)));
             return true;
         });
+    }
+
+    /** The database reads each aligned rule's zone as the rules do (a read alone, before the change's transaction). */
+    private void checkZones(Pace pace, LimitOptions options) throws StoreUnavailable {
+        List<Pace> rules = new java.util.ArrayList<>(options.moreRules());
+        rules.add(pace);
+        if (rules.stream().noneMatch(Pace::isAligned)) {
+            return;
+        }
+        try {
+            tx.run(c -> {
+                Instant now;
+                try (PreparedStatement ps = c.prepareStatement("SELECT clock_timestamp()");
+                     java.sql.ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    now = Times.get(rs, "clock_timestamp");
+                }
+                ZoneAgreement.check(c, rules, now);
+                return null;
+            });
+        } catch (ZoneAgreement.Disagrees e) {
+            throw new Refused(e.getMessage());
+        }
     }
 
     /** A rule as the action log says it: "600 per 60 s". */
@@ -118,21 +146,21 @@ public final class LimitTable {
         if (options.keyed() || options.parent() != null) {
             List<?> children = em.createNativeQuery(CHILDREN).setParameter(1, name).getResultList();
             if (!children.isEmpty()) {
-                throw new BadParent("it is the parent of " + children + ": a parent stays a plain limit");
+                throw new Refused("it is the parent of " + children + ": a parent stays a plain limit");
             }
         }
         if (options.parent() == null) {
             return;
         }
         if (options.parent().equals(name)) {
-            throw new BadParent("a limit is not its own parent");
+            throw new Refused("a limit is not its own parent");
         }
         Limit parent = em.find(Limit.class, options.parent());
         if (parent == null) {
-            throw new BadParent("no parent limit named '" + options.parent() + "'");
+            throw new Refused("no parent limit named '" + options.parent() + "'");
         }
         if (parent.options().keyed() || parent.options().parent() != null || parent.isKey()) {
-            throw new BadParent("parent '" + options.parent() + "' must be a plain limit (not keyed, not a key, "
+            throw new Refused("parent '" + options.parent() + "' must be a plain limit (not keyed, not a key, "
                     + "with no parent of its own)");
         }
     }

@@ -77,7 +77,7 @@ class AlignedWindowTest extends OnTwoCopies {
         }
         assertEquals(12, blocksInOrder.stream().mapToInt(List::size).sum());
         RuleUse own = midway.getWindows().get(0);
-        assertEquals("Z", own.getAlignedZone());
+        assertEquals("UTC", own.getAlignedZone());
         assertTrue(own.getResetsAt() != null && !own.getResetsAt().isBefore(midway.getAsOf()), own.getResetsAt()
                 + " as of " + midway.getAsOf());
         assertTrue(own.getUsed() <= 5, "the status counts the block's sends: " + own.getUsed());

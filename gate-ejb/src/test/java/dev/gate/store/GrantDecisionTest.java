@@ -104,8 +104,10 @@ class GrantDecisionTest {
                 limit);
         Instant cutAt = cutTo == null ? null : state(limit).cutAt();
         List<Pace> rules = new ArrayList<>(List.of(Pace.of(calls, windowMs)));
-        // now and then on the vendor's fixed blocks (a window that divides a day), in one of a few zones
-        String[] zones = {"UTC", "America/Los_Angeles", "Asia/Kolkata"};
+        // now and then on the vendor's fixed blocks (a window that divides a day), in one of a few zones (offsets in
+        // each of Java's spellings too: kept as the offset alone, which the SQL must read with Java's sign)
+        String[] zones = {"UTC", "America/Los_Angeles", "Asia/Kolkata", "+05:00", "UTC-08:00", "GMT+05:30",
+                "Etc/GMT-3"};
         if (86_400_000 % windowMs == 0 && windowMs >= 1000 && random.nextInt(3) == 0) {
             CalendarBlocks blocks = new CalendarBlocks(Duration.ofMillis(windowMs),
                     ZoneId.of(zones[random.nextInt(zones.length)]), LocalTime.of(random.nextInt(24), 0));
@@ -115,11 +117,12 @@ class GrantDecisionTest {
         }
         if (random.nextInt(3) == 0) {
             boolean aligned = random.nextBoolean();
+            CalendarBlocks blocks = new CalendarBlocks(Duration.ofMillis(3000),
+                    ZoneId.of(random.nextBoolean() ? "Asia/Kolkata" : "-03:30"), LocalTime.of(0, 30));
             sql("INSERT INTO gate_limit_rule (limit_name, calls, window_ms, aligned_zone, aligned_at) "
-                    + "VALUES (?, ?, ?, ?, ?::time)", limit, 2 * calls, 3000L, aligned ? "Asia/Kolkata" : null,
+                    + "VALUES (?, ?, ?, ?, ?::time)", limit, 2 * calls, 3000L, aligned ? blocks.zone().getId() : null,
                     aligned ? "00:30" : null);
-            rules.add(aligned ? Pace.aligned(2 * calls, new CalendarBlocks(Duration.ofMillis(3000),
-                    ZoneId.of("Asia/Kolkata"), LocalTime.of(0, 30))) : Pace.of(2 * calls, 3000));
+            rules.add(aligned ? Pace.aligned(2 * calls, blocks) : Pace.of(2 * calls, 3000));
         }
         // a send log: up to 12 sends over the last 1.5 s, numbered 1..n
         int sends = random.nextInt(13);

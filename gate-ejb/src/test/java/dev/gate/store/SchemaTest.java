@@ -47,6 +47,50 @@ class SchemaTest {
         assertEquals(1, db.count("SELECT count(*) FROM gate_slot WHERE limit_name = 'vendor-a'"));
     }
 
+    @Test
+    @SuppressWarnings("deprecation") // Liquibase's count-limited update, as Migrations builds its Liquibase
+    void zonesKeptBeforeVendorZoneAreRewrittenAsJavaReadThemAndTheBlocksFollow() throws Exception {
+        TestDatabase server = TestDatabase.server();
+        server.freshDatabase("gate_schema_zone_test");
+        try (Connection c = server.connect("gate_schema_zone_test")) {
+            liquibase.Liquibase lb = new liquibase.Liquibase(Migrations.CHANGELOG,
+                    new liquibase.resource.ClassLoaderResourceAccessor(Migrations.class.getClassLoader()),
+                    liquibase.database.DatabaseFactory.getInstance().findCorrectDatabaseImplementation(
+                            new liquibase.database.jvm.JdbcConnection(c)));
+            int all = lb.listUnrunChangeSets(new liquibase.Contexts(), new liquibase.LabelExpression()).size();
+            lb.update(all - 1, new liquibase.Contexts(), new liquibase.LabelExpression()); // up to 032-zone-ids
+            String[][] kept = {{"UTC+05:00", "+05:00"}, {"GMT-08:00", "-08:00"}, {"UT+01:00", "+01:00"},
+                    {"Z", "UTC"}, {"CET", "Europe/Brussels"}, {"EET", "Europe/Athens"}, {"WET", "Europe/Lisbon"},
+                    {"MET", "Europe/Brussels"}, {"America/Los_Angeles", "America/Los_Angeles"}, {"+05:30", "+05:30"}};
+            c.setAutoCommit(true); // Liquibase left it off
+            try (Statement s = c.createStatement()) {
+                for (int i = 0; i < kept.length; i++) {
+                    s.execute("INSERT INTO gate_limit (name, calls, window_ms, aligned_zone, aligned_at) VALUES ('z"
+                            + i + "', 5, 86400000, '" + kept[i][0] + "', '00:00')");
+                    s.execute("INSERT INTO gate_limit_rule (limit_name, calls, window_ms, aligned_zone, aligned_at) "
+                            + "VALUES ('z" + i + "', 9, 86400000, '" + kept[i][0] + "', '00:00')");
+                }
+            }
+            assertEquals(1, Migrations.apply(c));
+            for (int i = 0; i < kept.length; i++) {
+                java.time.ZoneId read = dev.gate.rules.VendorZone.of(java.time.ZoneId.of(kept[i][1]));
+                assertEquals(kept[i][1], read.getId(), "as Java keeps " + kept[i][0]);
+                for (String table : new String[]{"gate_limit WHERE name", "gate_limit_rule WHERE limit_name"}) {
+                    try (Statement s = c.createStatement();
+                         ResultSet rs = s.executeQuery("SELECT aligned_zone, gate_block_end(timestamptz "
+                                 + "'2026-07-01 12:00Z', aligned_zone, aligned_at, window_ms) FROM " + table
+                                 + " = 'z" + i + "'")) {
+                        rs.next();
+                        assertEquals(kept[i][1], rs.getString(1), kept[i][0] + " in " + table);
+                        assertEquals(java.time.LocalDate.of(2026, 7, 2).atStartOfDay(read).toInstant(),
+                                rs.getObject(2, java.time.OffsetDateTime.class).toInstant(),
+                                kept[i][0] + ": the day ends at the next midnight as Java reads it");
+                    }
+                }
+            }
+        }
+    }
+
     private static Set<String> tables(Connection c) throws SQLException {
         Set<String> names = new HashSet<>();
         try (Statement s = c.createStatement();

@@ -339,6 +339,40 @@ class HttpApiIT extends GateDeployedAlone {
     }
 
     @Test
+    void aDailyQuotaOnAFixedOffsetResetsAtThatOffsetsMidnightOnEveryPath() {
+        // the day starts about an hour from now at +05:00 (a reset time chosen so): the status and a try's
+        // Retry-After must both name that instant (PostgreSQL alone would read '+05:00' as five hours west)
+        java.time.ZoneOffset plus5 = java.time.ZoneOffset.ofHours(5);
+        java.time.LocalTime at = java.time.LocalTime.now(plus5).plusMinutes(65).withSecond(0).withNano(0);
+        Api.Answer put = Api.put("ops", "/limits/http-offset", "{\"calls\":2,\"windowSeconds\":86400,"
+                + "\"aligned\":{\"zone\":\"UTC+05:00\",\"at\":\"" + at + "\"}}");
+        assertEquals(201, put.status(), put.body());
+        Api.Answer first = Api.post("web", "/limits/http-offset/calls?mode=try", "{\"class\":\"INTERACTIVE\"}");
+        assertEquals(201, first.status(), first.body());
+        Api.Answer second = Api.post("web", "/limits/http-offset/calls?mode=try", "{\"class\":\"INTERACTIVE\"}");
+        JsonObject limit = Api.get("worker", "/limits/http-offset").json();
+        java.time.ZonedDateTime now = java.time.ZonedDateTime.now(plus5);
+        java.time.ZonedDateTime reset = now.with(at);
+        if (!reset.isAfter(now)) {
+            reset = reset.plusDays(1);
+        }
+        Instant resetsAt = Instant.parse(limit.getString("resetsAt"));
+        assertEquals(reset.toInstant(), resetsAt, "the day resets at " + at + " +05:00: " + limit);
+        assertEquals(429, second.status(), "the day's second unit waits for the block's turn: " + second.body());
+        long retryAfter = Long.parseLong(second.raw().headers().firstValue("Retry-After").orElseThrow());
+        long toReset = Duration.between(Instant.now(), resetsAt).toSeconds();
+        System.out.println("a daily quota at +05:00 from " + at + ": resets at " + resetsAt + " (in " + toReset
+                + " s), the refused try's Retry-After " + retryAfter + " s");
+        assertTrue(Math.abs(retryAfter - toReset) <= 3, "the try statement turns the beat at the same instant the "
+                + "status names: Retry-After " + retryAfter + " s, reset in " + toReset + " s");
+        assertEquals("+05:00", limit.getJsonObject("aligned").getString("zone"), "kept as the offset alone");
+        Api.Answer cet = Api.put("ops", "/limits/http-offset-cet",
+                "{\"calls\":5,\"windowSeconds\":86400,\"aligned\":{\"zone\":\"CET\"}}");
+        assertEquals(400, cet.status(), cet.body());
+        assertTrue(cet.json().getString("detail").contains("aligned.zone"), cet.body());
+    }
+
+    @Test
     void aTryIsGrantedNowOrToldWhenWithA429AndLeavesNothingInTheLine() {
         Api.put("ops", "/limits/http-try", "{\"calls\":2,\"windowSeconds\":60}"); // a slot every 30 s
         Api.Answer granted = Api.post("web", "/limits/http-try/calls?mode=try", "{\"class\":\"INTERACTIVE\"}");
