@@ -50,6 +50,8 @@ public final class LimitStatus implements Serializable {
     private final RuleUse ownRule;
     private final Long vendorLeft;
     private final Instant vendorResetAt;
+    private final String vendorProgram;
+    private final Long vendorCall;
 
     /**
      * What the vendor said was left of its own count (as the last outcome that carried one reported it, less the
@@ -64,6 +66,16 @@ public final class LimitStatus implements Serializable {
         return vendorResetAt;
     }
 
+    /** The program whose outcome reported the vendor's count in force; null: none, or not known. */
+    public String getVendorProgram() {
+        return vendorProgram;
+    }
+
+    /** The call whose outcome reported the vendor's count in force; null: none, or not known. */
+    public Long getVendorCall() {
+        return vendorCall;
+    }
+
     public LimitStatus(String name, int calls, long windowMs, long usedInWindow, Instant nextSlotAt,
                        Instant pausedUntil, long savedSends, Map<CallClass, Long> waiting,
                        Map<CallClass, Long> oldestWaitMs, int coolDownStep, Instant asOf, Recent recent,
@@ -72,10 +84,12 @@ public final class LimitStatus implements Serializable {
                        long maxCoolDownMs, Long starvingAfterMs, Long agingAfterMs,
                        CallClass agingUpTo, boolean fairPrograms, int burst, Integer effectiveCalls,
                        Long openKeys, String parent, LineBounds line, RuleUse ownRule, Long vendorLeft,
-                       Instant vendorResetAt) {
+                       Instant vendorResetAt, String vendorProgram, Long vendorCall) {
         this.ownRule = ownRule;
         this.vendorLeft = vendorLeft;
         this.vendorResetAt = vendorResetAt;
+        this.vendorProgram = vendorProgram;
+        this.vendorCall = vendorCall;
         this.name = name;
         this.calls = calls;
         this.windowMs = windowMs;

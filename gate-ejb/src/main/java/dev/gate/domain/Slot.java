@@ -63,6 +63,13 @@ public class Slot {
     @Column(name = "vendor_reset_at")
     private Instant vendorResetAt;
 
+    // who reported it: the program and the call (as a cool-down records who slowed it)
+    @Column(name = "vendor_program")
+    private String vendorProgram;
+
+    @Column(name = "vendor_call")
+    private Long vendorCall;
+
     protected Slot() {
         // for JPA
     }
@@ -83,6 +90,16 @@ public class Slot {
     /** When an adaptive limit's rate was last cut, or null. */
     public Instant adaptiveCutAt() {
         return adaptiveCutAt;
+    }
+
+    /** The program whose outcome reported the vendor's last count (null: none). */
+    public String vendorProgram() {
+        return vendorProgram;
+    }
+
+    /** The call whose outcome reported the vendor's last count (null: none). */
+    public Long vendorCall() {
+        return vendorCall;
     }
 
     /** The vendor's last count while its reset is ahead of {@code now}; empty otherwise. */

@@ -42,7 +42,9 @@ final class LimitStatuses {
                 new LimitStatus.LineBounds(size.maxWaiting(), size.maxWaitingPerProgram(), size.maxKeys(),
                         f.refusedFull(), f.lastFullAt()), use(l.pace(), f.usedInWindow(), f.now()),
                 slot.vendorCount(f.now()).map(v -> v.left(slot.sendSeq())).orElse(null),
-                slot.vendorCount(f.now()).map(dev.gate.rules.VendorCount::resetAt).orElse(null));
+                slot.vendorCount(f.now()).map(dev.gate.rules.VendorCount::resetAt).orElse(null),
+                slot.vendorCount(f.now()).map(v -> slot.vendorProgram()).orElse(null),
+                slot.vendorCount(f.now()).map(v -> slot.vendorCall()).orElse(null));
     }
 
     /** A rule's use; an aligned rule's with its zone, reset time and the end of its current block. */

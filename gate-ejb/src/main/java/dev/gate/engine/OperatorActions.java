@@ -63,7 +63,10 @@ public final class OperatorActions {
         return until;
     }
 
-    /** Ends {@code limit}'s pause now, the operator's or the vendor's cool-down; the line moves at its next slot. */
+    /**
+     * Ends {@code limit}'s pause now, the operator's or the vendor's cool-down, and the vendor's count that holds it;
+     * the line moves at its next slot.
+     */
     public void resume(String limit, String actor) throws GateException {
         if (!admission.run(() -> pauses.resume(limit, actor))) {
             throw new UnknownLimitException(limit);

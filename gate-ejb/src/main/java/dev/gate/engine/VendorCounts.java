@@ -9,7 +9,8 @@ import java.util.logging.Logger;
 /**
  * The operators' word on the vendor's own counts that outcomes carry: a count this limit cannot have (more than its
  * largest rule's calls, less than 0) is ignored with a WARNING, at most one a minute per limit (a vendor that always
- * answers so would otherwise write one per call); a count taken is FINE (it comes with every call).
+ * answers so would otherwise write one per call); a count that starts to hold the limit is INFO (a state change, as a
+ * cool-down is); any other count taken is FINE (it comes with every call).
  */
 final class VendorCounts {
 
@@ -31,7 +32,11 @@ final class VendorCounts {
             }
             return;
         }
-        if (taken.taken()) {
+        if (taken.newHold()) {
+            LOG.info(() -> "limit=" + taken.limit() + " call " + callId + " of " + program + ": the vendor says "
+                    + report.remaining() + " left for " + report.resetSeconds() + " s: the limit holds to it until "
+                    + taken.heldUntil() + " (an operator's resume ends it)");
+        } else if (taken.taken()) {
             LOG.fine(() -> "limit=" + taken.limit() + " call " + callId + ": the vendor says " + report.remaining()
                     + " left for " + report.resetSeconds() + " s" + (taken.explained()
                     ? ", all of it the gate's own sends: its own rules hold" : ": the limit holds to it"));

@@ -17,8 +17,8 @@ import java.util.function.ToLongFunction;
  *
  * <p>A count the gate's own sends explain ({@link #explained}) holds nothing: only a vendor that counts more than
  * the gate sent (others use the account) holds it back. Never trusted beyond the declared rule: a report can only hold sends back, a remaining count above the rule's
- * calls is not a count of this rule ({@link #accepted}), and a hold lasts at most the rule's longest window
- * ({@link #resetCap}).
+ * calls is not a count of this rule ({@link #accepted}), and a hold obeys a cool-down's rules ({@link #resetCap}): it
+ * lasts at most the limit's longest window and its maxCoolDown, and an operator's resume ends it.
  */
 public record VendorCount(long afterUnit, int remaining, Instant resetAt) {
 
@@ -74,8 +74,13 @@ public record VendorCount(long afterUnit, int remaining, Instant resetAt) {
         return remaining >= 0 && remaining <= rules.rules().stream().mapToInt(Pace::calls).max().orElse(0);
     }
 
-    /** The longest a report may hold sends back: the limit's longest window (a day for a daily quota). */
-    public static Duration resetCap(LimitRules rules) {
-        return rules.rules().stream().map(Pace::window).max(Duration::compareTo).orElseThrow();
+    /**
+     * The longest a report may hold sends back: the limit's longest window (a day for a daily quota), and no longer
+     * than the longest cool-down the limit takes from a Retry-After ({@code maxCoolDown}, an hour unless an operator
+     * declared more): a count of 0 is a pause, and obeys a pause's cap.
+     */
+    public static Duration resetCap(LimitRules rules, Duration maxCoolDown) {
+        Duration longest = rules.rules().stream().map(Pace::window).max(Duration::compareTo).orElseThrow();
+        return longest.compareTo(maxCoolDown) < 0 ? longest : maxCoolDown;
     }
 }

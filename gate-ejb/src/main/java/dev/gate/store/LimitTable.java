@@ -27,6 +27,16 @@ public final class LimitTable {
     // A change's time, on the database's clock (clock_timestamp(), not the transaction's start).
     private static final String TOUCH = "UPDATE gate_limit SET updated_at = clock_timestamp() WHERE name = ?";
 
+    // A re-declared limit's vendor count holds no longer than its new declaration allows (its longest window, its
+    // maxCoolDown), from when it was reported.
+    private static final String RECAP_VENDOR_COUNT = """
+            UPDATE gate_slot s SET vendor_reset_at = least(s.vendor_reset_at, s.vendor_reported_at
+                    + least(l.max_cooldown_ms, greatest(l.window_ms, coalesce((SELECT max(r.window_ms)
+                                                                               FROM gate_limit_rule r
+                                                                               WHERE r.limit_name = l.name), 0)))
+                      * interval '1 millisecond')
+            FROM gate_limit l WHERE l.name = s.limit_name AND s.limit_name = ? AND s.vendor_reset_at > clock_timestamp()""";
+
     // A re-declared limit's adaptive rate starts again from its declared calls (the last cut was against the old ones).
     private static final String RESTART_ADAPTIVE =
             "UPDATE gate_slot SET adaptive_calls = NULL, adaptive_cut_at = NULL WHERE limit_name = ?";
@@ -135,6 +145,7 @@ public final class LimitTable {
         em.flush();
         em.createNativeQuery(TOUCH).setParameter(1, name).executeUpdate();
         em.createNativeQuery(RESTART_ADAPTIVE).setParameter(1, name).executeUpdate();
+        em.createNativeQuery(RECAP_VENDOR_COUNT).setParameter(1, name).executeUpdate();
         ActionLog.record(em, new ActionLog.Entry(actor, "change-limit", "limit " + name, rule));
         return false;
     }

@@ -18,9 +18,12 @@ public final class OperatorPauses {
             WHERE limit_name = ?
             RETURNING paused_until""";
 
-    // Ends a pause at once, the operator's or the vendor's cool-down; the ladder's step stays (the vendor's history).
+    // Ends a pause at once, the operator's or the vendor's cool-down, and the vendor's count that holds the limit; the
+    // ladder's step stays (the vendor's history).
     private static final String RESUME = """
-            UPDATE gate_slot SET paused_until = NULL WHERE limit_name = ? RETURNING limit_name""";
+            UPDATE gate_slot SET paused_until = NULL, vendor_after_unit = NULL, vendor_remaining = NULL,
+                                 vendor_reset_at = NULL, vendor_program = NULL, vendor_call = NULL
+            WHERE limit_name = ? RETURNING limit_name""";
 
     private final Tx tx;
 
@@ -48,7 +51,10 @@ public final class OperatorPauses {
         });
     }
 
-    /** Ends the limit's pause (an operator's or a cool-down) by {@code actor}'s hand; false when there is no such limit. */
+    /**
+     * Ends the limit's pause (an operator's or a cool-down) and the vendor's count that holds it, by {@code actor}'s
+     * hand; false when there is no such limit.
+     */
     public boolean resume(String name, String actor) throws StoreUnavailable {
         return tx.run(c -> {
             try (PreparedStatement ps = c.prepareStatement(RESUME)) {

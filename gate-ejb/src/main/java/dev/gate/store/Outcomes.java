@@ -70,9 +70,9 @@ public final class Outcomes {
      */
     private static final String VENDOR_COUNT = """
             WITH p AS (SELECT ?::bigint AS call_id, ?::int AS remaining, ?::bigint AS reset_s, ?::int AS quota),
-            c AS (SELECT g.id, g.limit_name, g.granted_at FROM gate_call g, p WHERE g.id = p.call_id),
+            c AS (SELECT g.id, g.limit_name, g.granted_at, g.program FROM gate_call g, p WHERE g.id = p.call_id),
             l AS (
-                SELECT l.name,
+                SELECT l.name, l.max_cooldown_ms,
                        greatest(l.calls, coalesce((SELECT max(r.calls) FROM gate_limit_rule r WHERE r.limit_name = l.name),
                                                   0)) AS most,
                        greatest(l.window_ms, coalesce((SELECT max(r.window_ms) FROM gate_limit_rule r
@@ -102,20 +102,24 @@ public final class Outcomes {
                                                  ELSE gate_block_start(clock_timestamp(), could.aligned_zone,
                                                                        could.aligned_at, could.window_ms) END
                                              - could.margin_ms * interval '1 millisecond')) AS yes),
-            ok AS (SELECT l.name, u.unit, l.longest FROM l, u, p WHERE u.unit IS NOT NULL
-                                                                  AND p.remaining BETWEEN 0 AND l.most),
+            ok AS (SELECT l.name, u.unit, least(l.longest, l.max_cooldown_ms) AS cap FROM l, u, p
+                   WHERE u.unit IS NOT NULL AND p.remaining BETWEEN 0 AND l.most),
+            was AS (SELECT s.vendor_reset_at > clock_timestamp() AS holding FROM gate_slot s, l WHERE s.limit_name = l.name),
             moved AS (
                 UPDATE gate_slot s SET vendor_after_unit = ok.unit, vendor_remaining = p.remaining,
                                        vendor_reset_at = CASE WHEN (SELECT yes FROM explained) THEN clock_timestamp()
                                            ELSE clock_timestamp()
-                                                + least(p.reset_s * 1000, ok.longest) * interval '1 millisecond' END,
-                                       vendor_reported_at = clock_timestamp()
+                                                + least(p.reset_s * 1000, ok.cap) * interval '1 millisecond' END,
+                                       vendor_reported_at = clock_timestamp(),
+                                       vendor_program = (SELECT program FROM c), vendor_call = p.call_id
                 FROM ok, p WHERE s.limit_name = ok.name
                   AND (s.vendor_after_unit IS NULL OR s.vendor_after_unit <= ok.unit
                        OR s.vendor_reset_at <= clock_timestamp())
-                RETURNING s.limit_name)
+                RETURNING s.limit_name, s.vendor_reset_at)
             SELECT (SELECT name FROM l) AS name, (SELECT most FROM l) AS most, (SELECT unit FROM u) AS unit,
-                   EXISTS (SELECT 1 FROM moved) AS moved, (SELECT yes FROM explained) AS explained""";
+                   EXISTS (SELECT 1 FROM moved) AS moved, (SELECT yes FROM explained) AS explained,
+                   (SELECT vendor_reset_at FROM moved) AS held_until,
+                   coalesce((SELECT holding FROM was), false) AS was_holding""";
 
 
     /**
@@ -129,7 +133,8 @@ public final class Outcomes {
      * What became of a vendor's count: taken (holding, or explained by the gate's own sends and so holding nothing),
      * or why not (the figures for the operators' log).
      */
-    public record VendorTaken(boolean taken, boolean explained, boolean outOfRange, String limit, int most) {
+    public record VendorTaken(boolean taken, boolean explained, boolean outOfRange, String limit, int most,
+                              Instant heldUntil, boolean newHold) {
     }
 
     /** What recording did. */
@@ -209,7 +214,14 @@ public final class Outcomes {
                     && (signal || parentSeen.next(signal, retryAfterSeconds) != null)
                     ? CoolDowns.locked(c, parent).orElseThrow() : null;
             if (report != null) {
-                taken.accept(vendorCount(c, callId, report));
+                VendorTaken count = vendorCount(c, callId, report);
+                if (count.newHold()) { // who held every program's line, on record beside the operators' actions
+                    ActionLog.record(c, new ActionLog.Entry(seen.get().program() == null ? "unknown"
+                            : seen.get().program(), "vendor-count", "limit " + count.limit(), "call " + callId
+                            + " reported " + report.remaining() + " left, reset in " + report.resetSeconds()
+                            + " s: the limit holds to it until " + count.heldUntil()));
+                }
+                taken.accept(count);
             }
             // a freed concurrency key commits durably: the next call of the key must not be granted on a
             // record a crash could lose, and its grant then reads after this outcome's time, not before
@@ -245,8 +257,10 @@ public final class Outcomes {
                 int most = rs.getInt("most");
                 boolean outOfRange = rs.getObject("unit") != null
                         && (report.remaining() < 0 || report.remaining() > most);
-                return new VendorTaken(rs.getBoolean("moved"), rs.getBoolean("explained"), outOfRange,
-                        rs.getString("name"), most);
+                boolean taken = rs.getBoolean("moved");
+                boolean holds = taken && !rs.getBoolean("explained");
+                return new VendorTaken(taken, rs.getBoolean("explained"), outOfRange, rs.getString("name"), most,
+                        holds ? Times.get(rs, "held_until") : null, holds && !rs.getBoolean("was_holding"));
             }
         }
     }

@@ -141,4 +141,46 @@ class VendorCountHoldTest extends OnTwoCopies {
         }
         assertEquals(null, later, "no grant while the vendor's count holds (its own rule would allow 4 more)");
     }
+
+    @Test
+    void aCountOfZeroIsAPauseCappedByMaxCoolDownEndedByResumeRecordedAndShownWithWhoReportedIt() throws Exception {
+        String limit = "held";
+        // 36,000 an hour: a gap of 100 ms (the beat holds nothing long), an hour the count could hold for
+        a.limits().put(limit, LimitSpec.of(36_000, Duration.ofHours(1)).withMaxCoolDown(Duration.ofSeconds(60)));
+        dev.gate.api.Attempt first = a.callers().tryNow(limit, CallClass.SCHEDULED, "worker", CallOptions.NONE);
+        assertTrue(first.isGranted());
+        // the vendor: nothing left for an hour (a program's report, as every call's headers would carry it)
+        a.callers().complete(first.permit().callId(), "worker", 200, null, 0, 3_600L, null);
+        dev.gate.api.Attempt held = b.callers().tryNow(limit, CallClass.INTERACTIVE, "web", CallOptions.NONE);
+        assertTrue(!held.isGranted(), "the count holds the limit");
+        assertTrue(held.retryAfter().compareTo(Duration.ofSeconds(50)) > 0
+                && held.retryAfter().compareTo(Duration.ofSeconds(61)) <= 0, "held, and no longer than the limit's "
+                + "maxCoolDown (60 s), as a cool-down: " + held.retryAfter());
+        LimitStatus status = b.limits().status(limit).orElseThrow();
+        assertEquals(0L, status.getVendorLeft());
+        assertEquals("worker", status.getVendorProgram(), "who reported it");
+        assertEquals(first.permit().callId(), status.getVendorCall());
+        assertTrue(status.getVendorResetAt().isBefore(status.getAsOf().plusSeconds(61)), status.getVendorResetAt()
+                + " against " + status.getAsOf());
+        dev.gate.api.OperatorAction recorded = a.operators().recent(5).stream()
+                .filter(x -> x.getAction().equals("vendor-count")).findFirst().orElseThrow();
+        assertEquals("worker", recorded.getActor());
+        assertEquals("limit " + limit, recorded.getTarget());
+        assertTrue(recorded.getDetail().contains("call " + first.permit().callId()), recorded.getDetail());
+
+        // a re-declaration with a shorter maxCoolDown holds no longer than it
+        a.limits().put(limit, LimitSpec.of(36_000, Duration.ofHours(1)).withMaxCoolDown(Duration.ofSeconds(20)));
+        dev.gate.api.Attempt shorter = b.callers().tryNow(limit, CallClass.INTERACTIVE, "web", CallOptions.NONE);
+        assertTrue(!shorter.isGranted() && shorter.retryAfter().compareTo(Duration.ofSeconds(10)) > 0
+                && shorter.retryAfter().compareTo(Duration.ofSeconds(21)) <= 0, "re-declared: " + shorter);
+
+        // the operator's resume ends it, as it ends a cool-down
+        a.operators().resume(limit, "ops");
+        dev.gate.api.Attempt after = b.callers().tryNow(limit, CallClass.INTERACTIVE, "web", CallOptions.NONE);
+        assertTrue(after.isGranted() || after.retryAfter().compareTo(Duration.ofMillis(101)) <= 0,
+                "resumed: the next beat's slot at the latest: " + after);
+        assertEquals(null, b.limits().status(limit).orElseThrow().getVendorLeft(), "no count in force");
+        assertEquals(1, a.operators().recent(10).stream().filter(x -> x.getAction().equals("vendor-count")).count(),
+                "one record for the hold, however many reports");
+    }
 }

@@ -42,7 +42,9 @@ class VendorCountTest {
         assertTrue(VendorCount.accepted(600, rules));
         assertFalse(VendorCount.accepted(601, rules), "more than any rule allows is not this limit's count");
         assertFalse(VendorCount.accepted(-1, rules));
-        assertEquals(Duration.ofMinutes(1), VendorCount.resetCap(rules));
+        assertEquals(Duration.ofMinutes(1), VendorCount.resetCap(rules, Duration.ofHours(1)));
+        assertEquals(Duration.ofSeconds(30), VendorCount.resetCap(rules, Duration.ofSeconds(30)),
+                "and no longer than a cool-down may last");
     }
 
     @Test

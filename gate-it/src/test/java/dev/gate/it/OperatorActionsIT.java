@@ -40,6 +40,34 @@ class OperatorActionsIT extends GateDeployedAlone {
     }
 
     @Test
+    void aVendorsCountOfNothingLeftHoldsNoLongerThanMaxCoolDownIsRecordedAndEndsAtTheOperatorsResume() {
+        assertEquals(201, Api.put("ops", "/limits/op-count",
+                "{\"calls\":36000,\"windowSeconds\":3600,\"maxCoolDownSeconds\":60}").status());
+        Api.Answer first = Api.post("worker", "/limits/op-count/calls?mode=try", "{\"class\":\"SCHEDULED\"}");
+        assertEquals(201, first.status(), first.body());
+        long id = first.json().getJsonNumber("id").longValue();
+        assertEquals(204, Api.post("worker", "/calls/" + id + "/outcome",
+                "{\"status\":200,\"remaining\":0,\"resetSeconds\":3600}").status());
+
+        Api.Answer held = Api.post("web", "/limits/op-count/calls?mode=try", "{\"class\":\"INTERACTIVE\"}");
+        assertEquals(429, held.status(), held.body());
+        long retryAfter = Long.parseLong(held.raw().headers().firstValue("Retry-After").orElseThrow());
+        assertTrue(retryAfter > 50 && retryAfter <= 61, "held as a cool-down is, up to maxCoolDown: " + retryAfter);
+        JsonObject count = Api.get("ops", "/limits/op-count").json().getJsonObject("vendorCount");
+        assertEquals(0, count.getInt("left"), count.toString());
+        assertEquals("worker", count.getString("program"), "who reported it");
+        assertEquals(id, count.getJsonNumber("call").longValue());
+        assertTrue(Api.get("ops", "/actions").json().getJsonArray("actions").getValuesAs(JsonObject.class).stream()
+                .anyMatch(a -> a.getString("action").equals("vendor-count") && a.getString("actor").equals("worker")
+                        && a.getString("target").equals("limit op-count")), "on record beside the operators' actions");
+
+        assertEquals(200, Api.post("ops", "/limits/op-count/resume", null).status());
+        assertTrue(Api.get("ops", "/limits/op-count").json().isNull("vendorCount"), "the resume ended the count");
+        Api.Answer after = Api.post("web", "/limits/op-count/calls?waitSeconds=5", "{\"class\":\"INTERACTIVE\"}");
+        assertEquals("GRANTED", after.json().getString("state"), after.body());
+    }
+
+    @Test
     void badPausesAreRefusedWithAProblemAndChangeNothing() {
         Api.put("ops", "/limits/op-bad", "{\"calls\":100,\"windowSeconds\":1}");
         for (String body : List.of("{\"seconds\":0}", "{}", "{\"seconds\":604801}", "{\"seconds\":5,\"x\":1}",

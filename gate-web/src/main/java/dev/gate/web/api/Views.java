@@ -82,9 +82,16 @@ final class Views {
         b.add("coolDownStep", l.getCoolDownStep());
         if (l.getVendorLeft() == null) {
             b.addNull("vendorCount");
-        } else { // the vendor's own count in force: left by its word, until its reset
-            b.add("vendorCount", JsonBuilders.object().add("left", l.getVendorLeft())
-                    .add("resetAt", l.getVendorResetAt().toString()));
+        } else { // the vendor's own count in force: left by its word, until its reset, and who reported it
+            JsonObjectBuilder count = JsonBuilders.object().add("left", l.getVendorLeft())
+                    .add("resetAt", l.getVendorResetAt().toString());
+            if (l.getVendorProgram() != null) {
+                count.add("program", l.getVendorProgram());
+            }
+            if (l.getVendorCall() != null) {
+                count.add("call", l.getVendorCall());
+            }
+            b.add("vendorCount", count);
         }
         time(b, "slowedAt", l.getSlowedAt());
         if (l.getSlowedBy() == null) {

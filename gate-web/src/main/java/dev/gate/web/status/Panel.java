@@ -231,20 +231,25 @@ public final class Panel implements Serializable {
         return limit.getPausedUntil() != null;
     }
 
-    /** "paused 4 m 12 s more (cool-down step 3)"; empty when not paused. */
-    /** "vendor says 3 left, for 25 s": the vendor's own count in force (empty: none). */
+    /**
+     * "vendor says 3 left, for 25 s, reported by worker (call 42)": the vendor's own count in force, which an
+     * operator's resume ends (empty: none).
+     */
     public String getVendorCount() {
         if (limit.getVendorLeft() == null) {
             return "";
         }
         return "vendor says " + limit.getVendorLeft() + " left, for "
-                + Words.span(Math.max(0, Duration.between(limit.getAsOf(), limit.getVendorResetAt()).toMillis()));
+                + Words.span(Math.max(0, Duration.between(limit.getAsOf(), limit.getVendorResetAt()).toMillis()))
+                + (limit.getVendorProgram() == null ? "" : ", reported by " + limit.getVendorProgram()
+                + (limit.getVendorCall() == null ? "" : " (call " + limit.getVendorCall() + ")"));
     }
 
     public Instant getVendorResetAt() {
         return limit.getVendorResetAt();
     }
 
+    /** "paused 4 m 12 s more (cool-down step 3)"; empty when not paused. */
     public String getPause() {
         if (!isPaused()) {
             return "";
