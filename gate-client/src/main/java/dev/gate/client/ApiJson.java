@@ -87,7 +87,29 @@ final class ApiJson {
     }
 
     static boolean isLineFull(HttpResponse<String> r) {
-        return r.body() != null && r.body().contains("\"urn:gate:problem:line-full\"");
+        return isProblem(r, "line-full");
+    }
+
+    static boolean isNoFreeSlot(HttpResponse<String> r) {
+        return isProblem(r, "no-free-slot");
+    }
+
+    static boolean isSignInHeld(HttpResponse<String> r) {
+        return isProblem(r, "sign-in-held");
+    }
+
+    private static boolean isProblem(HttpResponse<String> r, String slug) {
+        return r.body() != null && r.body().contains("\"urn:gate:problem:" + slug + "\"");
+    }
+
+    /** The answer's Retry-After in seconds (the gate sends no date); 1 s when it has none that can be read. */
+    static Duration retryAfter(HttpResponse<String> r) {
+        try {
+            return Duration.ofSeconds(Math.max(1, Long.parseLong(r.headers().firstValue("Retry-After").orElse("1")
+                    .trim())));
+        } catch (NumberFormatException notSeconds) {
+            return Duration.ofSeconds(1);
+        }
     }
 
     static Duration retryAfterMs(HttpResponse<String> r) {
@@ -118,7 +140,8 @@ final class ApiJson {
         String detail = detail(r);
         return switch (r.statusCode()) {
             case 503 -> isPaused(r) ? new GateClientException.Paused(detail) : new GateClientException.Busy(detail);
-            case 429 -> isLineFull(r) ? new GateClientException.LineFull(detail, retryAfterMs(r))
+            case 429 -> isSignInHeld(r) ? new GateClientException.SignInHeld(detail, retryAfter(r))
+                    : isLineFull(r) ? new GateClientException.LineFull(detail, retryAfterMs(r))
                     : new GateClientException.DeadlineMissed(detail);
             case 404 -> new GateClientException.UnknownLimit(detail);
             case 400, 401, 403, 413 -> throw new IllegalArgumentException("the gate refused the request ("

@@ -82,6 +82,25 @@ public class GateClientException extends Exception {
         }
     }
 
+    /**
+     * The gate holds this account's sign-ins from this host for now (HTTP 429 "sign-in-held": too many failed sign-ins
+     * for its name here, or someone here guessing names): nothing was checked or done. {@link #retryAfter()}: when the
+     * hold ends (the gate's Retry-After). An outcome so refused is kept and sent again then ({@link Permit}).
+     */
+    public static final class SignInHeld extends GateClientException {
+        private static final long serialVersionUID = 1L;
+        private final java.time.Duration retryAfter;
+
+        public SignInHeld(String message, java.time.Duration retryAfter) {
+            super(message);
+            this.retryAfter = retryAfter;
+        }
+
+        public java.time.Duration retryAfter() {
+            return retryAfter;
+        }
+    }
+
     /** There is no limit of that name (HTTP 404). */
     public static final class UnknownLimit extends GateClientException {
         private static final long serialVersionUID = 1L;

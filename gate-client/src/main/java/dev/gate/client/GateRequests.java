@@ -85,7 +85,9 @@ final class GateRequests {
 
     /**
      * Sends a call's outcome ({@code json}) until the gate has it: again, a little later each time, for up to
-     * {@link #OUTCOME_RETRIES} while its answer is lost or the gate is paused or busy; any other refusal at once.
+     * {@link #OUTCOME_RETRIES} while its answer is lost or the gate is paused or busy; when a held sign-in refuses it,
+     * kept and sent again when the hold ends, however long (the gate bounds a hold, and still takes an outcome after
+     * the call's lease); any other refusal at once.
      */
     void sendOutcome(long callId, String json) throws GateClientException, InterruptedException {
         long giveUp = System.nanoTime() + OUTCOME_RETRIES.toNanos();
@@ -100,6 +102,13 @@ final class GateRequests {
                 failed = ApiJson.refusal(r);
             } catch (GateClientException.Unreachable lost) {
                 failed = lost;
+            }
+            if (failed instanceof GateClientException.SignInHeld held) {
+                LOG.warning(() -> "outcome of call " + callId + " kept: this account's sign-ins are held ("
+                        + held.getMessage() + "); sent again in " + held.retryAfter().toSeconds() + " s");
+                TimeUnit.MILLISECONDS.sleep(held.retryAfter().toMillis());
+                giveUp = Math.max(giveUp, System.nanoTime() + OUTCOME_RETRIES.toNanos());
+                continue;
             }
             if (!(failed instanceof GateClientException.Paused)
                     || System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(pauseMs) >= giveUp) {

@@ -169,7 +169,7 @@ public final class HttpGate implements AutoCloseable {
         HttpResponse<String> r = requests.sendAgainIfLost("POST", "/limits/"
                 + URLEncoder.encode(limit, StandardCharsets.UTF_8) + "/calls?mode=try", body,
                 UUID.randomUUID().toString(), System.nanoTime());
-        if (r.statusCode() == 429) {
+        if (r.statusCode() == 429 && ApiJson.isNoFreeSlot(r)) { // any other 429 (a held sign-in) is a refusal
             JsonObject problem = answer(r, 429);
             return new Attempt(Optional.empty(), Duration.ofMillis(problem.getJsonNumber("retryAfterMs").longValue()));
         }
@@ -178,9 +178,9 @@ public final class HttpGate implements AutoCloseable {
 
     /**
      * Reports the vendor's answer. Sent again, a little later each time, for up to
-     * {@link GateRequests#OUTCOME_RETRIES} while its answer is lost or the gate is paused or busy: a 429 that never
-     * reaches the gate would leave every other program calling into the vendor's pause. The gate answers 204 to the
-     * same outcome sent again.
+     * {@link GateRequests#OUTCOME_RETRIES} while its answer is lost or the gate is paused or busy, and when a held
+     * sign-in refused it, kept and sent again when the hold ends: a 429 that never reaches the gate would leave every
+     * other program calling into the vendor's pause. The gate answers 204 to the same outcome sent again.
      */
     void complete(long callId, int status, Duration retryAfter) throws GateClientException, InterruptedException {
         requests.sendOutcome(callId, ApiJson.outcome(status, retryAfter));

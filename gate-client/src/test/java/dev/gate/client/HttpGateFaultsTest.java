@@ -27,7 +27,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The client's own fault paths, against an HTTP peer that answers as the gate's API would and misbehaves on cue
  * (the real gate is in GateClientIT): one call's renewal that hangs holds up no other call's renewals; a refusal
- * while a call waits (its account's rights taken away) still sends the call out of the line.
+ * while a call waits (its account's rights taken away) still sends the call out of the line; a held sign-in is its
+ * own refusal, and an outcome it refused is sent again when the hold ends.
  */
 class HttpGateFaultsTest {
 
@@ -39,6 +40,11 @@ class HttpGateFaultsTest {
     /** Calls whose renewal hangs, and calls whose poll is refused with 403. */
     private final Map<String, Boolean> hanging = new ConcurrentHashMap<>();
     private final Map<String, Boolean> forbidden = new ConcurrentHashMap<>();
+    /** How many of the next requests are answered 429 sign-in-held, with what Retry-After; outcomes received. */
+    private final AtomicInteger held = new AtomicInteger();
+    private volatile int heldSeconds;
+    private final List<Long> outcomeTimes = new CopyOnWriteArrayList<>();
+    private final List<String> outcomeBodies = new CopyOnWriteArrayList<>();
 
     @BeforeEach
     void peer() throws IOException {
@@ -59,7 +65,22 @@ class HttpGateFaultsTest {
         String path = x.getRequestURI().getPath().substring("/api/v1".length());
         String method = x.getRequestMethod();
         try {
-            if (method.equals("POST") && path.matches("/limits/[^/]+/calls")) {
+            if (path.matches("/calls/\\d+/outcome")) {
+                outcomeTimes.add(System.nanoTime());
+                outcomeBodies.add(new String(x.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
+            }
+            if (held.getAndUpdate(n -> Math.max(0, n - 1)) > 0) { // as the gate's ProblemServlet writes it
+                x.getResponseHeaders().add("Retry-After", String.valueOf(heldSeconds));
+                reply(x, 429, "{\"type\":\"urn:gate:problem:sign-in-held\",\"title\":\"Too many failed sign-ins\","
+                        + "\"status\":429,\"detail\":\"credentials: too many failed sign-ins from this address; try "
+                        + "again in " + heldSeconds + " s\"}");
+            } else if (method.equals("POST") && path.matches("/limits/[^/]+/calls")
+                    && "mode=try".equals(x.getRequestURI().getQuery())) {
+                reply(x, 201, "{\"id\":" + nextId.incrementAndGet() + ",\"state\":\"GRANTED\",\"joined\":false,"
+                        + "\"grantedAt\":\"2026-01-01T00:00:00Z\"}");
+            } else if (method.equals("POST") && path.matches("/calls/\\d+/outcome")) {
+                reply(x, 204, null);
+            } else if (method.equals("POST") && path.matches("/limits/[^/]+/calls")) {
                 reply(x, 201, call(String.valueOf(nextId.incrementAndGet())));
             } else if (method.equals("POST") && path.matches("/calls/\\d+/lease")) {
                 String id = path.split("/")[2];
@@ -143,5 +164,45 @@ class HttpGateFaultsTest {
                     () -> gate.acquire("vendor-a", CallClass.BACKFILL, Duration.ofSeconds(10)));
         }
         assertEquals(List.of("1"), left, "the waiting call was taken out of the line, not left to its lease");
+    }
+
+    @Test
+    void aTryRefusedByAHeldSignInIsItsOwnRefusalWithTheHoldsRetryAfter() throws Exception {
+        heldSeconds = 7;
+        held.set(1);
+        try (HttpGate gate = gate()) {
+            assertSignInHeld(assertThrows(GateClientException.SignInHeld.class,
+                    () -> gate.tryAcquire("vendor-a", CallClass.INTERACTIVE)));
+        }
+    }
+
+    @Test
+    void aSubmissionRefusedByAHeldSignInIsItsOwnRefusalNotAMissedDeadline() throws Exception {
+        heldSeconds = 7;
+        held.set(1);
+        try (HttpGate gate = gate()) {
+            assertSignInHeld(assertThrows(GateClientException.SignInHeld.class,
+                    () -> gate.acquire("vendor-a", CallClass.BACKFILL, Duration.ofSeconds(10))));
+        }
+    }
+
+    private static void assertSignInHeld(GateClientException.SignInHeld e) {
+        assertEquals(Duration.ofSeconds(7), e.retryAfter(), "the hold's Retry-After");
+        assertTrue(e.getMessage().contains("too many failed sign-ins"), e.getMessage());
+    }
+
+    @Test
+    void anOutcomeRefusedByAHeldSignInIsKeptAndSentWhenTheHoldEnds() throws Exception {
+        try (HttpGate gate = gate()) {
+            Permit p = gate.tryAcquire("vendor-a", CallClass.INTERACTIVE).permit().orElseThrow();
+            heldSeconds = 2;
+            held.set(1);
+            p.complete(429, Duration.ofSeconds(30)); // the vendor's slow-down: it must reach the gate
+            assertTrue(p.completed());
+        }
+        assertEquals(2, outcomeTimes.size(), "sent, held, sent again: " + outcomeBodies);
+        assertEquals(outcomeBodies.get(0), outcomeBodies.get(1), "the same outcome");
+        assertTrue(outcomeTimes.get(1) - outcomeTimes.get(0) >= TimeUnit.SECONDS.toNanos(2),
+                "not before the hold ended: " + (outcomeTimes.get(1) - outcomeTimes.get(0)) / 1_000_000 + " ms");
     }
 }

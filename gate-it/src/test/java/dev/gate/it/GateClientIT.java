@@ -24,7 +24,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * alive by the client through a 60 s wait, twelve times longer than it; a lost answer to a submission sent again
  * and finding its call; a permit closed without an outcome given up at once; a deadline refused at once; a call not
  * granted in time leaves the line; calls are paused while the database is cut; an outcome whose answer is lost, or
- * sent while the database is cut, is sent again until the gate has it.
+ * sent while the database is cut, is sent again until the gate has it; a held sign-in is told as such, and an outcome
+ * it refused reaches the gate when the hold ends.
  */
 class GateClientIT extends GateDeployedAlone {
 
@@ -261,6 +262,36 @@ class GateClientIT extends GateDeployedAlone {
                 restore.join();
             }
             assertEquals("DONE", Api.get("worker", "/calls/" + p.callId()).json().getString("state"));
+        }
+    }
+
+    @Test
+    void aProgramWhoseSignInIsHeldHearsSoAndItsOutcomeReachesTheGateWhenTheHoldEnds() throws Exception {
+        Api.put("ops", "/limits/client-held", "{\"calls\":100,\"windowSeconds\":1}");
+        assertEquals(201, Api.put("ops", "/accounts/it-held", "{\"password\":\"held-secret\",\"roles\":[\"caller\"]}")
+                .status());
+        try (HttpGate gate = HttpGate.connect(API, "it-held", "held-secret")) {
+            Permit p = gate.acquire("client-held", CallClass.SCHEDULED, Duration.ofSeconds(10));
+            for (int i = 0; i < 5; i++) { // someone on this host guesses its password: its name is held here
+                assertEquals(401, Api.get("it-held:guess-" + i, "/limits").status());
+            }
+            GateClientException.SignInHeld tried = assertThrows(GateClientException.SignInHeld.class,
+                    () -> gate.tryAcquire("client-held", CallClass.INTERACTIVE));
+            assertTrue(tried.retryAfter().compareTo(Duration.ZERO) > 0
+                    && tried.retryAfter().compareTo(Duration.ofSeconds(15)) <= 0, tried.retryAfter().toString());
+            assertThrows(GateClientException.SignInHeld.class,
+                    () -> gate.acquire("client-held", CallClass.SCHEDULED, Duration.ofSeconds(5)));
+            long t0 = System.nanoTime();
+            p.complete(429, Duration.ofSeconds(30)); // kept through the hold (15 s), then sent
+            Duration kept = Duration.ofNanos(System.nanoTime() - t0);
+            System.out.println("a held program's outcome reached the gate after " + kept.toMillis() + " ms");
+            assertEquals(1, ItDatabase.count("SELECT count(*) FROM gate_call WHERE id = ? AND state = 'DONE' "
+                    + "AND outcome_status = 429", p.callId()), "the outcome was recorded");
+            assertFalse(Api.get("ops", "/limits/client-held").json().isNull("pausedUntil"),
+                    "the vendor's slow-down reached the gate");
+        } finally {
+            Api.post("ops", "/limits/client-held/resume", null);
+            Api.delete("ops", "/accounts/it-held");
         }
     }
 

@@ -30,9 +30,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * Nobody bends the shared line: guessing is held per address, a signed-in page's session never works on the API
- * however its path is spelled, a removed or demoted operator loses the page within the re-check, and one program's
- * Retry-After cannot pause everyone for a day without it being on record. Real HTTP against the deployed EAR (the
+ * Nobody bends the shared line: guessing is held per name and address (a removed account's name holds only the
+ * program still sending it; guessing names holds an address but not the programs already signed in there), a
+ * signed-in page's session never works on the API however its path is spelled, a removed or demoted operator loses
+ * the page within the re-check, and one program's Retry-After cannot pause everyone for a day without it being on
+ * record. Real HTTP against the deployed EAR (the
  * server re-checks page sessions every 3 s here: arquillian.xml).
  */
 class SecurityIT extends GateDeployedAlone {
@@ -64,6 +66,42 @@ class SecurityIT extends GateDeployedAlone {
         assertEquals(429, rightButHeld.status(), "a held address learns nothing, not even of the right password");
         Api.Answer owner = Api.get("ops", "/limits");
         assertEquals(200, owner.status(), "the right password from another address is not locked out");
+    }
+
+    @Test
+    void aProgramStillSendingARemovedAccountsNameHoldsOnlyItselfNotTheProgramsOnItsHost() throws Exception {
+        String host = "127.0.0.3";
+        assertEquals(201, Api.put("ops", "/accounts/it-gone", "{\"password\":\"gone-secret\",\"roles\":[\"caller\"]}")
+                .status());
+        assertEquals(204, Api.delete("ops", "/accounts/it-gone").status());
+        // the program that still runs as it-gone renews its calls' leases: two dozen requests at once
+        List<Integer> statuses = java.util.Collections.synchronizedList(new ArrayList<>());
+        Programs.run(24, 1, (program, i) -> statuses.add(Raw.from(host, "POST", "/gate/api/v1/calls/" + program
+                + "/lease", basic("it-gone", "gone-secret"), null, null).status()));
+        assertTrue(statuses.stream().allMatch(s -> s == 401 || s == 429), statuses.toString());
+        assertEquals(429, Raw.from(host, "GET", "/gate/api/v1/limits", basic("it-gone", "gone-secret"), null, null)
+                .status(), "the name that fails is held");
+        assertEquals(200, Raw.from(host, "GET", "/gate/api/v1/limits", basic("web", "web"), null, null).status(),
+                "another program on its host is not");
+    }
+
+    @Test
+    void someoneGuessingNamesIsHeldWhileTheProgramsAlreadySignedInBesideItGoOn() throws Exception {
+        String host = "127.0.0.4";
+        assertEquals(200, Raw.from(host, "GET", "/gate/api/v1/limits", basic("web", "web"), null, null).status());
+        for (int i = 0; i < 20; i++) { // twenty names that are no account within a minute
+            assertEquals(401, Raw.from(host, "GET", "/gate/api/v1/limits", basic("guessed-" + i, "guess"), null, null)
+                    .status(), "name " + i);
+        }
+        Raw held = Raw.from(host, "GET", "/gate/api/v1/limits", basic("guessed-x", "guess"), null, null);
+        assertEquals(429, held.status(), "the address is held for names: " + held.head());
+        long retryAfter = Long.parseLong(held.header("Retry-After"));
+        assertTrue(retryAfter >= 1 && retryAfter <= 15, "Retry-After: " + retryAfter);
+        assertEquals(429, Raw.from(host, "GET", "/gate/api/v1/limits", basic("worker", "worker"), null, null).status(),
+                "credentials never seen to work from there are held, unchecked, as any guess");
+        assertEquals(200, Raw.from(host, "GET", "/gate/api/v1/limits", basic("web", "web"), null, null).status(),
+                "the program already signed in from that address goes on");
+        assertEquals(200, Api.get("worker", "/limits").status(), "and no other address is held");
     }
 
     @Test

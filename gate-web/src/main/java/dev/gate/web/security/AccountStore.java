@@ -56,7 +56,10 @@ public class AccountStore {
         record Unchecked(String why) implements Check {
         }
 
-        /** Too many failed sign-ins from this address lately: not checked; try again after {@code retryAfter} (429). */
+        /**
+         * Too many failed sign-ins lately, for this name or for unknown names from this address ({@link FailedSignIns}):
+         * not checked; try again after {@code retryAfter} (429).
+         */
         record Held(Duration retryAfter) implements Check {
 
             /** The wait in whole seconds, rounded up, at least 1 (Retry-After's unit). */
@@ -86,24 +89,31 @@ public class AccountStore {
 
     /** Checks the credentials as presented from {@code address} (the client's IP address). */
     public Check check(String name, String password, String address) {
-        Optional<Duration> held = failures.holdFor(name, address);
+        String digest = sha256(name + "\u0000" + password);
+        Optional<Duration> held = failures.holdFor(name, address, digest);
         if (held.isPresent()) {
             return new Check.Held(held.get());
         }
-        Check check = check(name, password);
+        Check check = checked(name, password, digest);
         if (check instanceof Check.Failed failed) {
             failures.failed(name, address, failed.noSuchAccount()).ifPresent(pause -> LOG.warning(() -> "sign-in: "
                     + (pause.account() != null ? FailedSignIns.PER_ACCOUNT + " failed sign-ins as '" + pause.account()
-                    + "'" : FailedSignIns.PER_ADDRESS + " failed sign-ins") + " from " + pause.address()
-                    + " within a minute: that address is refused for " + pause.length().toSeconds() + " s"));
+                    + "' from " + pause.address() + " within a minute: that address is refused for that name for "
+                    + pause.length().toSeconds() + " s"
+                    : FailedSignIns.PER_ADDRESS + " names that are no account tried from " + pause.address()
+                    + " within a minute: that address is refused for " + pause.length().toSeconds() + " s, but for"
+                    + " credentials that signed in from it within " + FailedSignIns.PROVEN_FOR.toHours() + " h")));
         } else if (check instanceof Check.Passed) {
-            failures.succeeded(name, address);
+            failures.succeeded(name, address, digest);
         }
         return check;
     }
 
     Check check(String name, String password) {
-        String digest = sha256(name + "\u0000" + password);
+        return checked(name, password, sha256(name + "\u0000" + password));
+    }
+
+    private Check checked(String name, String password, String digest) {
         Check known = rememberedCheck(name, digest);
         if (known != null) {
             return known;

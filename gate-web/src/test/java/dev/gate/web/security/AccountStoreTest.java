@@ -172,4 +172,21 @@ class AccountStoreTest {
         now += FailedSignIns.FIRST_PAUSE.toNanos();
         assertInstanceOf(AccountStore.Check.Passed.class, store.check("worker", "right-password", "10.0.0.9"));
     }
+
+    @Test
+    void credentialsThatSignedInFromAnAddressGoOnWhileSomeoneThereGuessesNames() {
+        assertInstanceOf(AccountStore.Check.Passed.class, store.check("worker", "right-password", "10.0.0.9"));
+        for (int i = 0; i < FailedSignIns.PER_ADDRESS; i++) {
+            assertInstanceOf(AccountStore.Check.Failed.class, store.check("guess-" + i, "any", "10.0.0.9"));
+        }
+        int checked = hashChecks.get();
+        assertInstanceOf(AccountStore.Check.Held.class, store.check("guess-x", "any", "10.0.0.9"), "names guessed");
+        assertInstanceOf(AccountStore.Check.Held.class, store.check("worker", "a-guess", "10.0.0.9"),
+                "a password never seen to work from there");
+        assertEquals(checked, hashChecks.get(), "what is held is not checked");
+        assertInstanceOf(AccountStore.Check.Passed.class, store.check("worker", "right-password", "10.0.0.9"),
+                "the program already signed in from that address goes on");
+        assertInstanceOf(AccountStore.Check.Failed.class, store.check("guess-y", "any", "10.0.0.7"),
+                "another address is not held");
+    }
 }
