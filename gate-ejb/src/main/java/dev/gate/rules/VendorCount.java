@@ -51,11 +51,12 @@ public record VendorCount(long afterUnit, int remaining, Instant resetAt) {
      * in the window of the rule the count is of ({@code calls - remaining <= ownUnits}). Then the limit's own rules
      * already hold at least as much as the count would, and it holds nothing: no other client used the quota, and a
      * vendor that rounds its reset up to whole seconds would otherwise stall a tight limit a whole second each time
-     * its window is full. A count of 0 always holds: the vendor's window is full, and only the vendor knows when its
-     * oldest call leaves it (that call may have reached it later than the receipt margin allows for: a cold
-     * connection's first call). The rule is the one of the vendor's stated quota (its calls); where it states none, every
-     * rule the count could be of (calls of at least the remaining) must explain it. A count no rule could be of
-     * explains nothing (and is not {@link #accepted}).
+     * its window is full. A count of 0 so explained (the gate itself filled the window) holds until the gate's own log
+     * says the window's oldest unit leaves ({@link #ownLeave}), not until the vendor's reset, which vendors round up to
+     * whole seconds: a tight limit would otherwise stall most of a second each time it fills its window (the receipt
+     * margin covers a send that reaches the vendor late). The rule is the one of the vendor's stated quota (its
+     * calls); where it states none, every rule the count could be of (calls of at least the remaining) must explain
+     * it. A count no rule could be of explains nothing (and is not {@link #accepted}).
      *
      * @param ownUnits the units the gate logged in a rule's window as the gate counts it (widened by its receipt
      *                 margin: a send reaches the vendor up to that much after its grant; for an aligned rule, its
@@ -65,8 +66,34 @@ public record VendorCount(long afterUnit, int remaining, Instant resetAt) {
     public static boolean explained(int remaining, Integer quota, LimitRules rules, ToLongFunction<Pace> ownUnits) {
         List<Pace> candidates = rules.rules().stream()
                 .filter(p -> p.calls() >= remaining && (quota == null || p.calls() == quota)).toList();
-        return remaining > 0 && !candidates.isEmpty()
+        return !candidates.isEmpty()
                 && candidates.stream().allMatch(p -> p.calls() - remaining <= ownUnits.applyAsLong(p));
+    }
+
+    /**
+     * When a count of 0 that the gate's own sends explain stops holding: when, by the gate's own log, the oldest unit
+     * of the vendor's window leaves it in every rule the count could be of (the {@code calls}-th most recent unit up
+     * to the reporting call's: its window after it, or its block's end, the receipt margin included). The vendor's
+     * reset still bounds it ({@link #resetCap} too).
+     *
+     * @param rules     the rules as the cap counts them ({@link ReceiptMargin#widen}: margins included)
+     * @param unitSent  when the unit of a number was sent (null: not in the log)
+     */
+    public static Instant ownLeave(Integer quota, LimitRules rules, long reportingUnit,
+                                   java.util.function.LongFunction<Instant> unitSent) {
+        Instant latest = null;
+        for (Pace p : rules.rules()) {
+            if (quota != null && p.calls() != quota) {
+                continue;
+            }
+            Instant sent = unitSent.apply(reportingUnit - p.calls() + 1);
+            if (sent == null) {
+                continue;
+            }
+            Instant leaves = p.isAligned() ? p.blocks().at(sent.plus(p.margin())).end() : sent.plus(p.window());
+            latest = latest == null || leaves.isAfter(latest) ? leaves : latest;
+        }
+        return latest;
     }
 
     /** Whether a reported remaining count can be this limit's: from 0 to the calls of its largest rule. */

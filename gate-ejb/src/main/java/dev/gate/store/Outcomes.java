@@ -91,7 +91,7 @@ public final class Outcomes {
             could AS (SELECT rules.* FROM rules, p
                       WHERE rules.calls >= p.remaining AND (p.quota IS NULL OR rules.calls = p.quota)),
             explained AS (
-                SELECT (SELECT remaining FROM p) > 0 AND EXISTS (SELECT 1 FROM could) AND NOT EXISTS (
+                SELECT EXISTS (SELECT 1 FROM could) AND NOT EXISTS (
                     SELECT 1 FROM could, p, u, c
                     WHERE could.calls - p.remaining > 0
                       AND NOT EXISTS (
@@ -102,12 +102,23 @@ public final class Outcomes {
                                                  ELSE gate_block_start(clock_timestamp(), could.aligned_zone,
                                                                        could.aligned_at, could.window_ms) END
                                              - could.margin_ms * interval '1 millisecond')) AS yes),
+            own_leave AS (
+                SELECT max(CASE WHEN could.aligned_zone IS NULL
+                                THEN g.sent_at + (could.window_ms + could.margin_ms) * interval '1 millisecond'
+                                ELSE gate_block_end(g.sent_at + could.margin_ms * interval '1 millisecond',
+                                                    could.aligned_zone, could.aligned_at, could.window_ms) END) AS at
+                FROM could, u, c, gate_send g
+                WHERE g.limit_name = c.limit_name AND g.seq = u.unit - could.calls + 1),
             ok AS (SELECT l.name, u.unit, least(l.longest, l.max_cooldown_ms) AS cap FROM l, u, p
                    WHERE u.unit IS NOT NULL AND p.remaining BETWEEN 0 AND l.most),
             was AS (SELECT s.vendor_reset_at > clock_timestamp() AS holding FROM gate_slot s, l WHERE s.limit_name = l.name),
             moved AS (
                 UPDATE gate_slot s SET vendor_after_unit = ok.unit, vendor_remaining = p.remaining,
-                                       vendor_reset_at = CASE WHEN (SELECT yes FROM explained) THEN clock_timestamp()
+                                       vendor_reset_at = CASE
+                                           WHEN (SELECT yes FROM explained) AND p.remaining > 0 THEN clock_timestamp()
+                                           WHEN (SELECT yes FROM explained) THEN least(clock_timestamp()
+                                                + least(p.reset_s * 1000, ok.cap) * interval '1 millisecond',
+                                                greatest(clock_timestamp(), (SELECT at FROM own_leave)))
                                            ELSE clock_timestamp()
                                                 + least(p.reset_s * 1000, ok.cap) * interval '1 millisecond' END,
                                        vendor_reported_at = clock_timestamp(),
@@ -258,7 +269,7 @@ public final class Outcomes {
                 boolean outOfRange = rs.getObject("unit") != null
                         && (report.remaining() < 0 || report.remaining() > most);
                 boolean taken = rs.getBoolean("moved");
-                boolean holds = taken && !rs.getBoolean("explained");
+                boolean holds = taken && !rs.getBoolean("explained"); // not the gate's own full window
                 return new VendorTaken(taken, rs.getBoolean("explained"), outOfRange, rs.getString("name"), most,
                         holds ? Times.get(rs, "held_until") : null, holds && !rs.getBoolean("was_holding"));
             }

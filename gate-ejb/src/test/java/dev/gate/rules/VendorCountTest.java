@@ -48,6 +48,18 @@ class VendorCountTest {
     }
 
     @Test
+    void aFullWindowOfTheGatesOwnHoldsUntilItsOldestUnitLeavesByTheGatesOwnLog() {
+        Pace second = ReceiptMargin.byDefault().widen(LimitRules.of(Pace.of(3, 1000))).rules().get(0);
+        LimitRules rules = LimitRules.of(second);
+        Instant t0 = Instant.parse("2026-12-04T12:00:00Z");
+        java.util.function.LongFunction<Instant> sent = n -> n >= 1 && n <= 5 ? t0.plusMillis(100 * n) : null;
+        // units 1..5 sent 100 ms apart; the reporting call's is unit 5: the window of 3 holds units 3, 4, 5
+        assertEquals(t0.plusMillis(300).plus(second.window()), VendorCount.ownLeave(null, rules, 5, sent),
+                "unit 3 leaves one widened window after it");
+        assertEquals(null, VendorCount.ownLeave(7, rules, 5, sent), "a quota no rule has: no leave of the gate's");
+    }
+
+    @Test
     void aCountTheGatesOwnSendsExplainHoldsNothingOneWithOthersUseDoes() {
         Pace second = Pace.of(20, 1000);
         Pace day = Pace.of(2_000_000, 86_400_000);
@@ -55,8 +67,8 @@ class VendorCountTest {
         // the vendor says 2 of 20 left: 18 used; the gate logged 19 in the last second, 18 of them before the report
         assertTrue(VendorCount.explained(2, null, alone, p -> 18), "18 used, 18 the gate's own: nobody else's");
         assertTrue(VendorCount.explained(1, 20, alone, p -> 19), "19 of the gate's own: its rule holds the last");
-        assertFalse(VendorCount.explained(0, 20, alone, p -> 20), "a full window holds until the vendor's reset, "
-                + "even of the gate's own: a send may have reached the vendor later than its margin allows for");
+        assertTrue(VendorCount.explained(0, 20, alone, p -> 20), "a full window of the gate's own: its own log says "
+                + "when it frees (ownLeave), not the vendor's rounded reset");
         assertFalse(VendorCount.explained(2, null, alone, p -> 8), "10 used by another client: the count holds");
         assertFalse(VendorCount.explained(0, null, alone, p -> 19), "one more than the gate sent: holds");
 

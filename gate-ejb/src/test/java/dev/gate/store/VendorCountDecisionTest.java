@@ -28,12 +28,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The statement that keeps a vendor's count ({@link Outcomes}) and the Java rule ({@link VendorCount#explained}) agree
- * on whether the gate's own sends explain it, on 400 random limits (a sliding or an aligned rule, a more rule, receipt
- * margins), send logs, reporting calls and counts (with a stated quota or none); each state is rolled back.
+ * on whether the gate's own sends explain it, and a count of 0 so explained holds until the Java rule's
+ * {@link VendorCount#ownLeave} (bounded by the vendor's reset and the cap), on 400 random limits (a sliding or an
+ * aligned rule, a more rule, receipt margins), send logs, reporting calls and counts (with a stated quota or none);
+ * each state is rolled back.
  */
 class VendorCountDecisionTest {
 
     private static Connection c;
+    private static int heldOwn;
 
     @BeforeAll
     static void database() throws SQLException {
@@ -59,7 +62,9 @@ class VendorCountDecisionTest {
             }
         }
         System.out.println("vendor count: " + decided + " of 400 random states decided the same way by the statement "
-                + "and the rule (the rest on a window's edge while the statement ran), " + explained + " explained");
+                + "and the rule (the rest on a window's edge while the statement ran), " + explained + " explained, "
+                + heldOwn + " of them a count of 0 held to the gate's own log");
+        assertTrue(heldOwn > 10, "counts of 0 of the gate's own full window: " + heldOwn);
         assertTrue(decided >= 380, "a state on a window's edge is rare: " + decided);
         assertTrue(explained > 40 && explained < decided - 40, "both ways: " + explained + " of " + decided);
     }
@@ -97,7 +102,7 @@ class VendorCountDecisionTest {
         }
         int unit = sends - random.nextInt(Math.min(3, sends)); // calls granted after it may be in flight
         long callId = reportingCall(limit, unit);
-        int remaining = random.nextInt(calls + 1);
+        int remaining = random.nextInt(3) == 0 ? 0 : random.nextInt(calls + 1);
         Integer quota = new Integer[]{null, null, calls, 40 * calls, 7}[random.nextInt(5)];
         if (quota != null && quota < remaining) {
             quota = null;
@@ -107,6 +112,14 @@ class VendorCountDecisionTest {
                 new Outcomes.VendorReport(remaining, 30, quota));
         Instant after = now();
         List<Instant> sentAt = sentAt(limit, unit);
+        Instant heldUntil = null;
+        try (PreparedStatement ps = c.prepareStatement("SELECT vendor_reset_at FROM gate_slot WHERE limit_name = ?")) {
+            ps.setString(1, limit);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                heldUntil = Times.get(rs, "vendor_reset_at");
+            }
+        }
         c.rollback();
 
         LimitRules counted = ReceiptMargin.ofNullable(marginMs == null ? null : Duration.ofMillis(marginMs))
@@ -116,8 +129,24 @@ class VendorCountDecisionTest {
         if (atBefore != atAfter) {
             return null; // a send crossed a window's edge while the statement ran
         }
-        assertEquals(atBefore, taken.explained(), limit + " " + counted + " remaining " + remaining + " quota " + quota
-                + " unit " + unit + " of " + sends + " sent at " + sentAt + " now " + before);
+        String state = limit + " " + counted + " remaining " + remaining + " quota " + quota + " unit " + unit + " of "
+                + sends + " sent at " + sentAt + " now " + before;
+        assertEquals(atBefore, taken.explained(), state);
+        if (atBefore && remaining == 0 && taken.taken()) { // the gate's own full window: held until its unit leaves
+            Instant leaves = VendorCount.ownLeave(quota, counted, unit, n -> n >= 1 && n <= sentAt.size()
+                    ? sentAt.get((int) n - 1) : null);
+            Duration cap = VendorCount.resetCap(new LimitRules(rules, Duration.ZERO, 1), Duration.ofHours(1));
+            cap = cap.compareTo(Duration.ofSeconds(30)) < 0 ? cap : Duration.ofSeconds(30);
+            if (leaves.isAfter(after) && leaves.isBefore(before.plus(cap))) {
+                assertEquals(leaves, heldUntil, "a count of 0 of the gate's own full window: " + state);
+            } else if (!leaves.isAfter(before)) {
+                assertTrue(!heldUntil.isBefore(before) && !heldUntil.isAfter(after), "no hold: " + state);
+            } else if (!leaves.isBefore(after.plus(cap))) {
+                assertTrue(!heldUntil.isBefore(before.plus(cap)) && !heldUntil.isAfter(after.plus(cap)),
+                        "the vendor's reset or the cap first: " + state);
+            }
+            heldOwn++;
+        }
         return atBefore;
     }
 
