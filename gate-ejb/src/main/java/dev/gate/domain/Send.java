@@ -3,7 +3,6 @@ package dev.gate.domain;
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
 import jakarta.persistence.Id;
-import jakarta.persistence.NamedQuery;
 import jakarta.persistence.Table;
 
 import java.time.Instant;
@@ -11,12 +10,7 @@ import java.time.Instant;
 /** One grant in the send log: what the vendor counts. Written by the grant transaction; read and pruned here. */
 @Entity
 @Table(name = "gate_send")
-@NamedQuery(name = Send.COUNT_SINCE,
-        query = "SELECT count(s) FROM Send s WHERE s.limitName = :limit AND s.sentAt > :from")
 public class Send {
-
-    /** How many sends of {@code limit} came after {@code from}: what its current window holds. */
-    public static final String COUNT_SINCE = "Send.countSince";
 
     @Id
     @Column(name = "id")

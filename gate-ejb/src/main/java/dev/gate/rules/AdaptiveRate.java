@@ -38,7 +38,7 @@ public record AdaptiveRate(int declared, Duration window) {
 
     /** The calls per window after a signal, from the rate in force when it came. */
     public int afterSignal(int effective) {
-        return Math.max(floor(), effective * 9 / 10);
+        return (int) Math.max(floor(), (long) effective * 9 / 10); // in long: 9 x a billion is past an int
     }
 
     /** The lowest the rate goes: a tenth of the declared calls, at least one. */

@@ -2,22 +2,71 @@ package dev.gate.rules;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 
 /**
- * When a waiting call can expect its grant: the limit's next chance to send (its slot, or the end of a cool-down,
- * whichever is later, and not before now), plus one gap for every call ahead of it. An estimate: window caps, keys
- * and later arrivals of a higher class can only make it later.
+ * When a waiting call can expect its grant, at the earliest: the limit's next chance to send (its slot, the end of a
+ * cool-down, the end of a vendor's count that the units ahead and the call's own would pass, whichever is latest, and
+ * not before now), plus one gap for every unit ahead of it (a call of cost 3 ahead is three gaps); and not before the
+ * block of each rule on the vendor's calendar that can hold the call's units after those ahead and those its current
+ * block already holds. An estimate that errs early: window caps, keys and later arrivals of a higher class can only
+ * make the grant later, so a deadline before it cannot be met.
  */
 public final class WaitEstimate {
+
+    /** The most blocks counted one by one; past it, whole lengths (a line that long waits days anyway). */
+    private static final int MOST_BLOCKS_WALKED = 800;
+
+    /** An aligned rule and the units its current block (the one of "now") already holds. */
+    public record BlockUse(Pace rule, long used) {
+    }
 
     private WaitEstimate() {
     }
 
-    public static Instant grantAt(Instant now, Instant nextSlot, Instant pausedUntil, long ahead, Duration gap) {
-        Instant first = nextSlot.isAfter(now) ? nextSlot : now;
-        if (pausedUntil != null && pausedUntil.isAfter(first)) {
-            first = pausedUntil;
+    /**
+     * @param unitsAhead the units of the live calls ahead in the line
+     * @param count      the vendor's count in force (null: none); {@code sent} the limit's units logged so far
+     */
+    public static Instant grantAt(Instant now, Instant nextSlot, Instant pausedUntil, long unitsAhead, Cost cost,
+                                  Duration gap, VendorCount count, long sent, List<BlockUse> blocks) {
+        Instant first = latest(now, nextSlot, pausedUntil);
+        if (count != null) {
+            long units = Math.min(Integer.MAX_VALUE, unitsAhead + cost.units());
+            first = latest(first, count.holdsUntil(sent, new Cost((int) units), now).orElse(null), null);
         }
-        return first.plus(gap.multipliedBy(ahead));
+        Instant at = first.plus(gap.multipliedBy(unitsAhead));
+        for (BlockUse b : blocks) {
+            at = latest(at, blockFor(b, unitsAhead + cost.units(), now), null);
+        }
+        return at;
+    }
+
+    /** The start of the block the call's units can go in: the current one's, unless they do not fit it. */
+    private static Instant blockFor(BlockUse b, long units, Instant now) {
+        long calls = b.rule().calls();
+        long need = b.used() + units;
+        CalendarBlocks blocks = b.rule().blocks();
+        CalendarBlocks.Block block = blocks.at(now);
+        if (need <= calls) {
+            return null; // it fits the current block: the beat alone says when
+        }
+        long later = (need - 1) / calls; // whole blocks of calls after the current one
+        for (long i = 0; i < later && i < MOST_BLOCKS_WALKED; i++) {
+            block = blocks.at(block.end());
+        }
+        Instant start = block.start();
+        return later > MOST_BLOCKS_WALKED ? start.plus(blocks.length().multipliedBy(later - MOST_BLOCKS_WALKED)) : start;
+    }
+
+    private static Instant latest(Instant a, Instant b, Instant c) {
+        Instant m = a;
+        if (b != null && b.isAfter(m)) {
+            m = b;
+        }
+        if (c != null && c.isAfter(m)) {
+            m = c;
+        }
+        return m;
     }
 }

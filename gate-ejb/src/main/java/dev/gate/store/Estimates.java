@@ -1,8 +1,10 @@
 package dev.gate.store;
 
 import dev.gate.domain.Estimate;
-
+import dev.gate.rules.Cost;
 import dev.gate.rules.LimitRules;
+import dev.gate.rules.Pace;
+import dev.gate.rules.VendorCount;
 import dev.gate.rules.WaitEstimate;
 
 import java.sql.Connection;
@@ -10,19 +12,22 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 
 /** Position and estimated grant time of a waiting call, from the line (index range) and the limit's pace. */
 public final class Estimates {
 
-    // Calls ahead in line order, and the limit's pace: a position and a grant time in one trip. The live calls ahead
+    // Calls ahead in line order, and the limit's pace: a position and a grant time in one trip (and, for a limit on
+    // the vendor's calendar, one index lookup per such rule: the first unit of its current block). The live calls ahead
     // are every waiting call ahead (an index-only count on the line index: no table row is read) less those whose
     // lease has lapsed and that wait to be cleared (a few at most, found by the lease index; fenced by OFFSET 0 so
     // that the planner cannot walk the line instead and read each row's lease). Counting the live ones directly
     // reads every row ahead for its lease: 100,000 table reads for the last call of a long line. One "now" for
     // both counts and the estimate (a volatile clock_timestamp() per row could not bound an index range).
     static final String ESTIMATE = """
-            WITH me AS (SELECT limit_name, call_class, enqueued_at, id FROM gate_call WHERE id = ? AND state = 'WAITING'),
+            WITH me AS (SELECT limit_name, call_class, enqueued_at, id, cost FROM gate_call
+                        WHERE id = ? AND state = 'WAITING'),
                  t AS (SELECT clock_timestamp() AS now)
             SELECT (SELECT count(*) FROM gate_call c
                     WHERE c.limit_name = me.limit_name AND c.state = 'WAITING'
@@ -32,6 +37,11 @@ public final class Estimates {
                     WHERE lapsed.limit_name = me.limit_name
                       AND (lapsed.call_class, lapsed.enqueued_at, lapsed.id) < (me.call_class, me.enqueued_at, me.id))
                        AS ahead,
+                   (SELECT coalesce(sum(c.cost - 1), 0) FROM gate_call c
+                    WHERE c.limit_name = me.limit_name AND c.state = 'WAITING' AND c.cost > 1
+                      AND c.lease_expires_at > t.now
+                      AND (c.call_class, c.enqueued_at, c.id) < (me.call_class, me.enqueued_at, me.id)) AS more_units,
+                   me.limit_name, me.cost, s.send_seq, s.vendor_after_unit, s.vendor_remaining, s.vendor_reset_at,
                    s.next_slot_at, s.paused_until, l.calls, l.window_ms, l.min_interval_ms, l.receipt_margin_ms, l.burst,
                    l.adaptive, s.adaptive_calls, s.adaptive_cut_at,
                    ARRAY(SELECT r.calls FROM gate_limit_rule r WHERE r.limit_name = l.name ORDER BY r.window_ms)
@@ -68,15 +78,44 @@ public final class Estimates {
                 }
                 LimitRules rules = SlotLock.rules(rs);
                 long ahead = rs.getLong("ahead");
+                long unitsAhead = ahead + rs.getLong("more_units"); // a costly call ahead takes a gap per unit
                 Instant now = Times.get(rs, "now");
                 // a key under a parent sends only on a slot of the parent's too: not before the parent's next one,
                 // nor before a pause of the parent's ends (the vendor's slow-down pauses the whole source)
                 Instant nextSlot = later(Times.get(rs, "next_slot_at"), Times.get(rs, "parent_next_slot_at"));
                 Instant pausedUntil = later(Times.get(rs, "paused_until"), Times.get(rs, "parent_paused_until"));
-                return Optional.of(new Estimate(ahead, WaitEstimate.grantAt(now, nextSlot, pausedUntil, ahead,
-                        rules.gap()), now));
+                long sent = rs.getLong("send_seq");
+                VendorCount count = SlotLock.vendor(rs);
+                Cost cost = Cost.of(rs.getInt("cost"));
+                List<WaitEstimate.BlockUse> blocks = blockUses(c, rs.getString("limit_name"), rules, sent, now);
+                return Optional.of(new Estimate(ahead, WaitEstimate.grantAt(now, nextSlot, pausedUntil, unitsAhead,
+                        cost, rules.gap(), count, sent, blocks), now));
             }
         }
+    }
+
+    // The first unit of a block: its number and the limit's last number say what the block holds (units are numbered
+    // in grant order, and the grant's time is the send's).
+    private static final String FIRST_UNIT_SINCE = """
+            SELECT seq FROM gate_send WHERE limit_name = ? AND sent_at >= ? ORDER BY sent_at, seq LIMIT 1""";
+
+    /** Each aligned rule with what its current block holds. */
+    private static List<WaitEstimate.BlockUse> blockUses(Connection c, String limit, LimitRules rules, long sent,
+                                                         Instant now) throws SQLException {
+        List<WaitEstimate.BlockUse> uses = new java.util.ArrayList<>();
+        for (Pace rule : rules.rules()) {
+            if (!rule.isAligned()) {
+                continue;
+            }
+            try (PreparedStatement ps = c.prepareStatement(FIRST_UNIT_SINCE)) {
+                ps.setString(1, limit);
+                Times.set(ps, 2, rule.blocks().at(now).start());
+                try (ResultSet rs = ps.executeQuery()) {
+                    uses.add(new WaitEstimate.BlockUse(rule, rs.next() ? Math.max(0, sent - rs.getLong(1) + 1) : 0));
+                }
+            }
+        }
+        return uses;
     }
 
     private static Instant later(Instant a, Instant b) {

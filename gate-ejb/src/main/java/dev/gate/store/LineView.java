@@ -5,7 +5,6 @@ import dev.gate.rules.LimitKey;
 import dev.gate.domain.Call;
 import dev.gate.domain.Limit;
 import dev.gate.domain.SavedSends;
-import dev.gate.domain.Send;
 import dev.gate.domain.Slot;
 import jakarta.persistence.EntityManager;
 import org.hibernate.Session;
@@ -41,7 +40,7 @@ public final class LineView {
             SELECT l.name, (SELECT count(*) FROM gate_send s
                             WHERE s.limit_name = l.name AND s.sent_at > """ + since("CAST(?1 AS timestamptz)", "l") + """
             )
-            FROM gate_limit l WHERE l.template_name IS NULL""";
+            FROM gate_limit l WHERE """;
 
     // Where a rule's current window starts (exclusive): window ago, or (an aligned rule) its block's start.
     private static String since(String now, String rule) {
@@ -116,15 +115,9 @@ public final class LineView {
             Map<String, Long> saved = new HashMap<>();
             em.createQuery("SELECT v FROM SavedSends v", SavedSends.class).getResultStream()
                     .forEach(v -> saved.put(v.limitName(), v.count()));
-            Map<String, Long> used = new HashMap<>();
-            List<?> rows = em.createNativeQuery(USED_IN_WINDOWS).setParameter(1, now.atOffset(ZoneOffset.UTC))
-                    .getResultList();
-            for (Object row : rows) {
-                Object[] r = (Object[]) row;
-                used.put((String) r[0], ((Number) r[1]).longValue());
-            }
             return statuses(limits, now, waitingByClass(em.createNamedQuery(Call.WAITING_BY_CLASS, Object[].class)
-                    .getResultList(), now), slots, saved, used, recent(em, now, null), rulesUsed(em, now, null),
+                    .getResultList(), now), slots, saved, usedInWindows(em, now, null), recent(em, now, null),
+                    rulesUsed(em, now, null),
                     openKeys(em, null), lineFull(em, null));
         });
     }
@@ -140,9 +133,6 @@ public final class LineView {
             }
             Instant now = Jpa.dbNow(em);
             SavedSends saved = em.find(SavedSends.class, name);
-            long used = em.createNamedQuery(Send.COUNT_SINCE, Long.class)
-                    .setParameter("limit", name).setParameter("from", now.minusMillis(limit.windowMs()))
-                    .getSingleResult();
             List<Object[]> rows = new ArrayList<>();
             for (Object[] r : em.createQuery(WAITING_IN_LIMIT, Object[].class).setParameter("limit", name)
                     .getResultList()) {
@@ -157,7 +147,8 @@ public final class LineView {
             }
             Waiting waiting = waitingByClass(rows, now);
             return statuses(List.of(limit), now, waiting, Map.of(name, slot),
-                    saved == null ? Map.of() : Map.of(name, saved.count()), Map.of(name, used), recent(em, now, name),
+                    saved == null ? Map.of() : Map.of(name, saved.count()), usedInWindows(em, now, name),
+                    recent(em, now, name),
                     rulesUsed(em, now, name), openKeys(em, name), lineFull(em, name)).stream().findFirst();
         });
     }
@@ -259,6 +250,24 @@ public final class LineView {
             query.setParameter(2, only);
         }
         return query.getResultList();
+    }
+
+    /**
+     * Per limit (of all, or of {@code only}): what its own rule's current window holds (an aligned rule's block), one
+     * statement for the list and for one limit.
+     */
+    private static Map<String, Long> usedInWindows(EntityManager em, Instant now, String only) {
+        Map<String, Long> used = new HashMap<>();
+        var query = em.createNativeQuery(USED_IN_WINDOWS + (only == null ? " l.template_name IS NULL" : " l.name = ?2"))
+                .setParameter(1, now.atOffset(ZoneOffset.UTC));
+        if (only != null) { // a key's too
+            query.setParameter(2, only);
+        }
+        for (Object row : query.getResultList()) {
+            Object[] r = (Object[]) row;
+            used.put((String) r[0], ((Number) r[1]).longValue());
+        }
+        return used;
     }
 
     /** Per limit (of all, or of {@code only}): its more rules, by window, with their windows' use. */

@@ -82,4 +82,23 @@ class AlignedWindowTest extends OnTwoCopies {
                 + " as of " + midway.getAsOf());
         assertTrue(own.getUsed() <= 5, "the status counts the block's sends: " + own.getUsed());
     }
+
+    @Test
+    void aLimitsStatusCountsItsBlockAloneAndTheListSaysTheSame() throws Exception {
+        String limit = "block-status";
+        CalendarBlocks blocks = new CalendarBlocks(Duration.ofSeconds(10), ZoneOffset.UTC, LocalTime.MIDNIGHT);
+        a.limits().put(limit, LimitSpec.of(5, Duration.ofSeconds(10)).withAligned(ZoneOffset.UTC, LocalTime.MIDNIGHT));
+        // a send half a second before this block's start: inside a sliding window of 10 s, outside the block
+        GateCopies.await("a block under way by 1 to 8 s", Duration.ofSeconds(12), () -> {
+            Duration in = Duration.between(blocks.at(java.time.Instant.now()).start(), java.time.Instant.now());
+            return in.compareTo(Duration.ofSeconds(1)) > 0 && in.compareTo(Duration.ofSeconds(8)) < 0;
+        });
+        java.time.Instant start = blocks.at(java.time.Instant.now()).start();
+        copies.logSends(limit, 1, Duration.between(start, java.time.Instant.now()).plusMillis(500), Duration.ZERO);
+        LimitStatus one = b.limits().status(limit).orElseThrow();
+        LimitStatus listed = b.limits().status().stream().filter(s -> s.getName().equals(limit)).findFirst()
+                .orElseThrow();
+        assertEquals(0, one.getUsedInWindow(), "the block holds nothing yet: " + one.getUsedInWindow());
+        assertEquals(listed.getUsedInWindow(), one.getUsedInWindow(), "one figure, one way of counting");
+    }
 }

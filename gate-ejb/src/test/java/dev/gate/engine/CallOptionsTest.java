@@ -98,6 +98,39 @@ class CallOptionsTest extends OnTwoCopies {
     }
 
     @Test
+    void aDeadlineIsJudgedByTheUnitsAheadTheVendorsCountAndTheBlockNotByTheCallsAhead() throws Exception {
+        String limit = "units-deadline";
+        copies.limit(limit, 10, Duration.ofSeconds(20)); // a gap of 2 s
+        copies.slotLongDue(limit);
+        a.callers().acquire(limit, CallClass.SCHEDULED, Duration.ofSeconds(5), "timer", CallOptions.NONE);
+        a.callers().join(limit, CallClass.SCHEDULED, "bulk", CallOptions.NONE.withCost(8)); // waits for the beat
+        DeadlineException refused = assertThrows(DeadlineException.class, () -> b.callers().acquire(limit,
+                CallClass.SCHEDULED, Duration.ofSeconds(30), "web", CallOptions.NONE.withDeadline(Duration.ofSeconds(6))));
+        assertTrue(refused.estimatedWait().compareTo(Duration.ofSeconds(16)) >= 0, "eight units ahead, a gap each, "
+                + "not one gap for the call: " + refused.getMessage());
+
+        String held = "held-deadline"; // the vendor said nothing is left for a minute
+        copies.limit(held, 1000, Duration.ofSeconds(120));
+        Permit p = a.callers().acquire(held, CallClass.SCHEDULED, Duration.ofSeconds(5), "timer", CallOptions.NONE);
+        a.callers().complete(p.callId(), "timer", 200, null, 0, 60L, null);
+        DeadlineException vendor = assertThrows(DeadlineException.class, () -> b.callers().acquire(held,
+                CallClass.INTERACTIVE, Duration.ofSeconds(30), "web", CallOptions.NONE.withDeadline(Duration.ofSeconds(5))));
+        assertTrue(vendor.estimatedWait().compareTo(Duration.ofSeconds(50)) > 0, "not before the vendor's reset: "
+                + vendor.getMessage());
+
+        String daily = "daily-deadline"; // three a day from ten minutes ago, all sent: not before the next day
+        java.time.LocalTime at = java.time.LocalTime.now(java.time.ZoneOffset.UTC).minusMinutes(10).withSecond(0)
+                .withNano(0);
+        a.limits().put(daily, dev.gate.api.LimitSpec.of(3, Duration.ofDays(1)).withAligned(java.time.ZoneOffset.UTC,
+                at));
+        copies.logSends(daily, 3, Duration.ofMinutes(5), Duration.ZERO);
+        DeadlineException tomorrow = assertThrows(DeadlineException.class, () -> b.callers().acquire(daily,
+                CallClass.INTERACTIVE, Duration.ofSeconds(30), "web", CallOptions.NONE.withDeadline(Duration.ofHours(1))));
+        assertTrue(tomorrow.estimatedWait().compareTo(Duration.ofHours(23)) > 0, "not before the next day's block: "
+                + tomorrow.getMessage());
+    }
+
+    @Test
     void aDeadlineThatPassesWhileWaitingExpiresTheCallWhichIsNeverGranted() throws Exception {
         String limit = "missed-deadline";
         copies.limit(limit, 2, Duration.ofSeconds(8));

@@ -62,4 +62,12 @@ class AdaptiveRateTest {
         assertTrue(Math.abs(average - 14) <= 1.4, "settled near 14: " + average);
         assertTrue(signals <= 40, "a signal every 15 s or so once settled, not every window: " + signals);
     }
+
+    @Test
+    void aRuleOfABillionCallsIsCutByATenthNotWrappedAroundAnInt() {
+        AdaptiveRate rate = new AdaptiveRate(1_000_000_000, Duration.ofDays(1));
+        assertEquals(900_000_000, rate.afterSignal(1_000_000_000));
+        assertEquals(810_000_000, rate.afterSignal(900_000_000));
+        assertEquals(20_000_000, rate.step());
+    }
 }
