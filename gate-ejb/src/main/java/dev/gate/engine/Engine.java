@@ -91,8 +91,8 @@ public final class Engine {
         this.scheduler = scheduler;
         Tx tx = new Tx(dataSource);
         this.jpa = new Jpa(dataSource);
-        // the work nobody waits on (housekeeping, the delivery poll, the slot loop's read) waits out a short stall;
-        // a caller's step and a grant do not
+        // the work nobody waits on (housekeeping, the delivery poll, the slot loop's read, the meters' read) waits out
+        // a short stall; a caller's step and a grant do not
         Tx background = tx.ridingStalls();
         Jpa backgroundJpa = jpa.ridingStalls();
         LimitTable limitTable = new LimitTable(tx, jpa);
@@ -127,8 +127,8 @@ public final class Engine {
                 tryNow);
         this.programs = new ProgramCalls(admission, joining, owned, reads, outcomes, new Estimates(tx), delivery,
                 watches, loop, tryNow);
-        this.limits = new LimitControl(admission, limitTable, new LimitRemovals(tx), new LineView(jpa), loop,
-                staleKeys);
+        this.limits = new LimitControl(admission, limitTable, new LimitRemovals(tx), new LineView(jpa),
+                new LineView(backgroundJpa), loop, staleKeys);
         this.operators = new OperatorActions(owner, admission, new OperatorPauses(tx), new OperatorCancels(tx),
                 new ActionLog(tx), waiters, delivery, loop);
         this.upkeep = new TableUpkeep(new GateTables(dataSource), settings, health, threads);

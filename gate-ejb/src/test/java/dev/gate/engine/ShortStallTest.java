@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.gate.api.CallClass;
 import dev.gate.api.CallOptions;
 import dev.gate.api.GatePausedException;
+import dev.gate.api.LimitStatus;
 import dev.gate.api.Permit;
 import dev.gate.dev.TcpProxy;
 import org.junit.jupiter.api.BeforeEach;
@@ -33,9 +34,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * A short stall of the database link is no outage: when the link holds every byte for 1.5 s (a proxy stopped, then
  * resumed) and no caller's step needs the database meanwhile, the gate's own work (heartbeat, sweeps, the delivery
- * poll, the slot loop's read, the listener's round trip, the table check) waits it out: calls never pause, and the
- * call waiting across the stall is granted, not told "paused". A silence that outlasts a stall is still an outage,
- * found with no caller's help.
+ * poll, the slot loop's read, the listener's round trip, the table check, the meters' read) waits it out: calls never
+ * pause, and the call waiting across the stall is granted, not told "paused". A silence that outlasts a stall is still
+ * an outage, found with no caller's help.
  */
 class ShortStallTest {
 
@@ -69,9 +70,10 @@ class ShortStallTest {
 
         HikariDataSource link = copies.poolThrough(proxy);
         copies.closeAfter(link);
-        ExecutorService inTheStall = Executors.newFixedThreadPool(2);
+        ExecutorService inTheStall = Executors.newFixedThreadPool(3);
         Future<Duration> heldAnswer;
         Future<Optional<TableUpkeep.Status>> tableCheck;
+        Future<List<LimitStatus>> metersRead;
         try (Connection seen = link.getConnection()) {
             seen.setNetworkTimeout(Runnable::run, 10_000);
             TimeUnit.MILLISECONDS.sleep(300); // the gate's own work goes on for a while first
@@ -83,6 +85,7 @@ class ShortStallTest {
                     return Duration.ofNanos(System.nanoTime() - from);
                 });
                 tableCheck = inTheStall.submit(() -> gate.tables().check());
+                metersRead = inTheStall.submit(() -> gate.limits().statusInBackground());
                 TimeUnit.MILLISECONDS.sleep(1_500); // the fault under test: 1.5 s without a byte either way
             } finally {
                 proxy.resume();
@@ -101,6 +104,8 @@ class ShortStallTest {
         assertEquals(List.of(), health.said(Level.WARNING, "calls are paused"), "no pause was logged");
         assertFalse(everPaused.get(), "calls never paused");
         assertTrue(tableCheck.get(5, TimeUnit.SECONDS).isPresent(), "the table check made in the stall came back");
+        assertEquals(limit, metersRead.get(5, TimeUnit.SECONDS).get(0).getName(),
+                "the meters' read made in the stall came back");
     }
 
     @Test
