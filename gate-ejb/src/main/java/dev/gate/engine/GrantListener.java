@@ -30,7 +30,7 @@ final class GrantListener implements Runnable {
     // A connection whose network went silent (no reset: a partition, a primary gone without a word) looks idle to
     // LISTEN forever; a round trip after every wait, bounded by the network timeout, finds it and the listener
     // reconnects. The timeout rides a stall (Tx.STALL_MS): a silence that ends within it loses neither the LISTEN nor
-    // the instance lock, and pauses nothing. A silent connection is found within a wait and the timeout (3.1 s).
+    // the instance lock, and pauses nothing. A silent connection is found after a wait and the timeout (about 3.1 s).
     static final long PING_EVERY_MS = WAIT_MS;
     static final int PING_TIMEOUT_MS = Tx.RIDING_NETWORK_TIMEOUT_MS;
 
@@ -113,8 +113,9 @@ final class GrantListener implements Runnable {
                         }
                     }
                 } finally {
-                    if (locked) {
-                        InstanceLock.release(c, owner); // a clean stop: the pooled connection lives on
+                    // a clean stop: the pooled connection lives on; a lost one is closed, and its error is the news
+                    if (locked && !c.isClosed()) {
+                        InstanceLock.release(c, owner);
                     }
                 }
             } catch (SessionNotKept e) {
