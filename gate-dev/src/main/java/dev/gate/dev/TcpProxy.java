@@ -16,7 +16,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * ones are refused, as when the server goes down or the network drops; {@link #restore()} lets connections through
  * again on the same port. Only the clients connected through it lose the server; it stays up for others. It can
  * also lose answers: the request gets through and is acted on, the connection drops before the answer arrives; or
- * delay them.
+ * delay them; or go silent ({@link #freeze()}) and then either drop its connections ({@link #thaw()}: a cut) or let
+ * what it held through ({@link #resume()}: a stall).
  */
 public final class TcpProxy implements AutoCloseable {
 
@@ -90,6 +91,14 @@ public final class TcpProxy implements AutoCloseable {
     /** A silent network cut: connections stay open, new ones are accepted, but no byte gets through. */
     public void freeze() {
         frozen = true;
+    }
+
+    /**
+     * Ends a stall (a proxy stopped, then resumed; a switch that paused): every connection lives on, and the bytes
+     * held meanwhile go through, late.
+     */
+    public void resume() {
+        frozen = false;
     }
 
     /** Ends a silent cut; connections held meanwhile are dropped, as a real network would have timed them out. */

@@ -135,17 +135,49 @@ public final class TestDatabase {
 
     /** A pool on any URL of this server (e.g. through a proxy), with this server's credentials. */
     public HikariDataSource poolAt(String jdbcUrl, int size) {
+        // like the server's pool: a connection that cannot be had quickly means "unavailable", never a long wait
+        return new HikariDataSource(config(jdbcUrl, size, 1, 500, 250));
+    }
+
+    /**
+     * As {@link #poolAt(String, int)}, lending as the server's pool does (GateEngineDS) when the database link stalls:
+     * every connection open, as in a pool in use; none checked with a round trip before it is lent (the server's
+     * validate-on-match=false: Hikari's check of a connection idle for half a second would meet the stall in place of
+     * the gate's own statement); and a new connection waits the stall out (the server's 1 s blocking timeout bounds
+     * only the wait for a free connection, not a connect).
+     */
+    public HikariDataSource poolRidingStallsAt(String jdbcUrl, int size) {
+        HikariConfig config = config(jdbcUrl, size, size, 5_000, 4_000);
+        // Hikari reads its check's bypass window from this property as a pool is made, and has no other switch
+        synchronized (TestDatabase.class) {
+            String before = System.getProperty(HIKARI_ALIVE_BYPASS);
+            System.setProperty(HIKARI_ALIVE_BYPASS, Long.toString(java.time.Duration.ofDays(1).toMillis()));
+            try {
+                return new HikariDataSource(config);
+            } finally {
+                if (before == null) {
+                    System.clearProperty(HIKARI_ALIVE_BYPASS);
+                } else {
+                    System.setProperty(HIKARI_ALIVE_BYPASS, before);
+                }
+            }
+        }
+    }
+
+    private static final String HIKARI_ALIVE_BYPASS = "com.zaxxer.hikari.aliveBypassWindowMs";
+
+    private HikariConfig config(String jdbcUrl, int size, int minimumIdle, long connectionTimeoutMs,
+                                long validationTimeoutMs) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(jdbcUrl);
         config.setUsername(user);
         config.setPassword(password);
         config.setMaximumPoolSize(size);
-        config.setMinimumIdle(1);
-        // like the server's pool: a connection that cannot be had quickly means "unavailable", never a long wait
-        config.setConnectionTimeout(500);
-        config.setValidationTimeout(250);
+        config.setMinimumIdle(minimumIdle);
+        config.setConnectionTimeout(connectionTimeoutMs);
+        config.setValidationTimeout(validationTimeoutMs);
         config.setInitializationFailTimeout(-1);
-        return new HikariDataSource(config);
+        return config;
     }
 
     public String url(String database) {

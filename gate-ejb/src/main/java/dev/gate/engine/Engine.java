@@ -91,24 +91,30 @@ public final class Engine {
         this.scheduler = scheduler;
         Tx tx = new Tx(dataSource);
         this.jpa = new Jpa(dataSource);
+        // the work nobody waits on (housekeeping, the delivery poll, the slot loop's read, the meters' read) waits out
+        // a short stall; a caller's step and a grant do not
+        Tx background = tx.ridingStalls();
+        Jpa backgroundJpa = jpa.ridingStalls();
         LimitTable limitTable = new LimitTable(tx, jpa);
         CallReads reads = new CallReads(tx, jpa);
         OwnedCalls owned = new OwnedCalls(tx);
         Outcomes outcomes = new Outcomes(tx);
-        this.leases = new Leases(tx);
+        this.leases = new Leases(background);
         // watches complete on a thread of their own: never on the slot loop's scheduler, whatever a watcher does next
         this.completions = java.util.concurrent.Executors.newSingleThreadExecutor(threads);
         this.watches = new StateWatches<>(completions);
         this.health = new Health(waiters::endAll);
         Admission admission = new Admission(health, settings.callerConcurrency(), settings.callerWait());
-        Delivery delivery = new Delivery(owner, reads, waiters, watches, health, tally);
+        Delivery delivery = new Delivery(owner, new CallReads(background, backgroundJpa), waiters, watches, health,
+                tally);
         Recovery recovery = new Recovery(owner, health, tx, leases, waiters);
-        this.loop = new GrantLoop(new Granter(tx), new WaitingLines(tx), delivery, recovery, health, settings,
+        this.loop = new GrantLoop(new Granter(tx), new WaitingLines(background), delivery, recovery, health, settings,
                 scheduler);
         Keys keys = new Keys(tx);
         StaleKeys staleKeys = new StaleKeys(tx);
-        this.housekeeper = new Housekeeper(owner, settings, leases, new Retention(tx), new IdleKeys(tx), staleKeys,
-                waiters, delivery, recovery, health, loop::wake, tally);
+        this.housekeeper = new Housekeeper(owner, settings, leases, new Retention(background),
+                new IdleKeys(background), new StaleKeys(background), waiters, delivery, recovery, health, loop::wake,
+                tally);
         this.listener = new GrantListener(dataSource, owner, threads, delivery::announced, health::failed);
         KeyedLines lines = new KeyedLines(admission, keys);
         FreeSlot freeSlot = new FreeSlot(tx);
@@ -121,8 +127,8 @@ public final class Engine {
                 tryNow);
         this.programs = new ProgramCalls(admission, joining, owned, reads, outcomes, new Estimates(tx), delivery,
                 watches, loop, tryNow);
-        this.limits = new LimitControl(admission, limitTable, new LimitRemovals(tx), new LineView(jpa), loop,
-                staleKeys);
+        this.limits = new LimitControl(admission, limitTable, new LimitRemovals(tx), new LineView(jpa),
+                new LineView(backgroundJpa), loop, staleKeys);
         this.operators = new OperatorActions(owner, admission, new OperatorPauses(tx), new OperatorCancels(tx),
                 new ActionLog(tx), waiters, delivery, loop);
         this.upkeep = new TableUpkeep(new GateTables(dataSource), settings, health, threads);

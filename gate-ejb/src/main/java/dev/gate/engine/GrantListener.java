@@ -3,6 +3,7 @@ package dev.gate.engine;
 import dev.gate.store.Granter;
 import dev.gate.store.InstanceLock;
 import dev.gate.store.SessionPinning;
+import dev.gate.store.Tx;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 
@@ -27,9 +28,11 @@ final class GrantListener implements Runnable {
     private static final Logger LOG = Logger.getLogger(GrantListener.class.getName());
     private static final int WAIT_MS = 500;
     // A connection whose network went silent (no reset: a partition, a primary gone without a word) looks idle to
-    // LISTEN forever; a round trip this often, bounded by the network timeout, finds it and the listener reconnects.
-    static final long PING_EVERY_MS = 2_000;
-    static final int PING_TIMEOUT_MS = 1_000;
+    // LISTEN forever; a round trip after every wait, bounded by the network timeout, finds it and the listener
+    // reconnects. The timeout rides a stall (Tx.STALL_MS): a silence that ends within it loses neither the LISTEN nor
+    // the instance lock, and pauses nothing. A silent connection is found after a wait and the timeout (about 3.1 s).
+    static final long PING_EVERY_MS = WAIT_MS;
+    static final int PING_TIMEOUT_MS = Tx.RIDING_NETWORK_TIMEOUT_MS;
 
     private final DataSource dataSource;
     private final String owner;
@@ -69,7 +72,7 @@ final class GrantListener implements Runnable {
     void stop() {
         stopped = true;
         try {
-            thread.join(2 * WAIT_MS + 1_000);
+            thread.join(WAIT_MS + PING_TIMEOUT_MS + 1_000); // its wait and its round trip end first
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -110,8 +113,9 @@ final class GrantListener implements Runnable {
                         }
                     }
                 } finally {
-                    if (locked) {
-                        InstanceLock.release(c, owner); // a clean stop: the pooled connection lives on
+                    // a clean stop: the pooled connection lives on; a lost one is closed, and its error is the news
+                    if (locked && !c.isClosed()) {
+                        InstanceLock.release(c, owner);
                     }
                 }
             } catch (SessionNotKept e) {

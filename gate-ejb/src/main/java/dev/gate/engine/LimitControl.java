@@ -35,22 +35,32 @@ public final class LimitControl {
     private final LimitTable limits;
     private final LimitRemovals removals;
     private final LineView view;
+    private final LineView backgroundView;
     private final GrantLoop loop;
     private final StaleKeys staleKeys;
 
-    LimitControl(Admission admission, LimitTable limits, LimitRemovals removals, LineView view, GrantLoop loop,
-                 StaleKeys staleKeys) {
+    LimitControl(Admission admission, LimitTable limits, LimitRemovals removals, LineView view,
+                 LineView backgroundView, GrantLoop loop, StaleKeys staleKeys) {
         this.staleKeys = staleKeys;
         this.admission = admission;
         this.limits = limits;
         this.removals = removals;
         this.view = view;
+        this.backgroundView = backgroundView;
         this.loop = loop;
     }
 
     /** Every limit's live numbers. */
     public List<LimitStatus> status() throws GateException {
         return admission.run(view::limits).stream().map(LimitStatuses::of).toList();
+    }
+
+    /**
+     * Every limit's live numbers, for a reader nobody waits on (the meters' refresh): it waits out a short stall of
+     * the database instead of taking it for an outage.
+     */
+    public List<LimitStatus> statusInBackground() throws GateException {
+        return admission.run(backgroundView::limits).stream().map(LimitStatuses::of).toList();
     }
 
     /** One limit's live numbers; empty when there is no such limit. */

@@ -34,13 +34,15 @@ final class Recovery {
     }
 
     /**
-     * After an outage: the orphans end, then calls resume, but only once the database has answered (the probe: with
-     * no orphans to end, nothing else here would touch it, and the gate would resume blind). A no-op while up.
+     * After an outage: once the database has answered (the probe: with no orphans to end, nothing else here would
+     * touch it, and the gate would resume blind), the orphans end, then calls resume. A no-op while up. The probe
+     * first, with the short wait: while calls are paused there is no stall to ride out, only the database's return
+     * to notice soon.
      */
     void resumeIfPaused() throws StoreUnavailable {
         if (health.isPaused()) {
-            sweepOrphans();
             tx.probe();
+            sweepOrphans();
             health.up();
         }
     }

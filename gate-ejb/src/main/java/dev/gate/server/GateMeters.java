@@ -115,7 +115,7 @@ final class GateMeters implements Tally {
     void refresh(Engine engine) {
         List<LimitStatus> limits;
         try {
-            limits = engine.limits().status();
+            limits = engine.limits().statusInBackground();
         } catch (GateException e) {
             LOG.log(Level.FINE, "gate meters not refreshed: {0}", e.getMessage());
             return; // the gauges keep their last values; gate_database_up says why

@@ -61,7 +61,7 @@ public final class GateTables {
 
     public GateTables(DataSource dataSource) {
         this.dataSource = dataSource;
-        this.tx = new Tx(dataSource);
+        this.tx = new Tx(dataSource).ridingStalls(); // read by the table check, which nobody waits on
     }
 
     public Snapshot read() throws StoreUnavailable {

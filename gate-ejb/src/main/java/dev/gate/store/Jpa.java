@@ -28,10 +28,24 @@ public final class Jpa implements AutoCloseable {
     }
 
     private final EntityManagerFactory emf;
+    private final int networkTimeoutMs;
 
     public Jpa(DataSource dataSource) {
-        this.emf = Persistence.createEntityManagerFactory(UNIT,
-                Map.of("jakarta.persistence.nonJtaDataSource", dataSource));
+        this(Persistence.createEntityManagerFactory(UNIT, Map.of("jakarta.persistence.nonJtaDataSource", dataSource)),
+                Tx.NETWORK_TIMEOUT_MS);
+    }
+
+    private Jpa(EntityManagerFactory emf, int networkTimeoutMs) {
+        this.emf = emf;
+        this.networkTimeoutMs = networkTimeoutMs;
+    }
+
+    /**
+     * The same unit for work that nobody waits on: it waits out a stall, as {@link Tx#ridingStalls()}. Shares this
+     * unit's factory: closing either closes both.
+     */
+    public Jpa ridingStalls() {
+        return new Jpa(emf, Tx.RIDING_NETWORK_TIMEOUT_MS);
     }
 
     /**
@@ -47,7 +61,7 @@ public final class Jpa implements AutoCloseable {
         try {
             t.begin();
             em.unwrap(Session.class).doWork(c -> {
-                Tx.limitWait(c);
+                Tx.limitWait(c, networkTimeoutMs);
                 ConnectionSettings.inTransaction(c);
             });
             T result = work.run(em);

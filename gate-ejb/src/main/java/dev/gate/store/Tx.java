@@ -23,8 +23,9 @@ public final class Tx {
     }
 
     /**
-     * Longest wait for the database's answer to any statement of the gate's (they are all short). Past it the
-     * database counts as unavailable: a silent network cut must not hold a caller or the loop for long.
+     * Longest wait for the database's answer to a statement someone waits on: a caller's step, a grant (they are all
+     * short). Past it the database counts as unavailable: a silent network cut must not hold a caller or a grant for
+     * long. Work nobody waits on waits longer ({@link #ridingStalls}).
      */
     public static final int NETWORK_TIMEOUT_MS = 600;
 
@@ -37,19 +38,30 @@ public final class Tx {
     /** Longest run of one statement: the server cancels it (busy) before the network timeout calls it an outage. */
     public static final int STATEMENT_TIMEOUT_MS = 500;
 
+    /**
+     * Longest silence of the database taken for a stall (a switch or a proxy that paused, a host's hiccup), not an
+     * outage, by work that nobody waits on ({@link #ridingStalls}).
+     */
+    public static final int STALL_MS = 2_000;
+
+    /** The network timeout of work that rides stalls: a stall, then the usual wait for an answer. */
+    public static final int RIDING_NETWORK_TIMEOUT_MS = STALL_MS + NETWORK_TIMEOUT_MS;
+
     private static final Executor DIRECT = Runnable::run;
 
     private final DataSource dataSource;
     private final boolean owned;
+    private final int networkTimeoutMs;
 
     /** On the engine's own pool: its connections carry the gate's settings for their whole session. */
     public Tx(DataSource dataSource) {
-        this(dataSource, true);
+        this(dataSource, true, NETWORK_TIMEOUT_MS);
     }
 
-    private Tx(DataSource dataSource, boolean owned) {
+    private Tx(DataSource dataSource, boolean owned, int networkTimeoutMs) {
         this.dataSource = dataSource;
         this.owned = owned;
+        this.networkTimeoutMs = networkTimeoutMs;
     }
 
     /**
@@ -57,7 +69,17 @@ public final class Tx {
      * each transaction ({@code SET LOCAL}) and end with it, so none leaks to the pool's other users.
      */
     public static Tx onShared(DataSource dataSource) {
-        return new Tx(dataSource, false);
+        return new Tx(dataSource, false, NETWORK_TIMEOUT_MS);
+    }
+
+    /**
+     * The same transactions for work that nobody waits on (housekeeping, the slot loop's read, the table check): they
+     * wait out a stall of up to {@link #STALL_MS} instead of taking it for an outage after
+     * {@link #NETWORK_TIMEOUT_MS}. A caller's step and a grant keep the short wait: a caller is not held, and a grant
+     * whose answer comes late is not delivered late.
+     */
+    public Tx ridingStalls() {
+        return new Tx(dataSource, owned, RIDING_NETWORK_TIMEOUT_MS);
     }
 
     /**
@@ -66,7 +88,7 @@ public final class Tx {
      */
     public <T> T run(Work<T> work) throws StoreUnavailable {
         try (Connection c = dataSource.getConnection()) {
-            limitWait(c);
+            limitWait(c, networkTimeoutMs);
             if (owned) {
                 ConnectionSettings.beforeBegin(c);
             }
@@ -106,7 +128,7 @@ public final class Tx {
      */
     public <T> T runAlone(Work<T> work) throws StoreUnavailable {
         try (Connection c = dataSource.getConnection()) {
-            limitWait(c);
+            limitWait(c, networkTimeoutMs);
             if (owned) {
                 ConnectionSettings.beforeBegin(c);
             }
@@ -131,10 +153,10 @@ public final class Tx {
         return new IllegalStateException("gate SQL failed: " + e.getMessage(), e);
     }
 
-    static void limitWait(Connection c) throws SQLException {
+    static void limitWait(Connection c, int networkTimeoutMs) throws SQLException {
         try {
-            if (c.getNetworkTimeout() != NETWORK_TIMEOUT_MS) {
-                c.setNetworkTimeout(DIRECT, NETWORK_TIMEOUT_MS);
+            if (c.getNetworkTimeout() != networkTimeoutMs) {
+                c.setNetworkTimeout(DIRECT, networkTimeoutMs);
             }
         } catch (SQLFeatureNotSupportedException | AbstractMethodError unsupported) {
             // a pool without it: the driver's socketTimeout (datasource configuration) bounds the wait instead

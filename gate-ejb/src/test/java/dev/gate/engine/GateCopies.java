@@ -112,6 +112,19 @@ final class GateCopies extends GateDatabase implements BeforeEachCallback, After
     }
 
     /**
+     * As {@link #poolThrough}, lending as the server's pool does when the link stalls ({@code poolRidingStallsAt}),
+     * once all its connections are open.
+     */
+    HikariDataSource poolRidingStallsThrough(TcpProxy proxy) throws InterruptedException {
+        HikariDataSource pool = server().poolRidingStallsAt("jdbc:postgresql://127.0.0.1:" + proxy.port() + "/"
+                + name(), POOL);
+        closeAfter(pool);
+        await("the pool's connections to open", Duration.ofSeconds(10),
+                () -> pool.getHikariPoolMXBean().getTotalConnections() == POOL);
+        return pool;
+    }
+
+    /**
      * Writes {@code count} sends into a limit's log as another instance (or a gate before a restart) would have,
      * the first {@code firstAgo} before now and then every {@code apart}.
      */

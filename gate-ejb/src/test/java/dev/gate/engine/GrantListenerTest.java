@@ -11,6 +11,8 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 /**
  * The listener is the one connection of an instance that only reads: when its network goes silent (a partition, a
  * primary gone without a reset) it must find out by itself, not LISTEN on a dead connection forever, and come back
@@ -40,6 +42,8 @@ class GrantListenerTest {
         System.out.printf("a silent connection found after %d ms (a round trip every %d ms, %d ms to answer): %s%n",
                 Duration.ofNanos(System.nanoTime() - frozenAt).toMillis(), GrantListener.PING_EVERY_MS,
                 GrantListener.PING_TIMEOUT_MS, lost.get(0));
+        // what the operator reads: the connection's own failure, not the failed lock release after it
+        assertTrue(lost.get(0).contains("An I/O error occurred"), lost.get(0));
 
         proxy.thaw();
         notifyUntilHeard(42, heard);
