@@ -11,6 +11,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -57,8 +58,10 @@ class SchemaTest {
                     new liquibase.resource.ClassLoaderResourceAccessor(Migrations.class.getClassLoader()),
                     liquibase.database.DatabaseFactory.getInstance().findCorrectDatabaseImplementation(
                             new liquibase.database.jvm.JdbcConnection(c)));
-            int all = lb.listUnrunChangeSets(new liquibase.Contexts(), new liquibase.LabelExpression()).size();
-            lb.update(all - 1, new liquibase.Contexts(), new liquibase.LabelExpression()); // up to 032-zone-ids
+            List<String> ids = lb.listUnrunChangeSets(new liquibase.Contexts(), new liquibase.LabelExpression())
+                    .stream().map(liquibase.changelog.ChangeSet::getId).toList();
+            int before = ids.indexOf("032-zone-ids");
+            lb.update(before, new liquibase.Contexts(), new liquibase.LabelExpression()); // the schema before it
             String[][] kept = {{"UTC+05:00", "+05:00"}, {"GMT-08:00", "-08:00"}, {"UT+01:00", "+01:00"},
                     {"Z", "UTC"}, {"CET", "Europe/Brussels"}, {"EET", "Europe/Athens"}, {"WET", "Europe/Lisbon"},
                     {"MET", "Europe/Brussels"}, {"America/Los_Angeles", "America/Los_Angeles"}, {"+05:30", "+05:30"}};
@@ -71,7 +74,7 @@ class SchemaTest {
                             + "VALUES ('z" + i + "', 9, 86400000, '" + kept[i][0] + "', '00:00')");
                 }
             }
-            assertEquals(1, Migrations.apply(c));
+            assertEquals(ids.size() - before, Migrations.apply(c));
             for (int i = 0; i < kept.length; i++) {
                 java.time.ZoneId read = dev.gate.rules.VendorZone.of(java.time.ZoneId.of(kept[i][1]));
                 assertEquals(kept[i][1], read.getId(), "as Java keeps " + kept[i][0]);
