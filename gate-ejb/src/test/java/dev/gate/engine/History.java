@@ -1,0 +1,176 @@
+package dev.gate.engine;
+
+import dev.gate.api.CallClass;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * A random history for the promise checker ({@link RandomHistoriesTest}): the limits it declares, what each program
+ * does in turn, and what the operator does and when. Replayable: limits are named when the history runs (each run
+ * its own names), times are offsets from its start. Prints as a readable sequence.
+ */
+record History(long seed, List<LimitPlan> limits, List<List<Step>> programs, List<OperatorStep> operator) {
+
+    /** A limit as declared: its main rule, options, and at most one more rule. */
+    record LimitPlan(int calls, long windowMs, long marginMs, int burst, boolean fair, boolean aging,
+                     long maxCoolDownMs, MoreRule more, String alignedZone, Quota quota) {
+
+        /** Only strict order when neither programs take turns nor the starvation guard lifts a class. */
+        boolean strict() {
+            return !fair && !aging;
+        }
+
+        @Override
+        public String toString() {
+            return calls + " per " + windowMs + " ms" + (alignedZone == null ? "" : " on blocks in " + alignedZone)
+                    + (more == null ? "" : ", and " + more) + (quota == null ? "" : ", and " + quota)
+                    + ", margin " + marginMs + " ms" + (burst > 0 ? ", burst " + burst : "") + (fair ? ", fair" : "")
+                    + (aging ? ", aging" : "") + ", max cool-down " + maxCoolDownMs + " ms";
+        }
+    }
+
+    /** A sliding rule beside the main one. */
+    record MoreRule(int calls, long windowMs) {
+        @Override
+        public String toString() {
+            return calls + " per " + windowMs + " ms";
+        }
+    }
+
+    /**
+     * A quota on the vendor's calendar (blocks of an hour, six hours or a day in {@code zone}) whose block ends
+     * {@code edgeAfterMs} after the history starts, as Java reads the zone: the edge falls inside the history.
+     */
+    record Quota(int calls, long blockMs, String zone, long edgeAfterMs) {
+        @Override
+        public String toString() {
+            return calls + " per block of " + blockMs / 60_000 + " min in " + zone + ", an edge at +" + edgeAfterMs
+                    + " ms";
+        }
+    }
+
+    /** How a program reports its grant. */
+    enum ReportKind { OK, SLOW_DOWN, COUNT, ABANDON, LAPSE }
+
+    /** A report: a 429's Retry-After (null: none), or the vendor's count (remaining, reset, quota or null). */
+    record Report(ReportKind kind, Integer retryAfterSeconds, Integer remaining, Long resetSeconds, Integer quota) {
+        static final Report OK = new Report(ReportKind.OK, null, null, null, null);
+
+        @Override
+        public String toString() {
+            return switch (kind) {
+                case OK -> "200";
+                case SLOW_DOWN -> "429" + (retryAfterSeconds == null ? "" : " Retry-After " + retryAfterSeconds);
+                case COUNT -> "200 with '" + remaining + " left for " + resetSeconds + " s'"
+                        + (quota == null ? "" : " of " + quota);
+                case ABANDON -> "abandon";
+                case LAPSE -> "no report (the lease lapses)";
+            };
+        }
+    }
+
+    /** One thing a program does. */
+    sealed interface Step permits Join, Try, Cancel, Sleep {
+    }
+
+    /** Joins and waits: as an EJB caller, or over the program path (submission keys, dedupe, own leases). */
+    record Join(int limit, CallClass callClass, int cost, boolean http, Long deadlineMs, String concurrencyKey,
+                String dedupeKey, boolean sentTwice, Report report) implements Step {
+        @Override
+        public String toString() {
+            return (http ? "HTTP " : "EJB ") + "join L" + limit + " " + callClass + (cost > 1 ? " cost " + cost : "")
+                    + (deadlineMs == null ? "" : " deadline " + deadlineMs + " ms")
+                    + (concurrencyKey == null ? "" : " concurrency key " + concurrencyKey)
+                    + (dedupeKey == null ? "" : " dedupe key " + dedupeKey) + (sentTwice ? " (sent twice)" : "")
+                    + ", then " + report;
+        }
+    }
+
+    /** Try now; a grant is reported. */
+    record Try(int limit, CallClass callClass, int cost, Report report) implements Step {
+        @Override
+        public String toString() {
+            return "try L" + limit + " " + callClass + (cost > 1 ? " cost " + cost : "") + ", then " + report;
+        }
+    }
+
+    /** Joins and takes the call out of the line after a while, if it is still waiting. */
+    record Cancel(int limit, CallClass callClass, long afterMs) implements Step {
+        @Override
+        public String toString() {
+            return "join L" + limit + " " + callClass + " and cancel after " + afterMs + " ms";
+        }
+    }
+
+    record Sleep(long ms) implements Step {
+        @Override
+        public String toString() {
+            return "sleep " + ms + " ms";
+        }
+    }
+
+    enum OperatorKind { PAUSE, RESUME, REPACE, REDECLARE }
+
+    /** The operator's hand at {@code atMs} after the start: a pause of {@code arg} ms, or a re-pace to {@code arg}. */
+    record OperatorStep(long atMs, OperatorKind kind, int limit, long arg) {
+        @Override
+        public String toString() {
+            return "+" + atMs + " ms: " + switch (kind) {
+                case PAUSE -> "pause L" + limit + " for " + arg + " ms";
+                case RESUME -> "resume L" + limit;
+                case REPACE -> "re-pace L" + limit + " to " + arg + " calls";
+                case REDECLARE -> "re-declare L" + limit;
+            };
+        }
+    }
+
+    int steps() {
+        return programs.stream().mapToInt(List::size).sum() + operator.size();
+    }
+
+    /** The same history without program {@code p}'s step {@code i}. */
+    History withoutStep(int p, int i) {
+        List<List<Step>> ps = new ArrayList<>();
+        for (int q = 0; q < programs.size(); q++) {
+            List<Step> steps = new ArrayList<>(programs.get(q));
+            if (q == p) {
+                steps.remove(i);
+            }
+            ps.add(steps);
+        }
+        return new History(seed, limits, ps, operator);
+    }
+
+    History withoutOperatorStep(int i) {
+        List<OperatorStep> ops = new ArrayList<>(operator);
+        ops.remove(i);
+        return new History(seed, limits, programs, ops);
+    }
+
+    History withProgram(int p, List<Step> steps) {
+        List<List<Step>> ps = new ArrayList<>(programs);
+        ps.set(p, steps);
+        return new History(seed, limits, ps, operator);
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder out = new StringBuilder("history of seed " + seed + " (replay: -Dgate.history.seed=" + seed
+                + "):\n");
+        for (int i = 0; i < limits.size(); i++) {
+            out.append("  L").append(i).append(": ").append(limits.get(i)).append('\n');
+        }
+        for (int p = 0; p < programs.size(); p++) {
+            out.append("  program ").append(p).append(" (copy ").append(p % 2 == 0 ? "a" : "b").append("): ")
+                    .append(programs.get(p).stream().map(Object::toString).collect(Collectors.joining("; ")))
+                    .append('\n');
+        }
+        if (!operator.isEmpty()) {
+            out.append("  operator: ").append(operator.stream().map(Object::toString)
+                    .collect(Collectors.joining("; "))).append('\n');
+        }
+        return out.toString();
+    }
+}

@@ -1,0 +1,362 @@
+package dev.gate.engine;
+
+import dev.gate.dev.GateDatabase;
+import dev.gate.engine.History.LimitPlan;
+import dev.gate.engine.History.ReportKind;
+import dev.gate.engine.HistoryRun.Act;
+import dev.gate.engine.HistoryRun.Answer;
+import dev.gate.engine.HistoryRun.Receipt;
+import dev.gate.engine.HistoryRun.Told;
+import dev.gate.rules.CalendarBlocks;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The four promises, checked from what happened in a {@link HistoryRun}: what each caller was told, the send log, the
+ * vendor's receipts and the final tables. Each check returns what it found wrong, in words (empty: kept).
+ */
+final class HistoryChecks {
+
+    /** How far apart two clock reads of one moment may be (a statement's time, the moment its caller heard). */
+    private static final Duration SLACK = Duration.ofMillis(20);
+    /** A call must have waited this long before another's grant to count as waiting then (commits race). */
+    private static final Duration SETTLED = Duration.ofMillis(150);
+
+    /** A call as the tables hold it at the end. */
+    record Call(long id, int limit, int rank, String owner, String state, Instant enqueued, Instant granted,
+                Instant done, Integer status, Instant deadline, String concurrencyKey, String dedupeKey,
+                String submissionKey, int cost, boolean aged) {
+
+        Instant leftWaiting() {
+            return granted != null ? granted : done;
+        }
+    }
+
+    /** A unit in the send log. */
+    record Send(int limit, long callId, Instant sentAt, long seq) {
+    }
+
+    private final HistoryRun run;
+    private final Map<Long, Call> calls = new HashMap<>();
+    private final List<List<Send>> sends = new ArrayList<>();
+    private final List<String> found = new ArrayList<>();
+
+    private HistoryChecks(HistoryRun run) {
+        this.run = run;
+    }
+
+    /** Every promise checked; what was found wrong. */
+    static List<String> of(HistoryRun run, GateDatabase db) throws SQLException {
+        HistoryChecks checks = new HistoryChecks(run);
+        checks.read(db);
+        checks.found.addAll(run.broken);
+        checks.everyCallEndedOnceAndAsItsCallerWasTold();
+        for (int l = 0; l < run.names.length; l++) {
+            if (checks.sends.get(l).isEmpty()) {
+                continue;
+            }
+            checks.noWindowOverItsCalls(l);
+            checks.noReceiptWindowOverItsCalls(l);
+            checks.noGrantWhilePausedOrHeld(l);
+            if (run.history.limits().get(l).strict()) {
+                checks.higherClassFirstAndFirstComeFirstServed(l);
+            }
+        }
+        return checks.found;
+    }
+
+    private void read(GateDatabase db) throws SQLException {
+        Map<String, Integer> index = new HashMap<>();
+        for (int i = 0; i < run.names.length; i++) {
+            index.put(run.names[i], i);
+            sends.add(new ArrayList<>());
+        }
+        try (Connection c = db.connect()) {
+            try (PreparedStatement ps = c.prepareStatement("""
+                    SELECT id, limit_name, call_class, owner, state, enqueued_at, granted_at, done_at, outcome_status,
+                           deadline_at, concurrency_key, dedupe_key, submission_key, cost, aged
+                    FROM gate_call WHERE limit_name = ANY (?)""")) {
+                ps.setArray(1, c.createArrayOf("varchar", run.names));
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        Integer status = rs.getObject("outcome_status") == null ? null : rs.getInt("outcome_status");
+                        calls.put(rs.getLong("id"), new Call(rs.getLong("id"), index.get(rs.getString("limit_name")),
+                                rs.getInt("call_class"), rs.getString("owner"), rs.getString("state"),
+                                at(rs, "enqueued_at"), at(rs, "granted_at"), at(rs, "done_at"), status,
+                                at(rs, "deadline_at"), rs.getString("concurrency_key"), rs.getString("dedupe_key"),
+                                rs.getString("submission_key"), rs.getInt("cost"), rs.getBoolean("aged")));
+                    }
+                }
+            }
+            try (PreparedStatement ps = c.prepareStatement("SELECT limit_name, call_id, sent_at, seq FROM gate_send "
+                    + "WHERE limit_name = ANY (?) ORDER BY limit_name, seq")) {
+                ps.setArray(1, c.createArrayOf("varchar", run.names));
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        int limit = index.get(rs.getString("limit_name"));
+                        sends.get(limit).add(new Send(limit, rs.getLong("call_id"), at(rs, "sent_at"),
+                                rs.getLong("seq")));
+                    }
+                }
+            }
+        }
+    }
+
+    private static Instant at(ResultSet rs, String column) throws SQLException {
+        OffsetDateTime t = rs.getObject(column, OffsetDateTime.class);
+        return t == null ? null : t.toInstant();
+    }
+
+    /** Nothing lost: every call in one final state, its units logged once when granted, each caller told the truth. */
+    private void everyCallEndedOnceAndAsItsCallerWasTold() {
+        Map<Long, Integer> units = new HashMap<>();
+        for (List<Send> log : sends) {
+            for (Send s : log) {
+                units.merge(s.callId(), 1, Integer::sum);
+                Call call = calls.get(s.callId());
+                if (call == null || call.granted() == null) {
+                    found.add("a send of call " + s.callId() + " that was never granted");
+                }
+            }
+        }
+        for (Call call : calls.values()) {
+            if (call.state().equals("WAITING") || call.state().equals("GRANTED")) {
+                found.add("call " + call.id() + " still " + call.state() + " after the line drained");
+            }
+            int logged = units.getOrDefault(call.id(), 0);
+            int expected = call.granted() == null ? 0 : call.cost();
+            if (logged != expected) {
+                found.add("call " + call.id() + " (" + call.state() + ", cost " + call.cost() + ") has " + logged
+                        + " units in the send log, not " + expected);
+            }
+        }
+        for (Told t : List.copyOf(run.told)) {
+            Call call = t.callId() == null ? null : calls.get(t.callId());
+            switch (t.answer()) {
+                case GRANTED -> {
+                    if (call == null || call.granted() == null) {
+                        found.add(t + ": told granted, the tables say " + (call == null ? "no call" : call.state()));
+                    }
+                }
+                case TIMED_OUT, ENDED -> {
+                    if (call != null && call.granted() != null) {
+                        found.add(t + ": told it was not granted, the tables say granted at " + call.granted()
+                                + " (" + call.state() + ")");
+                    }
+                }
+                case RECORDED -> {
+                    int status = t.detail().startsWith("429") ? 429 : 200;
+                    if (call == null || !call.state().equals("DONE") || call.status() == null
+                            || call.status() != status) {
+                        found.add(t + ": told its outcome was recorded, the tables say " + (call == null ? "no call"
+                                : call.state() + " " + call.status()));
+                    }
+                }
+                case SHARED_OUTCOME -> {
+                    String seen = call == null ? "none" : call.state() + " " + call.status();
+                    if (!t.detail().equals(seen)) {
+                        found.add(t + ": a joiner told '" + t.detail() + "', the tables say '" + seen + "'");
+                    }
+                }
+                case JOINED -> {
+                    if (call == null || call.dedupeKey() == null) {
+                        found.add(t + ": told it joined a call the tables do not hold with a dedupe key");
+                    }
+                }
+                case SAME_CALL -> {
+                    if (!t.detail().equals("first answer call " + t.callId() + ", repeated true")) {
+                        found.add(t + ": a submission sent again with its key did not find the call it made");
+                    }
+                }
+                case DEADLINE -> {
+                    String key = "r";
+                    for (Call c : calls.values()) {
+                        if (c.submissionKey() != null && c.submissionKey().endsWith("-p" + t.program() + "-s"
+                                + t.step()) && c.submissionKey().startsWith(key)) {
+                            found.add(t + ": refused for its deadline, yet the tables hold call " + c.id());
+                        }
+                    }
+                }
+                case ABANDONED -> {
+                    if (t.detail().equals("true") && (call == null || !call.state().equals("ABANDONED"))) {
+                        found.add(t + ": told abandoned, the tables say " + (call == null ? "no call" : call.state()));
+                    }
+                }
+                case PAUSED -> found.add(t + ": calls are paused, with no fault made");
+                case REPORT_REFUSED -> found.add(t + ": the report of a granted call was refused");
+                default -> {
+                    // NOT_NOW, REFUSED: nothing in the tables to hold them to
+                }
+            }
+        }
+    }
+
+    /** The rules of a limit as windows to check: sliding (zone null) or on blocks. */
+    private record Window(String name, long windowMs, String zone, LocalTime at, int fixedCalls) {
+    }
+
+    private List<Window> windows(int l) {
+        LimitPlan plan = run.history.limits().get(l);
+        List<Window> w = new ArrayList<>();
+        w.add(new Window("main rule", plan.windowMs(), plan.alignedZone(), LocalTime.MIDNIGHT, -1));
+        if (plan.more() != null) {
+            w.add(new Window("more rule", plan.more().windowMs(), null, null, plan.more().calls()));
+        }
+        if (plan.quota() != null) {
+            w.add(new Window("quota", plan.quota().blockMs(), plan.quota().zone(), run.quotaAt(plan),
+                    plan.quota().calls()));
+        }
+        return w;
+    }
+
+    private int calls(int l, Window w, Instant t) {
+        return w.fixedCalls() >= 0 ? w.fixedCalls() : run.callsAt(l, t);
+    }
+
+    /** Never more than the vendor allows, by the send log: at each send, the window ending there. */
+    private void noWindowOverItsCalls(int l) {
+        List<Send> log = sends.get(l);
+        for (Window w : windows(l)) {
+            CalendarBlocks blocks = w.zone() == null ? null
+                    : new CalendarBlocks(Duration.ofMillis(w.windowMs()), ZoneId.of(w.zone()), w.at());
+            for (int i = 0; i < log.size(); i++) {
+                Instant t = log.get(i).sentAt();
+                Instant from = blocks == null ? t.minusMillis(w.windowMs()) : blocks.at(t).start().minusNanos(1_000);
+                int in = 0;
+                for (int j = i; j >= 0 && log.get(j).sentAt().isAfter(from); j--) {
+                    in++;
+                }
+                int allowed = calls(l, w, t);
+                if (in > allowed) {
+                    found.add("L" + l + " " + w.name() + ": " + in + " units in the window ending at " + t
+                            + " (send " + log.get(i).seq() + "), allowed " + allowed);
+                    break;
+                }
+            }
+        }
+    }
+
+    /** ... and at the vendor: receipts on its clock, where each came within the margin after its grant. */
+    private void noReceiptWindowOverItsCalls(int l) {
+        long margin = run.history.limits().get(l).marginMs();
+        List<Receipt> got = run.receipts.stream().filter(r -> r.limit() == l)
+                .sorted((x, y) -> x.at().compareTo(y.at())).toList();
+        for (Window w : windows(l)) {
+            CalendarBlocks blocks = w.zone() == null ? null
+                    : new CalendarBlocks(Duration.ofMillis(w.windowMs()), ZoneId.of(w.zone()), w.at());
+            for (int i = 0; i < got.size(); i++) {
+                Instant t = got.get(i).at();
+                Instant from = blocks == null ? t.minusMillis(w.windowMs()) : blocks.at(t).start().minusNanos(1_000);
+                int in = 0;
+                boolean late = false;
+                for (int j = i; j >= 0 && got.get(j).at().isAfter(from); j--) {
+                    in += got.get(j).cost();
+                    Call call = calls.get(got.get(j).callId());
+                    late |= call == null || call.granted() == null
+                            || got.get(j).at().isAfter(call.granted().plusMillis(margin));
+                }
+                int allowed = calls(l, w, t);
+                if (in > allowed && !late) {
+                    found.add("L" + l + " " + w.name() + ": the vendor received " + in + " units in the window "
+                            + "ending at " + t + ", allowed " + allowed);
+                    break;
+                }
+            }
+        }
+    }
+
+    /** No grant while an operator's pause, a cool-down, or a vendor's count of nothing left holds the limit. */
+    private void noGrantWhilePausedOrHeld(int l) {
+        LimitPlan plan = run.history.limits().get(l);
+        List<Instant> resumes = run.acts.stream().filter(a -> a.step().limit() == l
+                && a.step().kind() == History.OperatorKind.RESUME && a.done()).map(Act::started).toList();
+        List<Instant[]> held = new ArrayList<>();
+        for (Act act : List.copyOf(run.acts)) {
+            if (act.step().limit() == l && act.step().kind() == History.OperatorKind.PAUSE && act.done()) {
+                held.add(new Instant[] {act.ended(), act.pausedUntil(), null});
+            }
+        }
+        for (HistoryRun.Reported r : List.copyOf(run.reported)) {
+            Call call = calls.get(r.callId());
+            if (r.limit() != l || call == null || call.done() == null) {
+                continue;
+            }
+            if (r.report().kind() == ReportKind.SLOW_DOWN) {
+                Duration asked = r.report().retryAfterSeconds() == null ? HistoryRun.FLOOR
+                        : min(Duration.ofSeconds(r.report().retryAfterSeconds()),
+                        Duration.ofMillis(plan.maxCoolDownMs()));
+                held.add(new Instant[] {call.done(), call.done().plus(asked), null});
+            }
+        }
+        for (Instant[] h : held) {
+            Instant until = h[1];
+            for (Instant resumed : resumes) {
+                if (resumed.isAfter(h[0]) && resumed.isBefore(until)) {
+                    until = resumed;
+                }
+            }
+            for (Send s : sends.get(l)) {
+                if (s.sentAt().isAfter(h[0].plus(SLACK)) && s.sentAt().isBefore(until.minus(SLACK))) {
+                    found.add("L" + l + ": send " + s.seq() + " (call " + s.callId() + ") at " + s.sentAt()
+                            + " while the limit was held from " + h[0] + " to " + until);
+                    break;
+                }
+            }
+        }
+    }
+
+    /** Higher class first, first come first served inside a class: no grant while an earlier eligible call waited. */
+    private void higherClassFirstAndFirstComeFirstServed(int l) {
+        List<Call> mine = calls.values().stream().filter(c -> c.limit() == l).toList();
+        for (Call x : mine) {
+            if (x.granted() == null || x.aged()) {
+                continue;
+            }
+            for (Call y : mine) {
+                if (y == x || y.cost() > 1 || y.state().equals("EXPIRED") || y.dedupeKey() != null
+                        || !y.enqueued().isBefore(x.granted().minus(SETTLED))
+                        || y.leftWaiting() == null || !y.leftWaiting().isAfter(x.granted().plus(SLACK))
+                        || y.deadline() != null || keyHeld(mine, y, x.granted())) {
+                    continue;
+                }
+                boolean higher = y.rank() < x.rank();
+                boolean earlier = y.rank() == x.rank() && y.enqueued().isBefore(x.enqueued().minus(SETTLED));
+                if (higher || earlier) {
+                    found.add("L" + l + ": call " + x.id() + " (rank " + x.rank() + ", joined " + x.enqueued()
+                            + ") granted at " + x.granted() + " while call " + y.id() + " (rank " + y.rank()
+                            + ", joined " + y.enqueued() + ") waited until " + y.leftWaiting());
+                    return;
+                }
+            }
+        }
+    }
+
+    private static boolean keyHeld(List<Call> calls, Call y, Instant t) {
+        if (y.concurrencyKey() == null) {
+            return false;
+        }
+        for (Call z : calls) {
+            if (z != y && y.concurrencyKey().equals(z.concurrencyKey()) && z.granted() != null
+                    && !z.granted().isAfter(t.plus(SLACK)) && (z.done() == null || z.done().isAfter(t.minus(SLACK)))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static Duration min(Duration a, Duration b) {
+        return a.compareTo(b) < 0 ? a : b;
+    }
+}

@@ -1,0 +1,170 @@
+package dev.gate.engine;
+
+import dev.gate.api.CallClass;
+import dev.gate.engine.History.Cancel;
+import dev.gate.engine.History.Join;
+import dev.gate.engine.History.LimitPlan;
+import dev.gate.engine.History.MoreRule;
+import dev.gate.engine.History.OperatorKind;
+import dev.gate.engine.History.OperatorStep;
+import dev.gate.engine.History.Quota;
+import dev.gate.engine.History.Report;
+import dev.gate.engine.History.ReportKind;
+import dev.gate.engine.History.Sleep;
+import dev.gate.engine.History.Step;
+import dev.gate.engine.History.Try;
+import dev.gate.rules.VendorZone;
+
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.TreeSet;
+
+/**
+ * Random histories from a seed: one or two limits of random rules and options, two to four programs of joins (both
+ * ways in, every class, costs, deadlines, concurrency and dedupe keys, submissions sent twice), tries and cancels,
+ * each grant reported one way or another (200, 429 with or without Retry-After, the vendor's count, abandoned, left to
+ * lapse), and an operator who pauses, resumes, re-paces and re-declares.
+ */
+final class HistoryGenerator {
+
+    /** Every zone the gate accepts: every id Java knows, offsets in Java's spellings; those VendorZone refuses left out. */
+    static final List<String> ZONES = zones();
+    /** The fixed offsets among them, in each of Java's spellings: drawn as often as a region (a kind of zone each). */
+    static final List<String> OFFSETS = ZONES.stream().filter(z -> z.matches("(UTC|GMT|UT)?[+-].*|Z|Etc/GMT.*"))
+            .toList();
+
+    private static final long[] WINDOWS = {1000, 1500, 2000, 3000};
+    private static final long[] BLOCKS = {3_600_000, 6 * 3_600_000, 86_400_000};
+
+    private HistoryGenerator() {
+    }
+
+    static History generate(long seed) {
+        Random r = new Random(seed);
+        List<LimitPlan> limits = new ArrayList<>();
+        int limitCount = r.nextInt(3) == 0 ? 2 : 1;
+        for (int i = 0; i < limitCount; i++) {
+            limits.add(limit(r));
+        }
+        List<List<Step>> programs = new ArrayList<>();
+        int programCount = 2 + r.nextInt(3);
+        for (int p = 0; p < programCount; p++) {
+            List<Step> steps = new ArrayList<>();
+            int count = 3 + r.nextInt(6);
+            for (int s = 0; s < count; s++) {
+                steps.add(step(r, limits));
+            }
+            programs.add(steps);
+        }
+        List<OperatorStep> operator = new ArrayList<>();
+        int ops = r.nextInt(4);
+        long at = 0;
+        for (int i = 0; i < ops; i++) {
+            at += 300 + r.nextInt(1500);
+            int limit = r.nextInt(limits.size());
+            OperatorKind kind = OperatorKind.values()[r.nextInt(OperatorKind.values().length)];
+            long arg = switch (kind) {
+                case PAUSE -> 400 + r.nextInt(1200);
+                case REPACE -> 1 + r.nextInt(Math.min(limits.get(limit).calls() * 2, 20));
+                default -> 0;
+            };
+            operator.add(new OperatorStep(at, kind, limit, arg));
+        }
+        return new History(seed, limits, programs, operator);
+    }
+
+    private static LimitPlan limit(Random r) {
+        boolean bulk = r.nextInt(10) == 0;
+        int calls = bulk ? 100_000 + r.nextInt(900_000) : 2 + r.nextInt(7);
+        long window = WINDOWS[r.nextInt(WINDOWS.length)];
+        int burst = !bulk && r.nextInt(5) < 2 ? 1 + r.nextInt(Math.min(3, calls)) : 0;
+        MoreRule more = !bulk && r.nextInt(4) == 0 ? new MoreRule(calls + 1 + r.nextInt(3), window * (2 + r.nextInt(2)))
+                : null;
+        String aligned = r.nextInt(4) == 0 ? zone(r) : null;
+        Quota quota = !bulk && r.nextInt(6) == 0 ? new Quota(2 + r.nextInt(4), BLOCKS[r.nextInt(BLOCKS.length)],
+                zone(r), 1500 + r.nextInt(2500)) : null;
+        return new LimitPlan(calls, window, 150 + r.nextInt(100), burst, r.nextInt(7) == 0, r.nextInt(7) == 0,
+                1000 + r.nextInt(2000), more, aligned, quota);
+    }
+
+    private static String zone(Random r) {
+        List<String> kind = r.nextBoolean() ? OFFSETS : ZONES;
+        return kind.get(r.nextInt(kind.size()));
+    }
+
+    private static Step step(Random r, List<LimitPlan> limits) {
+        int limit = r.nextInt(limits.size());
+        LimitPlan plan = limits.get(limit);
+        CallClass callClass = CallClass.values()[r.nextInt(CallClass.values().length)];
+        int roll = r.nextInt(100);
+        if (roll < 22) {
+            return new Sleep(50 + r.nextInt(550));
+        }
+        if (roll < 30) {
+            return new Cancel(limit, callClass, 50 + r.nextInt(500));
+        }
+        int cost = cost(r, plan);
+        Report report = report(r, plan);
+        if (roll < 45) {
+            return new Try(limit, callClass, cost, report.kind() == ReportKind.LAPSE ? Report.OK : report);
+        }
+        boolean http = r.nextBoolean();
+        Long deadline = r.nextInt(7) == 0 ? 300L + r.nextInt(2700) : null;
+        String concurrencyKey = r.nextInt(7) == 0 ? "k" + r.nextInt(2) : null;
+        String dedupeKey = http && r.nextInt(10) == 0 ? "d" + r.nextInt(2) : null;
+        boolean twice = http && r.nextInt(7) == 0;
+        return new Join(limit, callClass, cost, http, deadline, concurrencyKey, dedupeKey, twice, report);
+    }
+
+    private static int cost(Random r, LimitPlan plan) {
+        int smallest = plan.more() == null ? plan.calls() : Math.min(plan.calls(), plan.more().calls());
+        if (plan.quota() != null) {
+            smallest = Math.min(smallest, plan.quota().calls());
+        }
+        int roll = r.nextInt(100);
+        if (roll < 80) {
+            return 1;
+        }
+        if (plan.calls() >= 100_000 && roll < 90) { // a bulk call as large as the rule allows
+            return 1 + r.nextInt(smallest);
+        }
+        return 1 + r.nextInt(Math.min(3, smallest));
+    }
+
+    private static Report report(Random r, LimitPlan plan) {
+        int roll = r.nextInt(100);
+        if (roll < 55) {
+            return Report.OK;
+        }
+        if (roll < 67) {
+            Integer[] asks = {null, 1, 2, 30};
+            return new Report(ReportKind.SLOW_DOWN, asks[r.nextInt(asks.length)], null, null, null);
+        }
+        if (roll < 80) {
+            return new Report(ReportKind.COUNT, null, r.nextInt(3), 1L + r.nextInt(60),
+                    r.nextBoolean() ? null : plan.calls());
+        }
+        if (roll < 90) {
+            return new Report(ReportKind.ABANDON, null, null, null, null);
+        }
+        return new Report(ReportKind.LAPSE, null, null, null, null);
+    }
+
+    private static List<String> zones() {
+        TreeSet<String> names = new TreeSet<>(ZoneId.getAvailableZoneIds());
+        names.addAll(List.of("+05:00", "-08:00", "+05:30", "+05:45", "-03:30", "+14:00", "-12:00", "Z", "UTC+05:00",
+                "GMT-08:00", "UT+01:00", "GMT+05:30", "Etc/GMT-5"));
+        List<String> accepted = new ArrayList<>();
+        for (String name : names) {
+            try {
+                VendorZone.of(ZoneId.of(name));
+                accepted.add(name);
+            } catch (IllegalArgumentException refused) {
+                // CET, EET, MET, WET: the gate refuses them (its tests say why)
+            }
+        }
+        return List.copyOf(accepted);
+    }
+}

@@ -1,0 +1,439 @@
+package dev.gate.engine;
+
+import dev.gate.api.Attempt;
+import dev.gate.api.CallClass;
+import dev.gate.api.CallEndedException;
+import dev.gate.api.CallOptions;
+import dev.gate.api.CallState;
+import dev.gate.api.DeadlineException;
+import dev.gate.api.GateBusyException;
+import dev.gate.api.GateException;
+import dev.gate.api.GatePausedException;
+import dev.gate.api.GateTimeoutException;
+import dev.gate.api.LimitSpec;
+import dev.gate.api.Permit;
+import dev.gate.domain.CallRow;
+import dev.gate.engine.History.Cancel;
+import dev.gate.engine.History.Join;
+import dev.gate.engine.History.LimitPlan;
+import dev.gate.engine.History.OperatorStep;
+import dev.gate.engine.History.Report;
+import dev.gate.engine.History.Sleep;
+import dev.gate.engine.History.Step;
+import dev.gate.engine.History.Try;
+import dev.gate.rules.Pace;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalTime;
+import java.time.ZoneId;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One run of a {@link History} on two gate copies sharing one database: the limits declared under fresh names, the
+ * programs and the operator at once, each program on copy a or b; what each caller was told, what the vendor received
+ * (on the host's clock, which is the database's) and what the operator did, with when. Then the line drains (every
+ * call ends) and each limit is probed: once every hold has ended by the rules, a try must be granted.
+ */
+final class HistoryRun {
+
+    private static final AtomicInteger RUNS = new AtomicInteger();
+    static final Duration MAX_WAIT = Duration.ofSeconds(6);
+    static final Duration HTTP_LEASE = Duration.ofSeconds(2);
+    static final Duration FLOOR = Duration.ofMillis(300);
+    static final List<Duration> LADDER = List.of(Duration.ofMillis(300), Duration.ofMillis(600));
+
+    /** What a caller heard. */
+    enum Answer {
+        GRANTED, JOINED, SHARED_OUTCOME, SAME_CALL, NOT_NOW, REFUSED, DEADLINE, TIMED_OUT, ENDED, PAUSED,
+        RECORDED, REPORT_REFUSED, ABANDONED
+    }
+
+    record Told(int program, int step, int limit, Long callId, Answer answer, Instant at, String detail) {
+        @Override
+        public String toString() {
+            return "program " + program + " step " + step + " (L" + limit + "): " + answer
+                    + (callId == null ? "" : " call " + callId) + (detail == null ? "" : " (" + detail + ")") + " at "
+                    + at;
+        }
+    }
+
+    /** A vendor call: the call, its units, when the vendor received it. */
+    record Receipt(int limit, long callId, int cost, Instant at) {
+    }
+
+    /** A report the gate took, with what it said. */
+    record Reported(int limit, long callId, Report report, Instant at) {
+    }
+
+    /** An operator's step as it ran: from when to when, and a pause's end. */
+    record Act(OperatorStep step, Instant started, Instant ended, Instant pausedUntil, boolean done) {
+    }
+
+    final History history;
+    final String[] names;
+    final Instant start;
+    final List<Told> told = Collections.synchronizedList(new ArrayList<>());
+    final List<Receipt> receipts = Collections.synchronizedList(new ArrayList<>());
+    final List<Reported> reported = Collections.synchronizedList(new ArrayList<>());
+    final List<Act> acts = Collections.synchronizedList(new ArrayList<>());
+    final List<String> refusedLimits = Collections.synchronizedList(new ArrayList<>());
+    final List<String> broken = Collections.synchronizedList(new ArrayList<>());
+    /** Per limit, the main rule's calls as declared and each re-pace, with when it ran. */
+    final List<List<Act>> repaced = new ArrayList<>();
+
+    private final Engine a;
+    private final Engine b;
+    private final int run;
+
+    HistoryRun(History history, Engine a, Engine b) {
+        this.history = history;
+        this.a = a;
+        this.b = b;
+        this.run = RUNS.incrementAndGet();
+        this.names = new String[history.limits().size()];
+        for (int i = 0; i < names.length; i++) {
+            names[i] = "h" + run + "-" + i;
+            repaced.add(Collections.synchronizedList(new ArrayList<>()));
+        }
+        this.start = Instant.now();
+    }
+
+    /** Runs the history to its end: every program done, the operator done. */
+    HistoryRun run() throws InterruptedException {
+        for (int i = 0; i < names.length; i++) {
+            try {
+                a.limits().put(names[i], spec(history.limits().get(i)), "history");
+            } catch (GateException e) {
+                refusedLimits.add("L" + i + ": " + e.getMessage()); // e.g. a zone the database does not know
+            }
+        }
+        List<Thread> threads = new ArrayList<>();
+        for (int p = 0; p < history.programs().size(); p++) {
+            int program = p;
+            threads.add(new Thread(() -> program(program), names[0] + "-p" + p));
+        }
+        threads.add(new Thread(this::operator, names[0] + "-operator"));
+        threads.forEach(Thread::start);
+        for (Thread t : threads) {
+            t.join(60_000);
+            if (t.isAlive()) {
+                broken.add(t.getName() + " did not finish within a minute");
+                t.interrupt();
+            }
+        }
+        return this;
+    }
+
+    LimitSpec spec(LimitPlan plan) {
+        LimitSpec spec = LimitSpec.of(plan.calls(), Duration.ofMillis(plan.windowMs()))
+                .withReceiptMargin(Duration.ofMillis(plan.marginMs())).withFairPrograms(plan.fair())
+                .withCoolDown(FLOOR, LADDER, 3).withMaxCoolDown(Duration.ofMillis(plan.maxCoolDownMs()));
+        if (plan.burst() > 0) {
+            spec = spec.withBurst(plan.burst());
+        }
+        if (plan.aging()) {
+            spec = spec.withAging(Duration.ofMillis(800), CallClass.MANUAL);
+        }
+        if (plan.alignedZone() != null) {
+            spec = spec.withAligned(ZoneId.of(plan.alignedZone()), LocalTime.MIDNIGHT);
+        }
+        List<LimitSpec.Rule> more = new ArrayList<>();
+        if (plan.more() != null) {
+            more.add(new LimitSpec.Rule(plan.more().calls(), Duration.ofMillis(plan.more().windowMs())));
+        }
+        if (plan.quota() != null) {
+            more.add(new LimitSpec.Rule(plan.quota().calls(), Duration.ofMillis(plan.quota().blockMs()),
+                    ZoneId.of(plan.quota().zone()), quotaAt(plan)));
+        }
+        return more.isEmpty() ? spec : spec.withMoreRules(more);
+    }
+
+    /** The quota's reset time: its zone's local time of the edge, as Java reads the zone. */
+    LocalTime quotaAt(LimitPlan plan) {
+        return quotaEdge(plan).atZone(ZoneId.of(plan.quota().zone())).toLocalTime();
+    }
+
+    Instant quotaEdge(LimitPlan plan) {
+        return start.plusMillis(plan.quota().edgeAfterMs()).truncatedTo(ChronoUnit.SECONDS).plusSeconds(1);
+    }
+
+    private void program(int p) {
+        Engine copy = p % 2 == 0 ? a : b;
+        String program = "p" + p;
+        List<Step> steps = history.programs().get(p);
+        for (int s = 0; s < steps.size(); s++) {
+            try {
+                Step step = steps.get(s);
+                if (step instanceof Sleep sleep) {
+                    Thread.sleep(sleep.ms());
+                } else if (step instanceof Join join && join.http()) {
+                    http(copy, program, p, s, join);
+                } else if (step instanceof Join join) {
+                    ejb(copy, program, p, s, join);
+                } else if (step instanceof Try tried) {
+                    tryNow(copy, program, p, s, tried);
+                } else if (step instanceof Cancel cancel) {
+                    cancel(copy, program, p, s, cancel);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (RuntimeException e) {
+                broken.add("program " + p + " step " + s + " (" + steps.get(s) + ") failed: " + e);
+            }
+        }
+    }
+
+    private CallOptions options(int cost, Long deadlineMs, String concurrencyKey, Duration lease) {
+        CallOptions o = CallOptions.NONE.withCost(cost);
+        if (deadlineMs != null) {
+            o = o.withDeadline(Duration.ofMillis(deadlineMs));
+        }
+        if (concurrencyKey != null) {
+            o = o.withConcurrencyKey(concurrencyKey);
+        }
+        return lease == null ? o : o.withLease(lease);
+    }
+
+    private void ejb(Engine copy, String program, int p, int s, Join join) throws InterruptedException {
+        String limit = names[join.limit()];
+        Ticket ticket;
+        try {
+            ticket = copy.callers().join(limit, join.callClass(), program, options(join.cost(), join.deadlineMs(),
+                    join.concurrencyKey(), join.report().kind() == History.ReportKind.LAPSE ? HTTP_LEASE : null));
+        } catch (GateException e) {
+            refused(p, s, join.limit(), null, e);
+            return;
+        }
+        Permit permit;
+        try {
+            permit = copy.callers().await(ticket, MAX_WAIT);
+        } catch (GateException e) {
+            refused(p, s, join.limit(), ticket.callId(), e);
+            return;
+        }
+        tell(p, s, join.limit(), permit.callId(), Answer.GRANTED, null);
+        report(copy, program, p, s, join.limit(), permit.callId(), join.cost(), join.report(), false);
+    }
+
+    private void http(Engine copy, String program, int p, int s, Join join) throws InterruptedException {
+        String limit = names[join.limit()];
+        String key = "r" + run + "-p" + p + "-s" + s;
+        CallOptions options = options(join.cost(), join.deadlineMs(), join.concurrencyKey(), HTTP_LEASE);
+        ProgramCalls.Submitted submitted;
+        try {
+            submitted = copy.programs().submit(program, limit, join.callClass(), options, join.dedupeKey(), key,
+                    true);
+            if (join.sentTwice()) { // its answer was lost: sent again with its key
+                ProgramCalls.Submitted again = copy.programs().submit(program, limit, join.callClass(), options,
+                        join.dedupeKey(), key, true);
+                tell(p, s, join.limit(), again.call().id(), Answer.SAME_CALL, "first answer call "
+                        + submitted.call().id() + ", repeated " + again.repeated());
+            }
+        } catch (GateException e) {
+            refused(p, s, join.limit(), null, e);
+            return;
+        }
+        long id = submitted.call().id();
+        if (submitted.joined()) {
+            tell(p, s, join.limit(), id, Answer.JOINED, null);
+            sharedOutcome(copy, program, p, s, join.limit(), id);
+            return;
+        }
+        CallRow row = submitted.call();
+        long until = System.nanoTime() + MAX_WAIT.toNanos();
+        try {
+            while (row.state() == CallState.WAITING) {
+                if (System.nanoTime() - until >= 0) {
+                    boolean cancelled = copy.programs().cancel(program, id);
+                    tell(p, s, join.limit(), id, cancelled ? Answer.TIMED_OUT : Answer.ENDED,
+                            cancelled ? "cancelled by its program" : "not waiting when cancelled");
+                    if (!cancelled) {
+                        row = copy.programs().own(program, id).orElse(null);
+                        if (row != null && row.state() == CallState.GRANTED) {
+                            break;
+                        }
+                    }
+                    return;
+                }
+                Thread.sleep(100);
+                copy.programs().renew(program, id);
+                row = copy.programs().own(program, id).orElse(null);
+                if (row == null) {
+                    tell(p, s, join.limit(), id, Answer.ENDED, "gone");
+                    return;
+                }
+            }
+        } catch (GateException e) {
+            refused(p, s, join.limit(), id, e);
+            return;
+        }
+        if (row.state() != CallState.GRANTED) {
+            tell(p, s, join.limit(), id, Answer.ENDED, String.valueOf(row.state()));
+            return;
+        }
+        tell(p, s, join.limit(), id, Answer.GRANTED, null);
+        report(copy, program, p, s, join.limit(), id, join.cost(), join.report(), true);
+    }
+
+    /** A dedupe joiner polls the call it joined until it ends; what it last saw is what it was told. */
+    private void sharedOutcome(Engine copy, String program, int p, int s, int limit, long id)
+            throws InterruptedException {
+        long until = System.nanoTime() + MAX_WAIT.plusSeconds(4).toNanos();
+        while (System.nanoTime() - until < 0) {
+            try {
+                Optional<CallRow> row = copy.programs().visible(program, id);
+                if (row.isPresent() && row.get().state() != CallState.WAITING
+                        && row.get().state() != CallState.GRANTED) {
+                    tell(p, s, limit, id, Answer.SHARED_OUTCOME, row.get().state() + " "
+                            + row.get().outcomeStatus());
+                    return;
+                }
+            } catch (GateException e) {
+                refused(p, s, limit, id, e);
+                return;
+            }
+            Thread.sleep(150);
+        }
+    }
+
+    private void tryNow(Engine copy, String program, int p, int s, Try tried) {
+        Attempt attempt;
+        try {
+            attempt = copy.callers().tryNow(names[tried.limit()], tried.callClass(), program,
+                    CallOptions.NONE.withCost(tried.cost()));
+        } catch (GateException e) {
+            refused(p, s, tried.limit(), null, e);
+            return;
+        }
+        if (!attempt.isGranted()) {
+            tell(p, s, tried.limit(), null, Answer.NOT_NOW, "retry after " + attempt.retryAfter().toMillis() + " ms");
+            return;
+        }
+        long id = attempt.permit().callId();
+        tell(p, s, tried.limit(), id, Answer.GRANTED, "a try");
+        report(copy, program, p, s, tried.limit(), id, tried.cost(), tried.report(), false);
+    }
+
+    private void cancel(Engine copy, String program, int p, int s, Cancel cancel) {
+        try {
+            Ticket ticket = copy.callers().join(names[cancel.limit()], cancel.callClass(), program, CallOptions.NONE);
+            try {
+                Permit permit = copy.callers().await(ticket, Duration.ofMillis(cancel.afterMs()));
+                tell(p, s, cancel.limit(), permit.callId(), Answer.GRANTED, null);
+                report(copy, program, p, s, cancel.limit(), permit.callId(), 1, Report.OK, false);
+            } catch (GateException e) {
+                refused(p, s, cancel.limit(), ticket.callId(), e);
+            }
+        } catch (GateException e) {
+            refused(p, s, cancel.limit(), null, e);
+        }
+    }
+
+    /** The vendor call with the grant (unless given up), then the report. */
+    private void report(Engine copy, String program, int p, int s, int limit, long id, int cost, Report report,
+                        boolean http) {
+        if (report.kind() != History.ReportKind.ABANDON) {
+            receipts.add(new Receipt(limit, id, cost, Instant.now()));
+        }
+        try {
+            switch (report.kind()) {
+                case OK -> complete(copy, program, id, 200, null, null, null, null, http);
+                case SLOW_DOWN -> complete(copy, program, id, 429, report.retryAfterSeconds(), null, null, null, http);
+                case COUNT -> complete(copy, program, id, 200, null, report.remaining(), report.resetSeconds(),
+                        report.quota(), http);
+                case ABANDON -> {
+                    boolean given = http ? copy.programs().abandon(program, id)
+                            : copy.callers().abandon(new Permit(id, names[limit], CallClass.SCHEDULED, Instant.EPOCH,
+                            Instant.EPOCH));
+                    tell(p, s, limit, id, Answer.ABANDONED, String.valueOf(given));
+                    return;
+                }
+                case LAPSE -> {
+                    return; // nobody reports: the lease runs out
+                }
+            }
+            reported.add(new Reported(limit, id, report, Instant.now()));
+            tell(p, s, limit, id, Answer.RECORDED, report.toString());
+        } catch (GateException | RuntimeException e) {
+            tell(p, s, limit, id, Answer.REPORT_REFUSED, e.toString());
+        }
+    }
+
+    private void complete(Engine copy, String program, long id, int status, Integer retryAfter, Integer remaining,
+                          Long reset, Integer quota, boolean http) throws GateException {
+        if (http) {
+            if (!copy.programs().outcome(program, id, status, retryAfter, remaining, reset, quota)) {
+                throw new GateException("the outcome found no granted call");
+            }
+        } else {
+            copy.callers().complete(id, program, status, retryAfter, remaining, reset, quota);
+        }
+    }
+
+    private void refused(int p, int s, int limit, Long id, GateException e) {
+        Answer answer = e instanceof DeadlineException ? Answer.DEADLINE
+                : e instanceof GateTimeoutException ? Answer.TIMED_OUT
+                : e instanceof CallEndedException ? Answer.ENDED
+                : e instanceof GatePausedException || e instanceof GateBusyException ? Answer.PAUSED
+                : Answer.REFUSED; // an unknown limit, a bad request
+        Long call = e instanceof GateTimeoutException t ? Long.valueOf(t.callId()) : id;
+        tell(p, s, limit, call, answer, e.getClass().getSimpleName() + ": " + e.getMessage());
+    }
+
+    private void tell(int p, int s, int limit, Long id, Answer answer, String detail) {
+        told.add(new Told(p, s, limit, id, answer, Instant.now(), detail));
+    }
+
+    private void operator() {
+        for (OperatorStep step : history.operator()) {
+            try {
+                long wait = Duration.between(Instant.now(), start.plusMillis(step.atMs())).toMillis();
+                if (wait > 0) {
+                    Thread.sleep(wait);
+                }
+                String limit = names[step.limit()];
+                LimitPlan plan = history.limits().get(step.limit());
+                Instant started = Instant.now();
+                Instant until = null;
+                switch (step.kind()) {
+                    case PAUSE -> until = a.operators().pause(limit, Duration.ofMillis(step.arg()), "ops");
+                    case RESUME -> b.operators().resume(limit, "ops");
+                    case REPACE -> a.limits().rePace(limit, Pace.of((int) step.arg(), plan.windowMs()), "ops");
+                    case REDECLARE -> b.limits().put(limit, spec(plan), "ops");
+                }
+                Act act = new Act(step, started, Instant.now(), until, true);
+                acts.add(act);
+                if (step.kind() == History.OperatorKind.REPACE || step.kind() == History.OperatorKind.REDECLARE) {
+                    repaced.get(step.limit()).add(act);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (GateException e) {
+                acts.add(new Act(step, Instant.now(), Instant.now(), null, false));
+            }
+        }
+    }
+
+    /** The main rule's calls in force at {@code t}, and the looser of two when a change was under way then. */
+    int callsAt(int limit, Instant t) {
+        int calls = history.limits().get(limit).calls();
+        for (Act act : repaced.get(limit)) {
+            int after = act.step().kind() == History.OperatorKind.REPACE ? (int) act.step().arg()
+                    : history.limits().get(limit).calls();
+            if (t.isAfter(act.ended().plusMillis(50))) {
+                calls = after;
+            } else if (t.isAfter(act.started().minusMillis(50))) {
+                calls = Math.max(calls, after);
+            }
+        }
+        return calls;
+    }
+}

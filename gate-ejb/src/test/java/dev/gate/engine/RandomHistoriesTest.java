@@ -1,0 +1,232 @@
+package dev.gate.engine;
+
+import dev.gate.api.Attempt;
+import dev.gate.api.CallClass;
+import dev.gate.api.CallOptions;
+import dev.gate.engine.History.LimitPlan;
+import dev.gate.engine.History.ReportKind;
+import dev.gate.engine.HistoryRun.Act;
+import dev.gate.rules.CalendarBlocks;
+import dev.gate.rules.LimitRules;
+import dev.gate.rules.Pace;
+import dev.gate.rules.ReceiptMargin;
+import dev.gate.rules.SlotDecision;
+import dev.gate.rules.SlotRule;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalTime;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * The promise checker: random histories of operations on two gate copies sharing one real PostgreSQL, each checked
+ * from what happened ({@link HistoryChecks}): no window of any rule over its calls, by the send log and at the vendor;
+ * no grant while paused or held; higher class first and first come first served where the rules are strict; every
+ * call ended once and as its caller was told; a resend with its key finds its call, a joiner shares its send; and
+ * nobody locked out: once every pause and hold has ended by the rules, a try is granted (the lock-out probe).
+ *
+ * <p>{@code mvn verify} runs a fixed number of histories ({@code -Dgate.histories=N} runs more, from
+ * {@code -Dgate.histories.seed}; {@code -Dgate.history.seed=S} replays one). A failing history shrinks to a shorter
+ * one that still fails, printed as a readable sequence with its seed.
+ */
+class RandomHistoriesTest extends OnTwoCopies {
+
+    private static final int IN_THE_SUITE = 8;
+    private static final Duration LATENESS = Duration.ofMillis(400);
+    private static final Duration PROBE_HORIZON = Duration.ofSeconds(20);
+
+    @Test
+    void everyHistoryKeepsTheFourPromises() throws Exception {
+        String replay = System.getProperty("gate.history.seed");
+        int count = Integer.getInteger("gate.histories", IN_THE_SUITE);
+        long first = Long.getLong("gate.histories.seed", 43_000L);
+        List<Long> seeds = new ArrayList<>();
+        if (replay != null) {
+            seeds.add(Long.parseLong(replay));
+        } else {
+            for (int i = 0; i < count; i++) {
+                seeds.add(first + i);
+            }
+        }
+        int steps = 0;
+        long t0 = System.nanoTime();
+        for (long seed : seeds) {
+            History history = HistoryGenerator.generate(seed);
+            List<String> found = check(history);
+            steps += history.steps();
+            if (!found.isEmpty()) {
+                System.out.println("history " + seed + " broke a promise:\n" + history + String.join("\n", found));
+                History shrunk = shrink(history);
+                List<String> again = check(shrunk);
+                fail("a history broke a promise (" + (seeds.indexOf(seed) + 1) + " histories run). Shrunk:\n" + shrunk
+                        + String.join("\n", again.isEmpty() ? found : again));
+            }
+        }
+        System.out.printf("histories: %d (%d steps) kept the four promises in %.0f s%n", seeds.size(), steps,
+                (System.nanoTime() - t0) / 1e9);
+    }
+
+    /** Runs a history, drains the line, probes each limit, and checks it; what broke. */
+    private List<String> check(History history) throws Exception {
+        HistoryRun run = new HistoryRun(history, a, b).run();
+        List<String> found = new ArrayList<>(drain(run));
+        found.addAll(probe(run));
+        found.addAll(HistoryChecks.of(run, copies));
+        System.out.println("history " + history.seed() + ": " + history.limits().size() + " limits, "
+                + history.steps() + " steps; callers told " + run.told.stream().collect(java.util.stream.Collectors
+                .groupingBy(HistoryRun.Told::answer, java.util.TreeMap::new, java.util.stream.Collectors.counting()))
+                + ", the vendor received " + run.receipts.size() + " calls" + (run.refusedLimits.isEmpty() ? ""
+                : "; declarations refused: " + run.refusedLimits) + (found.isEmpty() ? "" : "; " + found.size()
+                + " broken"));
+        return found;
+    }
+
+    /** Every call of the history ends: the programs are done, leases lapse, the line empties. */
+    private List<String> drain(HistoryRun run) throws Exception {
+        long until = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+        while (System.nanoTime() - until < 0) {
+            if (copies.count("SELECT count(*) FROM gate_call WHERE limit_name = ANY (?) AND state IN "
+                    + "('WAITING', 'GRANTED')", (Object) run.names) == 0) {
+                return List.of();
+            }
+            Thread.sleep(200);
+        }
+        return List.of("calls still in the line 15 s after the history's programs ended: " + copies.ids(
+                "SELECT id FROM gate_call WHERE limit_name = ANY (?) AND state IN ('WAITING', 'GRANTED')",
+                (Object) run.names));
+    }
+
+    /**
+     * Nobody locked out: after every hold has ended by the rules (an operator's pause, a cool-down, a vendor's count
+     * capped by the limit's maxCoolDown) and when, by the rules on the send log, a unit is due, a try is granted.
+     */
+    private List<String> probe(HistoryRun run) throws Exception {
+        List<String> found = new ArrayList<>();
+        for (int l = 0; l < run.names.length; l++) {
+            int limit = l;
+            if (run.refusedLimits.stream().anyMatch(r -> r.startsWith("L" + limit + ":"))) {
+                continue;
+            }
+            LimitPlan plan = run.history.limits().get(l);
+            Instant due = holdsEnd(run, l);
+            Instant ruled = dueBySendLog(run, l);
+            if (ruled.isAfter(due)) {
+                due = ruled;
+            }
+            if (due.isAfter(Instant.now().plus(PROBE_HORIZON))) {
+                continue; // not due within the horizon (a quota used up until a far edge)
+            }
+            long wait = Duration.between(Instant.now(), due).toMillis() + 50;
+            if (wait > 0) {
+                Thread.sleep(wait);
+            }
+            Attempt tried = b.callers().tryNow(run.names[l], CallClass.SCHEDULED, "probe", CallOptions.NONE);
+            long lateUntil = System.nanoTime() + LATENESS.toNanos();
+            while (!tried.isGranted() && System.nanoTime() - lateUntil < 0) {
+                Thread.sleep(Math.max(10, Math.min(100, tried.retryAfter().toMillis())));
+                tried = b.callers().tryNow(run.names[l], CallClass.SCHEDULED, "probe", CallOptions.NONE);
+            }
+            if (!tried.isGranted()) {
+                found.add("L" + l + " (" + plan + ") locked out: every hold ended and a unit was due by " + due
+                        + ", yet a try at " + Instant.now() + " was told to retry after " + tried.retryAfter());
+            } else {
+                b.callers().complete(tried.permit().callId(), "probe", 200, null, null, null, null);
+            }
+        }
+        return found;
+    }
+
+    /** The latest end of a hold on the limit, as the rules bound it; a resume after a hold ends it. */
+    private static Instant holdsEnd(HistoryRun run, int l) throws Exception {
+        LimitPlan plan = run.history.limits().get(l);
+        Instant end = Instant.now();
+        Instant lastResume = run.acts.stream().filter(a -> a.step().limit() == l && a.done()
+                && a.step().kind() == History.OperatorKind.RESUME).map(Act::ended).max(Instant::compareTo)
+                .orElse(Instant.MIN);
+        for (Act act : List.copyOf(run.acts)) {
+            if (act.step().limit() == l && act.pausedUntil() != null && act.started().isAfter(lastResume)) {
+                end = later(end, act.pausedUntil());
+            }
+        }
+        long longestWindow = Math.max(plan.windowMs(), Math.max(plan.more() == null ? 0 : plan.more().windowMs(),
+                plan.quota() == null ? 0 : plan.quota().blockMs()));
+        for (HistoryRun.Reported r : List.copyOf(run.reported)) {
+            if (r.limit() != l || r.at().isBefore(lastResume)) {
+                continue;
+            }
+            if (r.report().kind() == ReportKind.SLOW_DOWN) {
+                long asked = r.report().retryAfterSeconds() == null ? 0 : r.report().retryAfterSeconds() * 1000L;
+                long pause = Math.max(Math.min(asked, plan.maxCoolDownMs()),
+                        HistoryRun.LADDER.get(HistoryRun.LADDER.size() - 1).toMillis());
+                end = later(end, r.at().plusMillis(pause));
+            } else if (r.report().kind() == ReportKind.COUNT) {
+                long hold = Math.min(r.report().resetSeconds() * 1000, Math.min(plan.maxCoolDownMs(), longestWindow));
+                end = later(end, r.at().plusMillis(hold));
+            }
+        }
+        return end;
+    }
+
+    /** When, by the rules on the send log alone, the limit's next unit is due: the beat, every window, every block. */
+    private Instant dueBySendLog(HistoryRun run, int l) throws Exception {
+        LimitPlan plan = run.history.limits().get(l);
+        List<Pace> rules = new ArrayList<>();
+        int calls = run.callsAt(l, Instant.now());
+        rules.add(plan.alignedZone() == null ? Pace.of(calls, plan.windowMs()) : Pace.aligned(calls,
+                new CalendarBlocks(Duration.ofMillis(plan.windowMs()), ZoneId.of(plan.alignedZone()),
+                        LocalTime.MIDNIGHT)));
+        if (plan.more() != null) {
+            rules.add(Pace.of(plan.more().calls(), plan.more().windowMs()));
+        }
+        if (plan.quota() != null) {
+            rules.add(Pace.aligned(plan.quota().calls(), new CalendarBlocks(Duration.ofMillis(plan.quota().blockMs()),
+                    ZoneId.of(plan.quota().zone()), run.quotaAt(plan))));
+        }
+        LimitRules widened = ReceiptMargin.of(Duration.ofMillis(plan.marginMs()))
+                .widen(new LimitRules(rules, Duration.ZERO, Math.max(1, plan.burst())));
+        List<Instant> sent = copies.sends(run.names[l]);
+        if (sent.isEmpty()) {
+            return Instant.now();
+        }
+        Instant last = sent.get(sent.size() - 1);
+        List<Optional<Instant>> nth = new ArrayList<>();
+        for (Pace p : widened.rules()) {
+            nth.add(sent.size() >= p.calls() ? Optional.of(sent.get(sent.size() - p.calls())) : Optional.empty());
+        }
+        // the beat: at most a gap after the last send (a burst or a restart only brings it earlier)
+        Instant beat = last.plus(widened.gap());
+        SlotDecision d = SlotRule.decide(widened, Instant.now(), beat, nth, Optional.of(last), null);
+        return d.notBefore();
+    }
+
+    private static Instant later(Instant a, Instant b) {
+        return b.isAfter(a) ? b : a;
+    }
+
+    /** A shorter history that still breaks a promise: steps taken out one at a time, kept out while it still does. */
+    private History shrink(History failing) throws Exception {
+        History best = failing;
+        int budget = Integer.getInteger("gate.histories.shrinkRuns", 40);
+        for (int i = best.operator().size() - 1; i >= 0 && budget > 0; i--, budget--) {
+            History fewer = best.withoutOperatorStep(i);
+            if (!check(fewer).isEmpty()) {
+                best = fewer;
+            }
+        }
+        for (int p = 0; p < best.programs().size() && budget > 0; p++) {
+            for (int i = best.programs().get(p).size() - 1; i >= 0 && budget > 0; i--, budget--) {
+                History fewer = best.withoutStep(p, i);
+                if (!check(fewer).isEmpty()) {
+                    best = fewer;
+                }
+            }
+        }
+        return best;
+    }
+}
