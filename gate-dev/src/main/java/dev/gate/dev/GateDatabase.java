@@ -1,7 +1,6 @@
 package dev.gate.dev;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.gate.db.Migrations;
 import org.postgresql.ds.PGSimpleDataSource;
 
 import javax.sql.DataSource;
@@ -16,9 +15,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A fresh database with the gate's schema (by {@link Migrations}, as the server applies it) on the test PostgreSQL,
- * and the tables read and written the way an operator with psql would. One per test: the name is dropped and made
- * again.
+ * A fresh database with the gate's schema (by {@link dev.gate.db.Migrations}, as the server applies it, once, then
+ * copied: {@link SchemaTemplate}) on the test PostgreSQL, and the tables read and written the way an operator with
+ * psql would. One per test: the name is dropped and made again.
  */
 public class GateDatabase {
 
@@ -26,7 +25,7 @@ public class GateDatabase {
     private String name;
     private DataSource direct;
 
-    /** Drops and creates {@code name}, applies the schema. */
+    /** Drops and creates {@code name} with the schema (a copy of its template, {@link SchemaTemplate}). */
     public static GateDatabase fresh(String name) {
         GateDatabase db = new GateDatabase();
         db.open(name);
@@ -35,12 +34,7 @@ public class GateDatabase {
 
     protected void open(String name) {
         this.name = name;
-        server.freshDatabase(name);
-        try (Connection c = connect()) {
-            Migrations.apply(c);
-        } catch (Exception e) {
-            throw new IllegalStateException("could not apply the gate's schema to " + name + ": " + e.getMessage(), e);
-        }
+        server.freshDatabase(name, SchemaTemplate.on(server)); // the schema applied once, copied for each test
         PGSimpleDataSource ds = new PGSimpleDataSource();
         ds.setURL(server.url(name));
         ds.setUser(server.user());

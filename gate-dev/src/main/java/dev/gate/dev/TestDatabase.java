@@ -114,13 +114,18 @@ public final class TestDatabase {
 
     /** Drops (if present) and creates the database {@code name}; answers its JDBC URL. */
     public String freshDatabase(String name) {
+        return freshDatabase(name, null);
+    }
+
+    /** As {@link #freshDatabase(String)}, a copy of {@code template} (null: an empty database). */
+    public String freshDatabase(String name, String template) {
         if (!name.matches("[a-z0-9_]{1,63}")) {
             throw new IllegalArgumentException("test database name must match [a-z0-9_]{1,63}: " + name);
         }
         try (Connection c = open(url(adminDatabase));
              Statement s = c.createStatement()) {
             s.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
-            s.execute("CREATE DATABASE " + name);
+            s.execute("CREATE DATABASE " + name + (template == null ? "" : " TEMPLATE " + template));
         } catch (SQLException e) {
             throw new IllegalStateException("could not create test database " + name + " on " + url(adminDatabase)
                     + " as " + user + ": " + e.getMessage(), e);
@@ -178,6 +183,11 @@ public final class TestDatabase {
         config.setValidationTimeout(validationTimeoutMs);
         config.setInitializationFailTimeout(-1);
         return config;
+    }
+
+    /** The database the server's administration connects to (to make and drop the tests' databases). */
+    public String adminDatabase() {
+        return adminDatabase;
     }
 
     public String url(String database) {

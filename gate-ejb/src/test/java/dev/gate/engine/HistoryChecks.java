@@ -277,15 +277,19 @@ final class HistoryChecks {
         }
     }
 
+    /** A time the limit may grant nothing. */
+    private record Hold(Instant from, Instant until) {
+    }
+
     /** No grant while an operator's pause, a cool-down, or a vendor's count of nothing left holds the limit. */
     private void noGrantWhilePausedOrHeld(int l) {
         LimitPlan plan = run.history.limits().get(l);
         List<Instant> resumes = run.acts.stream().filter(a -> a.step().limit() == l
                 && a.step().kind() == History.OperatorKind.RESUME && a.done()).map(Act::started).toList();
-        List<Instant[]> held = new ArrayList<>();
+        List<Hold> held = new ArrayList<>();
         for (Act act : List.copyOf(run.acts)) {
             if (act.step().limit() == l && act.step().kind() == History.OperatorKind.PAUSE && act.done()) {
-                held.add(new Instant[] {act.ended(), act.pausedUntil(), null});
+                held.add(new Hold(act.ended(), act.pausedUntil()));
             }
         }
         for (HistoryRun.Reported r : List.copyOf(run.reported)) {
@@ -297,20 +301,35 @@ final class HistoryChecks {
                 Duration asked = r.report().retryAfterSeconds() == null ? HistoryRun.FLOOR
                         : min(Duration.ofSeconds(r.report().retryAfterSeconds()),
                         Duration.ofMillis(plan.maxCoolDownMs()));
-                held.add(new Instant[] {call.done(), call.done().plus(asked), null});
+                held.add(new Hold(call.done(), call.done().plus(asked)));
+            } else if (r.report().kind() == ReportKind.COUNT && r.report().remaining() == 0
+                    && !explained(l, call, r.report().quota())) {
+                // nothing left by the vendor's word, and not the gate's own full window: held (as a cool-down, at
+                // most the limit's maxCoolDown and longest window) until a later count replaces it
+                long hold = Math.min(r.report().resetSeconds() * 1000, Math.min(plan.maxCoolDownMs(),
+                        longestWindow(plan)));
+                Instant until = call.done().plusMillis(hold);
+                for (HistoryRun.Reported later : List.copyOf(run.reported)) {
+                    Call by = calls.get(later.callId());
+                    if (later.limit() == l && later.report().kind() == ReportKind.COUNT && by != null
+                            && by.done() != null && by.done().isAfter(call.done()) && by.done().isBefore(until)) {
+                        until = by.done();
+                    }
+                }
+                held.add(new Hold(call.done(), until));
             }
         }
-        for (Instant[] h : held) {
-            Instant until = h[1];
+        for (Hold h : held) {
+            Instant until = h.until();
             for (Instant resumed : resumes) {
-                if (resumed.isAfter(h[0]) && resumed.isBefore(until)) {
+                if (resumed.isAfter(h.from()) && resumed.isBefore(until)) {
                     until = resumed;
                 }
             }
             for (Send s : sends.get(l)) {
-                if (s.sentAt().isAfter(h[0].plus(SLACK)) && s.sentAt().isBefore(until.minus(SLACK))) {
+                if (s.sentAt().isAfter(h.from().plus(SLACK)) && s.sentAt().isBefore(until.minus(SLACK))) {
                     found.add("L" + l + ": send " + s.seq() + " (call " + s.callId() + ") at " + s.sentAt()
-                            + " while the limit was held from " + h[0] + " to " + until);
+                            + " while the limit was held from " + h.from() + " to " + until);
                     break;
                 }
             }
@@ -341,6 +360,39 @@ final class HistoryChecks {
                 }
             }
         }
+    }
+
+    private static long longestWindow(LimitPlan plan) {
+        return Math.max(plan.windowMs(), Math.max(plan.more() == null ? 0 : plan.more().windowMs(),
+                plan.quota() == null ? 0 : plan.quota().blockMs()));
+    }
+
+    /**
+     * Whether the gate's own sends explain a count of 0 reported by {@code call} ({@link dev.gate.rules.VendorCount}'s
+     * rule, from the send log): every rule it could be of held its calls of the gate's own units, up to the call's.
+     */
+    private boolean explained(int l, Call call, Integer quota) {
+        LimitPlan plan = run.history.limits().get(l);
+        long unit = sends.get(l).stream().filter(s -> s.callId() == call.id()).mapToLong(Send::seq).max().orElse(-1);
+        if (unit < 0) {
+            return false;
+        }
+        boolean any = false;
+        for (Window w : windows(l)) {
+            int calls = calls(l, w, call.done());
+            if (quota != null && calls != quota) {
+                continue;
+            }
+            any = true;
+            Instant from = w.zone() == null ? call.done().minusMillis(w.windowMs() + plan.marginMs())
+                    : new CalendarBlocks(Duration.ofMillis(w.windowMs()), ZoneId.of(w.zone()), w.at())
+                    .at(call.done()).start().minusMillis(plan.marginMs());
+            long own = sends.get(l).stream().filter(s -> s.seq() <= unit && !s.sentAt().isBefore(from)).count();
+            if (own < calls) {
+                return false;
+            }
+        }
+        return any;
     }
 
     private static boolean keyHeld(List<Call> calls, Call y, Instant t) {

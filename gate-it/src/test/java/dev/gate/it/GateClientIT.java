@@ -21,7 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The Java client for programs outside the server, against the real server: acquire and complete; a lease kept
- * alive by the client through a 60 s wait, twelve times longer than it; a lost answer to a submission sent again
+ * alive by the client through a 20 s wait, four times longer than it; a lost answer to a submission sent again
  * and finding its call; a permit closed without an outcome given up at once; a deadline refused at once; a call not
  * granted in time leaves the line; calls are paused while the database is cut; an outcome whose answer is lost, or
  * sent while the database is cut, is sent again until the gate has it; a held sign-in is told as such, and an outcome
@@ -298,18 +298,19 @@ class GateClientIT extends GateDeployedAlone {
     }
 
     @Test
-    void theClientKeepsAWaitingCallsLeaseAliveThroughASixtySecondWait() throws Exception {
-        Api.put("ops", "/limits/client-slow", "{\"calls\":1,\"windowSeconds\":60}");
+    void theClientKeepsAWaitingCallsLeaseAliveThroughAWaitFourTimesItsLease() throws Exception {
+        Api.put("ops", "/limits/client-slow", "{\"calls\":1,\"windowSeconds\":20}");
         try (HttpGate gate = HttpGate.connect(API, "worker", "worker")) {
             Permit first = gate.acquire("client-slow", CallClass.SCHEDULED, Duration.ofSeconds(10));
             first.complete(200);
             long t0 = System.nanoTime();
-            // a 5 s lease: without the client's renewals the call would expire long before the next slot (60 s)
-            Permit second = gate.acquire("client-slow", CallClass.BACKFILL, Duration.ofSeconds(90),
+            // a 5 s lease (the shortest): without the client's renewals the call would expire three times over
+            // before the next slot (20 s)
+            Permit second = gate.acquire("client-slow", CallClass.BACKFILL, Duration.ofSeconds(40),
                     CallOptions.NONE.withLease(Duration.ofSeconds(5)));
             Duration waited = Duration.ofNanos(System.nanoTime() - t0);
-            assertTrue(waited.compareTo(Duration.ofSeconds(55)) > 0, "it waited for the next slot: " + waited);
-            assertTrue(!second.grantedAt().isBefore(first.grantedAt().plusSeconds(60)), "on the beat");
+            assertTrue(waited.compareTo(Duration.ofSeconds(18)) > 0, "it waited for the next slot: " + waited);
+            assertTrue(!second.grantedAt().isBefore(first.grantedAt().plusSeconds(20)), "on the beat");
             second.complete(200);
         }
     }
