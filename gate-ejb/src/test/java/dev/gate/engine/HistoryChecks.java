@@ -45,7 +45,7 @@ final class HistoryChecks {
     }
 
     /** A unit in the send log. */
-    record Send(int limit, long callId, Instant sentAt, long seq) {
+    record Send(int limit, long callId, Instant sentAt, Instant slotAt, long seq) {
     }
 
     private final HistoryRun run;
@@ -74,6 +74,12 @@ final class HistoryChecks {
                 checks.higherClassFirstAndFirstComeFirstServed(l);
             }
         }
+        for (int l = 0; l < run.names.length; l++) {
+            final int limit = l;
+            if (run.refusedLimits.stream().noneMatch(r -> r.startsWith("L" + limit + ":"))) {
+                checks.nobodyLockedOut(l);
+            }
+        }
         return checks.found;
     }
 
@@ -100,13 +106,13 @@ final class HistoryChecks {
                     }
                 }
             }
-            try (PreparedStatement ps = c.prepareStatement("SELECT limit_name, call_id, sent_at, seq FROM gate_send "
+            try (PreparedStatement ps = c.prepareStatement("SELECT limit_name, call_id, sent_at, slot_at, seq FROM gate_send "
                     + "WHERE limit_name = ANY (?) ORDER BY limit_name, seq")) {
                 ps.setArray(1, c.createArrayOf("varchar", run.names));
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         int limit = index.get(rs.getString("limit_name"));
-                        sends.get(limit).add(new Send(limit, rs.getLong("call_id"), at(rs, "sent_at"),
+                        sends.get(limit).add(new Send(limit, rs.getLong("call_id"), at(rs, "sent_at"), at(rs, "slot_at"),
                                 rs.getLong("seq")));
                     }
                 }
@@ -308,7 +314,8 @@ final class HistoryChecks {
                 // most the limit's maxCoolDown and longest window) until a later count replaces it
                 long hold = Math.min(r.report().resetSeconds() * 1000, Math.min(plan.maxCoolDownMs(),
                         longestWindow(plan)));
-                Instant until = call.done().plusMillis(hold);
+                // the hold runs from the report's statement, somewhere between its sending and its call's end
+                Instant until = r.sent().plusMillis(hold);
                 for (HistoryRun.Reported later : List.copyOf(run.reported)) {
                     Call by = calls.get(later.callId());
                     if (later.limit() == l && later.report().kind() == ReportKind.COUNT && by != null
@@ -360,6 +367,134 @@ final class HistoryChecks {
                 }
             }
         }
+    }
+
+    /** How late a due grant may come on a busy 2-core box (the loop's wake, a commit, a copy hearing of it). */
+    private static final Duration LATENESS = Duration.ofMillis(500);
+    private static final Duration STEP = Duration.ofMillis(50);
+
+    /**
+     * Nobody locked out: whenever, during the history, a call waited that the rules would send (no pause or hold could
+     * still be running, every window had room for the line's head, the beat was due), a unit went within the
+     * lateness. A costly head keeps its place: the line is due when the head's units fit (on a limit whose order is
+     * not strict, when every waiting call's do).
+     */
+    private void nobodyLockedOut(int l) {
+        LimitPlan plan = run.history.limits().get(l);
+        List<Send> log = sends.get(l);
+        List<Call> mine = calls.values().stream().filter(c -> c.limit() == l).toList();
+        List<Hold> maybeHeld = holdsAtMost(l);
+        for (Instant t = run.start.plusSeconds(1); t.isBefore(run.ended.minus(LATENESS)); t = t.plus(STEP)) {
+            Instant now = t;
+            if (maybeHeld.stream().anyMatch(h -> !now.isBefore(h.from().minus(SLACK))
+                    && now.isBefore(h.until().plus(SLACK)))) {
+                continue;
+            }
+            if (run.repaced.get(l).stream().anyMatch(a -> now.isAfter(a.started().minusMillis(200))
+                    && now.isBefore(a.ended().plusMillis(200)))) {
+                continue;
+            }
+            List<Call> waiting = mine.stream().filter(y -> !y.state().equals("EXPIRED") && y.dedupeKey() == null
+                    && y.enqueued().isBefore(now.minus(SETTLED)) && y.leftWaiting() != null
+                    && y.leftWaiting().isAfter(now.plus(LATENESS)) && y.deadline() == null
+                    && !keyHeld(mine, y, now) && !keyHeld(mine, y, now.plus(LATENESS)))
+                    .sorted((x, y) -> x.rank() != y.rank() ? Integer.compare(x.rank(), y.rank())
+                            : x.enqueued().compareTo(y.enqueued())).toList();
+            if (waiting.isEmpty()) {
+                continue;
+            }
+            int cost = plan.strict() ? waiting.get(0).cost() : waiting.stream().mapToInt(Call::cost).max().orElse(1);
+            if (!due(l, rulesAt(l, now), log, now, cost)) {
+                continue;
+            }
+            boolean sent = log.stream().anyMatch(s -> !s.sentAt().isBefore(now) && !s.sentAt().isAfter(now.plus(LATENESS)));
+            if (!sent) {
+                found.add("L" + l + " (" + plan + ") locked out at " + now + ": call " + waiting.get(0).id()
+                        + " (rank " + waiting.get(0).rank() + ", cost " + waiting.get(0).cost() + ") waited, no pause "
+                        + "or hold could run, every window had room and the beat was due, yet nothing was granted "
+                        + "within " + LATENESS.toMillis() + " ms");
+                return;
+            }
+        }
+    }
+
+    /** Whether, by the rules on the send log before {@code t}, a call of {@code cost} could go at {@code t}. */
+    private boolean due(int l, dev.gate.rules.LimitRules rules, List<Send> log, Instant t, int cost) {
+        List<Send> before = log.stream().filter(s -> s.sentAt().isBefore(t)).toList();
+        if (before.isEmpty()) {
+            return true;
+        }
+        Send last = before.get(before.size() - 1);
+        int lastCost = (int) before.stream().filter(s -> s.callId() == last.callId()).count();
+        Instant position = last.slotAt() != null && last.slotAt().isAfter(last.sentAt()) ? last.slotAt()
+                : last.sentAt();
+        Instant beat = position.plus(rules.gap().multipliedBy(lastCost)); // a burst or a restart only brings it sooner
+        List<java.util.Optional<Instant>> leave = new ArrayList<>();
+        for (dev.gate.rules.Pace p : rules.rules()) {
+            int calls = p.calls();
+            int index = before.size() - (calls - Math.min(cost, calls) + 1);
+            leave.add(index >= 0 ? java.util.Optional.of(before.get(index).sentAt()) : java.util.Optional.empty());
+        }
+        return dev.gate.rules.SlotRule.decide(rules, t, beat, leave, java.util.Optional.of(last.sentAt()), null)
+                .sendNow();
+    }
+
+    /** The limit's rules as the cap and the beat count them (margins included), with the main rule's calls at t. */
+    private dev.gate.rules.LimitRules rulesAt(int l, Instant t) {
+        LimitPlan plan = run.history.limits().get(l);
+        List<dev.gate.rules.Pace> paces = new ArrayList<>();
+        int main = run.callsAt(l, t);
+        paces.add(plan.alignedZone() == null ? dev.gate.rules.Pace.of(main, plan.windowMs())
+                : dev.gate.rules.Pace.aligned(main, new CalendarBlocks(Duration.ofMillis(plan.windowMs()),
+                ZoneId.of(plan.alignedZone()), LocalTime.MIDNIGHT)));
+        if (plan.more() != null) {
+            paces.add(dev.gate.rules.Pace.of(plan.more().calls(), plan.more().windowMs()));
+        }
+        if (plan.quota() != null) {
+            paces.add(dev.gate.rules.Pace.aligned(plan.quota().calls(), new CalendarBlocks(
+                    Duration.ofMillis(plan.quota().blockMs()), ZoneId.of(plan.quota().zone()), run.quotaAt(plan))));
+        }
+        return dev.gate.rules.ReceiptMargin.of(Duration.ofMillis(plan.marginMs()))
+                .widen(new dev.gate.rules.LimitRules(paces, Duration.ZERO, Math.max(1, plan.burst())));
+    }
+
+    /**
+     * Every time the limit may have been held, at its longest: an operator's pause to its end (or a resume), a
+     * cool-down to the longest the ladder and the limit's maxCoolDown allow, a vendor's count from its sending to
+     * the longest it may hold (a count with units left holds once they are used).
+     */
+    private List<Hold> holdsAtMost(int l) {
+        LimitPlan plan = run.history.limits().get(l);
+        List<Hold> held = new ArrayList<>();
+        List<Instant> resumes = run.acts.stream().filter(a -> a.step().limit() == l
+                && a.step().kind() == History.OperatorKind.RESUME && a.done()).map(Act::ended).toList();
+        for (Act act : List.copyOf(run.acts)) {
+            if (act.step().limit() == l && act.step().kind() == History.OperatorKind.PAUSE && act.done()) {
+                Instant until = act.pausedUntil();
+                for (Instant resumed : resumes) {
+                    if (resumed.isAfter(act.started()) && resumed.isBefore(until)) {
+                        until = resumed;
+                    }
+                }
+                held.add(new Hold(act.started(), until));
+            }
+        }
+        long ladder = HistoryRun.LADDER.get(HistoryRun.LADDER.size() - 1).toMillis();
+        for (HistoryRun.Reported r : List.copyOf(run.reported)) {
+            if (r.limit() != l) {
+                continue;
+            }
+            if (r.report().kind() == ReportKind.SLOW_DOWN) {
+                long asked = r.report().retryAfterSeconds() == null ? 0 : r.report().retryAfterSeconds() * 1000L;
+                held.add(new Hold(r.sent(), r.at().plusMillis(Math.max(Math.min(asked, plan.maxCoolDownMs()),
+                        Math.max(ladder, HistoryRun.FLOOR.toMillis())))));
+            } else if (r.report().kind() == ReportKind.COUNT) {
+                held.add(new Hold(r.sent(), r.at().plusMillis(Math.min(r.report().resetSeconds() * 1000,
+                        Math.min(plan.maxCoolDownMs(), longestWindow(plan))))));
+            }
+        }
+        // a cool-down step's pause may outlast an earlier one: the holds overlap, each counted alone
+        return held;
     }
 
     private static long longestWindow(LimitPlan plan) {

@@ -66,7 +66,7 @@ final class HistoryGenerator {
             int limit = r.nextInt(limits.size());
             OperatorKind kind = OperatorKind.values()[r.nextInt(OperatorKind.values().length)];
             long arg = switch (kind) {
-                case PAUSE -> 400 + r.nextInt(1200);
+                case PAUSE -> 1000 + r.nextInt(1000);
                 case REPACE -> 1 + r.nextInt(Math.min(limits.get(limit).calls() * 2, 20));
                 default -> 0;
             };

@@ -67,8 +67,8 @@ final class HistoryRun {
     record Receipt(int limit, long callId, int cost, Instant at) {
     }
 
-    /** A report the gate took, with what it said. */
-    record Reported(int limit, long callId, Report report, Instant at) {
+    /** A report the gate took, with what it said: sent at {@code sent}, answered at {@code at}. */
+    record Reported(int limit, long callId, Report report, Instant sent, Instant at) {
     }
 
     /** An operator's step as it ran: from when to when, and a pause's end. */
@@ -78,6 +78,8 @@ final class HistoryRun {
     final History history;
     final String[] names;
     final Instant start;
+    /** When the last program and the operator were done. */
+    volatile Instant ended;
     final List<Told> told = Collections.synchronizedList(new ArrayList<>());
     final List<Receipt> receipts = Collections.synchronizedList(new ArrayList<>());
     final List<Reported> reported = Collections.synchronizedList(new ArrayList<>());
@@ -127,6 +129,7 @@ final class HistoryRun {
                 t.interrupt();
             }
         }
+        ended = Instant.now();
         return this;
     }
 
@@ -342,6 +345,7 @@ final class HistoryRun {
         if (report.kind() != History.ReportKind.ABANDON) {
             receipts.add(new Receipt(limit, id, cost, Instant.now()));
         }
+        Instant sent = Instant.now();
         try {
             switch (report.kind()) {
                 case OK -> complete(copy, program, id, 200, null, null, null, null, http);
@@ -359,7 +363,7 @@ final class HistoryRun {
                     return; // nobody reports: the lease runs out
                 }
             }
-            reported.add(new Reported(limit, id, report, Instant.now()));
+            reported.add(new Reported(limit, id, report, sent, Instant.now()));
             tell(p, s, limit, id, Answer.RECORDED, report.toString());
         } catch (GateException | RuntimeException e) {
             tell(p, s, limit, id, Answer.REPORT_REFUSED, e.toString());
@@ -416,7 +420,7 @@ final class HistoryRun {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
-            } catch (GateException e) {
+            } catch (GateException | IllegalArgumentException e) { // refused: nothing changed
                 acts.add(new Act(step, Instant.now(), Instant.now(), null, false));
             }
         }
