@@ -209,10 +209,29 @@ class RandomHistoriesTest extends OnTwoCopies {
         return b.isAfter(a) ? b : a;
     }
 
-    /** A shorter history that still breaks a promise: steps taken out one at a time, kept out while it still does. */
+    /**
+     * A shorter history that still breaks a promise: the operator, then whole programs, then single steps taken out,
+     * each kept out while the history still breaks one (at most {@code gate.histories.shrinkRuns} runs).
+     */
     private History shrink(History failing) throws Exception {
         History best = failing;
         int budget = Integer.getInteger("gate.histories.shrinkRuns", 40);
+        if (!best.operator().isEmpty() && budget-- > 0) {
+            History none = new History(best.seed(), best.limits(), best.programs(), List.of());
+            if (!check(none).isEmpty()) {
+                best = none;
+            }
+        }
+        for (int p = best.programs().size() - 1; p >= 0 && budget > 0; p--) {
+            if (best.programs().get(p).isEmpty()) {
+                continue;
+            }
+            budget--;
+            History fewer = best.withProgram(p, List.of());
+            if (!check(fewer).isEmpty()) {
+                best = fewer;
+            }
+        }
         for (int i = best.operator().size() - 1; i >= 0 && budget > 0; i--, budget--) {
             History fewer = best.withoutOperatorStep(i);
             if (!check(fewer).isEmpty()) {
