@@ -419,10 +419,18 @@ final class HistoryChecks {
     }
 
     /** Whether, by the rules on the send log before {@code t}, a call of {@code cost} could go at {@code t}. */
-    private boolean due(int l, dev.gate.rules.LimitRules rules, List<Send> log, Instant t, int cost) {
+    private static boolean due(int l, dev.gate.rules.LimitRules rules, List<Send> log, Instant t, int cost) {
+        return dueAt(rules, log, t, cost).sendNow();
+    }
+
+    /**
+     * The rules' decision at {@code t} on the send log before it, for a call of {@code cost}: the beat at most the
+     * last call's gaps after its slot (or its send, when later), every window's unit that must leave, the blocks.
+     */
+    static dev.gate.rules.SlotDecision dueAt(dev.gate.rules.LimitRules rules, List<Send> log, Instant t, int cost) {
         List<Send> before = log.stream().filter(s -> s.sentAt().isBefore(t)).toList();
         if (before.isEmpty()) {
-            return true;
+            return dev.gate.rules.SlotDecision.sendNow(t);
         }
         Send last = before.get(before.size() - 1);
         int lastCost = (int) before.stream().filter(s -> s.callId() == last.callId()).count();
@@ -435,12 +443,30 @@ final class HistoryChecks {
             int index = before.size() - (calls - Math.min(cost, calls) + 1);
             leave.add(index >= 0 ? java.util.Optional.of(before.get(index).sentAt()) : java.util.Optional.empty());
         }
-        return dev.gate.rules.SlotRule.decide(rules, t, beat, leave, java.util.Optional.of(last.sentAt()), null)
-                .sendNow();
+        return dev.gate.rules.SlotRule.decide(rules, t, beat, leave, java.util.Optional.of(last.sentAt()), null);
+    }
+
+    /** One limit's send log, in order. */
+    static List<Send> sendsOf(GateDatabase db, String limit) throws SQLException {
+        List<Send> out = new ArrayList<>();
+        try (Connection c = db.connect(); PreparedStatement ps = c.prepareStatement(
+                "SELECT call_id, sent_at, slot_at, seq FROM gate_send WHERE limit_name = ? ORDER BY seq")) {
+            ps.setString(1, limit);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(new Send(-1, rs.getLong("call_id"), at(rs, "sent_at"), at(rs, "slot_at"), rs.getLong("seq")));
+                }
+            }
+        }
+        return out;
     }
 
     /** The limit's rules as the cap and the beat count them (margins included), with the main rule's calls at t. */
     private dev.gate.rules.LimitRules rulesAt(int l, Instant t) {
+        return rulesAt(run, l, t);
+    }
+
+    static dev.gate.rules.LimitRules rulesAt(HistoryRun run, int l, Instant t) {
         LimitPlan plan = run.history.limits().get(l);
         List<dev.gate.rules.Pace> paces = new ArrayList<>();
         int main = run.callsAt(l, t);

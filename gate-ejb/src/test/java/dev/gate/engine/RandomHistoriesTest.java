@@ -6,21 +6,12 @@ import dev.gate.api.CallOptions;
 import dev.gate.engine.History.LimitPlan;
 import dev.gate.engine.History.ReportKind;
 import dev.gate.engine.HistoryRun.Act;
-import dev.gate.rules.CalendarBlocks;
-import dev.gate.rules.LimitRules;
-import dev.gate.rules.Pace;
-import dev.gate.rules.ReceiptMargin;
-import dev.gate.rules.SlotDecision;
-import dev.gate.rules.SlotRule;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.time.LocalTime;
-import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -175,34 +166,9 @@ class RandomHistoriesTest extends OnTwoCopies {
 
     /** When, by the rules on the send log alone, the limit's next unit is due: the beat, every window, every block. */
     private Instant dueBySendLog(HistoryRun run, int l) throws Exception {
-        LimitPlan plan = run.history.limits().get(l);
-        List<Pace> rules = new ArrayList<>();
-        int calls = run.callsAt(l, Instant.now());
-        rules.add(plan.alignedZone() == null ? Pace.of(calls, plan.windowMs()) : Pace.aligned(calls,
-                new CalendarBlocks(Duration.ofMillis(plan.windowMs()), ZoneId.of(plan.alignedZone()),
-                        LocalTime.MIDNIGHT)));
-        if (plan.more() != null) {
-            rules.add(Pace.of(plan.more().calls(), plan.more().windowMs()));
-        }
-        if (plan.quota() != null) {
-            rules.add(Pace.aligned(plan.quota().calls(), new CalendarBlocks(Duration.ofMillis(plan.quota().blockMs()),
-                    ZoneId.of(plan.quota().zone()), run.quotaAt(plan))));
-        }
-        LimitRules widened = ReceiptMargin.of(Duration.ofMillis(plan.marginMs()))
-                .widen(new LimitRules(rules, Duration.ZERO, Math.max(1, plan.burst())));
-        List<Instant> sent = copies.sends(run.names[l]);
-        if (sent.isEmpty()) {
-            return Instant.now();
-        }
-        Instant last = sent.get(sent.size() - 1);
-        List<Optional<Instant>> nth = new ArrayList<>();
-        for (Pace p : widened.rules()) {
-            nth.add(sent.size() >= p.calls() ? Optional.of(sent.get(sent.size() - p.calls())) : Optional.empty());
-        }
-        // the beat: at most a gap after the last send (a burst or a restart only brings it earlier)
-        Instant beat = last.plus(widened.gap());
-        SlotDecision d = SlotRule.decide(widened, Instant.now(), beat, nth, Optional.of(last), null);
-        return d.notBefore();
+        Instant now = Instant.now();
+        return HistoryChecks.dueAt(HistoryChecks.rulesAt(run, l, now), HistoryChecks.sendsOf(copies, run.names[l]),
+                now, 1).notBefore();
     }
 
     private static Instant later(Instant a, Instant b) {
