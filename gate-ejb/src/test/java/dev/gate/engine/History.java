@@ -111,9 +111,13 @@ record History(long seed, List<LimitPlan> limits, List<List<Step>> programs, Lis
         }
     }
 
-    enum OperatorKind { PAUSE, RESUME, REPACE, REDECLARE }
+    enum OperatorKind { PAUSE, RESUME, REPACE, REDECLARE, CUT, KILL }
 
-    /** The operator's hand at {@code atMs} after the start: a pause of {@code arg} ms, or a re-pace to {@code arg}. */
+    /**
+     * The operator's hand at {@code atMs} after the start: a pause of {@code arg} ms, or a re-pace to {@code arg}; or a
+     * fault: copy b's database link cut for {@code arg} ms, or copy b killed and a new one started {@code arg} ms
+     * later.
+     */
     record OperatorStep(long atMs, OperatorKind kind, int limit, long arg) {
         @Override
         public String toString() {
@@ -122,6 +126,8 @@ record History(long seed, List<LimitPlan> limits, List<List<Step>> programs, Lis
                 case RESUME -> "resume L" + limit;
                 case REPACE -> "re-pace L" + limit + " to " + arg + " calls";
                 case REDECLARE -> "re-declare L" + limit;
+                case CUT -> "cut copy b's database link for " + arg + " ms";
+                case KILL -> "kill copy b, start another " + arg + " ms later";
             };
         }
     }

@@ -138,6 +138,13 @@ final class HistoryChecks {
             }
         }
         for (Call call : calls.values()) {
+            for (HistoryRun.Fault f : List.copyOf(run.faults)) {
+                if (f.kind() == History.OperatorKind.KILL && call.owner().equals(f.struck()) && call.granted() != null
+                        && call.granted().isAfter(f.from().plusMillis(300))) {
+                    found.add("call " + call.id() + " of the killed copy " + f.struck() + " was granted at "
+                            + call.granted() + ", after its copy died at " + f.from());
+                }
+            }
             if (call.state().equals("WAITING") || call.state().equals("GRANTED")) {
                 found.add("call " + call.id() + " still " + call.state() + " after the line drained");
             }
@@ -150,6 +157,10 @@ final class HistoryChecks {
         }
         for (Told t : List.copyOf(run.told)) {
             Call call = t.callId() == null ? null : calls.get(t.callId());
+            if (call != null && run.faults.stream().anyMatch(f -> f.kind() == History.OperatorKind.KILL
+                    && call.owner().equals(f.struck()) && t.at().isAfter(f.from()))) {
+                continue; // its caller died with its copy: what it heard after is no one's
+            }
             switch (t.answer()) {
                 case GRANTED -> {
                     if (call == null || call.granted() == null) {
@@ -200,8 +211,16 @@ final class HistoryChecks {
                         found.add(t + ": told abandoned, the tables say " + (call == null ? "no call" : call.state()));
                     }
                 }
-                case PAUSED -> found.add(t + ": calls are paused, with no fault made");
-                case REPORT_REFUSED -> found.add(t + ": the report of a granted call was refused");
+                case PAUSED -> {
+                    if (!run.faultAt(t.at())) {
+                        found.add(t + ": calls are paused, with no fault made");
+                    }
+                }
+                case REPORT_REFUSED -> {
+                    if (!run.faultAt(t.at())) {
+                        found.add(t + ": the report of a granted call was refused");
+                    }
+                }
                 default -> {
                     // NOT_NOW, REFUSED: nothing in the tables to hold them to
                 }
@@ -354,7 +373,8 @@ final class HistoryChecks {
                 if (y == x || y.cost() > 1 || y.state().equals("EXPIRED") || y.dedupeKey() != null
                         || !y.enqueued().isBefore(x.granted().minus(SETTLED))
                         || y.leftWaiting() == null || !y.leftWaiting().isAfter(x.granted().plus(SLACK))
-                        || y.deadline() != null || keyHeld(mine, y, x.granted())) {
+                        || y.deadline() != null || keyHeld(mine, y, x.granted())
+                        || run.ownerDownAt(y.owner(), x.granted())) {
                     continue;
                 }
                 boolean higher = y.rank() < x.rank();
@@ -391,13 +411,14 @@ final class HistoryChecks {
                 continue;
             }
             if (run.repaced.get(l).stream().anyMatch(a -> now.isAfter(a.started().minusMillis(200))
-                    && now.isBefore(a.ended().plusMillis(200)))) {
+                    && now.isBefore(a.ended().plusMillis(200))) || run.faultAt(now)) {
                 continue;
             }
             List<Call> waiting = mine.stream().filter(y -> !y.state().equals("EXPIRED") && y.dedupeKey() == null
                     && y.enqueued().isBefore(now.minus(SETTLED)) && y.leftWaiting() != null
                     && y.leftWaiting().isAfter(now.plus(LATENESS)) && y.deadline() == null
-                    && !keyHeld(mine, y, now) && !keyHeld(mine, y, now.plus(LATENESS)))
+                    && !keyHeld(mine, y, now) && !keyHeld(mine, y, now.plus(LATENESS))
+                    && !run.ownerDownAt(y.owner(), now))
                     .sorted((x, y) -> x.rank() != y.rank() ? Integer.compare(x.rank(), y.rank())
                             : x.enqueued().compareTo(y.enqueued())).toList();
             if (waiting.isEmpty()) {

@@ -68,6 +68,8 @@ final class HistoryGenerator {
             long arg = switch (kind) {
                 case PAUSE -> 1000 + r.nextInt(1000);
                 case REPACE -> 1 + r.nextInt(Math.min(limits.get(limit).calls() * 2, 20));
+                case CUT -> 300 + r.nextInt(2200);
+                case KILL -> 200 + r.nextInt(1000);
                 default -> 0;
             };
             operator.add(new OperatorStep(at, kind, limit, arg));

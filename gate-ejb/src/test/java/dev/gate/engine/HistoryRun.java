@@ -45,6 +45,8 @@ final class HistoryRun {
     private static final AtomicInteger RUNS = new AtomicInteger();
     static final Duration MAX_WAIT = Duration.ofSeconds(6);
     static final Duration HTTP_LEASE = Duration.ofSeconds(2);
+    /** An instance's calls' lease (its heartbeat renews it): a killed copy's calls end within it. */
+    static final Duration EJB_LEASE = Duration.ofSeconds(3);
     static final Duration FLOOR = Duration.ofMillis(300);
     static final List<Duration> LADDER = List.of(Duration.ofMillis(300), Duration.ofMillis(600));
 
@@ -75,6 +77,42 @@ final class HistoryRun {
     record Act(OperatorStep step, Instant started, Instant ended, Instant pausedUntil, boolean done) {
     }
 
+    /** A fault made: from when to when, and the instance it struck (killed, or its link cut). */
+    record Fault(History.OperatorKind kind, Instant from, Instant until, String struck) {
+
+        /** While the fault, or the recovery after it, may hold a copy's callers (a recovery probe every 250 ms). */
+        boolean covers(Instant t) {
+            return !t.isBefore(from.minusMillis(200)) && t.isBefore(until.plusSeconds(4));
+        }
+    }
+
+    /** Whether a fault (or the recovery after it) was under way at {@code t}. */
+    boolean faultAt(Instant t) {
+        return faults.stream().anyMatch(f -> f.covers(t));
+    }
+
+    /** Whether the call of {@code owner} could not be granted at {@code t}: its instance killed, or cut off then. */
+    boolean ownerDownAt(String owner, Instant t) {
+        return faults.stream().anyMatch(f -> owner.equals(f.struck()) && (f.kind() == History.OperatorKind.KILL
+                ? !t.isBefore(f.from()) : f.covers(t)));
+    }
+
+    /**
+     * Copy b, which the faults strike: it runs behind a proxy that can cut its database link, and it can be killed (as
+     * a crash: its timers and listener stop, its calls stay as they are) and another started in its place.
+     */
+    interface SecondCopy {
+        Engine engine();
+
+        String owner();
+
+        void cut(Duration length) throws Exception;
+
+        void kill();
+
+        void startAgain();
+    }
+
     final History history;
     final String[] names;
     final Instant start;
@@ -86,14 +124,15 @@ final class HistoryRun {
     final List<Act> acts = Collections.synchronizedList(new ArrayList<>());
     final List<String> refusedLimits = Collections.synchronizedList(new ArrayList<>());
     final List<String> broken = Collections.synchronizedList(new ArrayList<>());
+    final List<Fault> faults = Collections.synchronizedList(new ArrayList<>());
     /** Per limit, the main rule's calls as declared and each re-pace, with when it ran. */
     final List<List<Act>> repaced = new ArrayList<>();
 
     private final Engine a;
-    private final Engine b;
+    private final SecondCopy b;
     private final int run;
 
-    HistoryRun(History history, Engine a, Engine b) {
+    HistoryRun(History history, Engine a, SecondCopy b) {
         this.history = history;
         this.a = a;
         this.b = b;
@@ -167,10 +206,10 @@ final class HistoryRun {
     }
 
     private void program(int p) {
-        Engine copy = p % 2 == 0 ? a : b;
         String program = "p" + p;
         List<Step> steps = history.programs().get(p);
         for (int s = 0; s < steps.size(); s++) {
+            Engine copy = p % 2 == 0 ? a : b.engine(); // after a kill, the copy started in its place
             try {
                 Step step = steps.get(s);
                 if (step instanceof Sleep sleep) {
@@ -209,7 +248,7 @@ final class HistoryRun {
         Ticket ticket;
         try {
             ticket = copy.callers().join(limit, join.callClass(), program, options(join.cost(), join.deadlineMs(),
-                    join.concurrencyKey(), join.report().kind() == History.ReportKind.LAPSE ? HTTP_LEASE : null));
+                    join.concurrencyKey(), join.report().kind() == History.ReportKind.LAPSE ? HTTP_LEASE : EJB_LEASE));
         } catch (GateException e) {
             refused(p, s, join.limit(), null, e);
             return;
@@ -225,14 +264,24 @@ final class HistoryRun {
         report(copy, program, p, s, join.limit(), permit.callId(), join.cost(), join.report(), false);
     }
 
-    private void http(Engine copy, String program, int p, int s, Join join) throws InterruptedException {
+    private void http(Engine first, String program, int p, int s, Join join) throws InterruptedException {
+        Engine copy = first;
         String limit = names[join.limit()];
         String key = "r" + run + "-p" + p + "-s" + s;
         CallOptions options = options(join.cost(), join.deadlineMs(), join.concurrencyKey(), HTTP_LEASE);
         ProgramCalls.Submitted submitted;
         try {
-            submitted = copy.programs().submit(program, limit, join.callClass(), options, join.dedupeKey(), key,
-                    true);
+            try {
+                submitted = copy.programs().submit(program, limit, join.callClass(), options, join.dedupeKey(), key,
+                        true);
+            } catch (GatePausedException | GateBusyException e) {
+                if (copy == a) {
+                    throw e;
+                }
+                copy = a; // the answer may be lost with the call made: sent again with its key, to the other copy
+                submitted = copy.programs().submit(program, limit, join.callClass(), options, join.dedupeKey(), key,
+                        true);
+            }
             if (join.sentTwice()) { // its answer was lost: sent again with its key
                 ProgramCalls.Submitted again = copy.programs().submit(program, limit, join.callClass(), options,
                         join.dedupeKey(), key, true);
@@ -266,8 +315,16 @@ final class HistoryRun {
                     return;
                 }
                 Thread.sleep(100);
-                copy.programs().renew(program, id);
-                row = copy.programs().own(program, id).orElse(null);
+                try {
+                    copy.programs().renew(program, id);
+                    row = copy.programs().own(program, id).orElse(null);
+                } catch (GatePausedException | GateBusyException e) {
+                    if (copy == a) {
+                        throw e;
+                    }
+                    copy = a; // its copy is paused: the program asks the other
+                    continue;
+                }
                 if (row == null) {
                     tell(p, s, join.limit(), id, Answer.ENDED, "gone");
                     return;
@@ -286,8 +343,9 @@ final class HistoryRun {
     }
 
     /** A dedupe joiner polls the call it joined until it ends; what it last saw is what it was told. */
-    private void sharedOutcome(Engine copy, String program, int p, int s, int limit, long id)
+    private void sharedOutcome(Engine first, String program, int p, int s, int limit, long id)
             throws InterruptedException {
+        Engine copy = first;
         long until = System.nanoTime() + MAX_WAIT.plusSeconds(4).toNanos();
         while (System.nanoTime() - until < 0) {
             try {
@@ -298,6 +356,12 @@ final class HistoryRun {
                             + row.get().outcomeStatus());
                     return;
                 }
+            } catch (GatePausedException | GateBusyException e) {
+                if (copy == a) {
+                    refused(p, s, limit, id, e);
+                    return;
+                }
+                copy = a; // its copy is paused: the program asks the other
             } catch (GateException e) {
                 refused(p, s, limit, id, e);
                 return;
@@ -310,7 +374,7 @@ final class HistoryRun {
         Attempt attempt;
         try {
             attempt = copy.callers().tryNow(names[tried.limit()], tried.callClass(), program,
-                    CallOptions.NONE.withCost(tried.cost()));
+                    CallOptions.NONE.withCost(tried.cost()).withLease(EJB_LEASE));
         } catch (GateException e) {
             refused(p, s, tried.limit(), null, e);
             return;
@@ -326,7 +390,8 @@ final class HistoryRun {
 
     private void cancel(Engine copy, String program, int p, int s, Cancel cancel) {
         try {
-            Ticket ticket = copy.callers().join(names[cancel.limit()], cancel.callClass(), program, CallOptions.NONE);
+            Ticket ticket = copy.callers().join(names[cancel.limit()], cancel.callClass(), program,
+                    CallOptions.NONE.withLease(EJB_LEASE));
             try {
                 Permit permit = copy.callers().await(ticket, Duration.ofMillis(cancel.afterMs()));
                 tell(p, s, cancel.limit(), permit.callId(), Answer.GRANTED, null);
@@ -373,7 +438,18 @@ final class HistoryRun {
     private void complete(Engine copy, String program, long id, int status, Integer retryAfter, Integer remaining,
                           Long reset, Integer quota, boolean http) throws GateException {
         if (http) {
-            if (!copy.programs().outcome(program, id, status, retryAfter, remaining, reset, quota)) {
+            boolean recorded;
+            try {
+                recorded = copy.programs().outcome(program, id, status, retryAfter, remaining, reset, quota);
+            } catch (GatePausedException | GateBusyException e) {
+                if (copy == a) {
+                    throw e;
+                }
+                // its copy is paused: the program sends its report again to the other (the same outcome twice is
+                // taken once)
+                recorded = a.programs().outcome(program, id, status, retryAfter, remaining, reset, quota);
+            }
+            if (!recorded) {
                 throw new GateException("the outcome found no granted call");
             }
         } else {
@@ -408,9 +484,21 @@ final class HistoryRun {
                 Instant until = null;
                 switch (step.kind()) {
                     case PAUSE -> until = a.operators().pause(limit, Duration.ofMillis(step.arg()), "ops");
-                    case RESUME -> b.operators().resume(limit, "ops");
+                    case RESUME -> b.engine().operators().resume(limit, "ops");
                     case REPACE -> a.limits().rePace(limit, Pace.of((int) step.arg(), plan.windowMs()), "ops");
-                    case REDECLARE -> b.limits().put(limit, spec(plan), "ops");
+                    case REDECLARE -> b.engine().limits().put(limit, spec(plan), "ops");
+                    case CUT -> {
+                        String cut = b.owner();
+                        b.cut(Duration.ofMillis(step.arg()));
+                        faults.add(new Fault(step.kind(), started, Instant.now(), cut));
+                    }
+                    case KILL -> {
+                        String killed = b.owner();
+                        b.kill();
+                        Thread.sleep(step.arg());
+                        b.startAgain();
+                        faults.add(new Fault(step.kind(), started, Instant.now(), killed));
+                    }
                 }
                 Act act = new Act(step, started, Instant.now(), until, true);
                 acts.add(act);
@@ -420,8 +508,10 @@ final class HistoryRun {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
-            } catch (GateException | IllegalArgumentException e) { // refused: nothing changed
+            } catch (GateException | IllegalArgumentException e) { // refused (or its copy paused): nothing changed
                 acts.add(new Act(step, Instant.now(), Instant.now(), null, false));
+            } catch (Exception e) {
+                broken.add("the operator's " + step + " failed: " + e);
             }
         }
     }

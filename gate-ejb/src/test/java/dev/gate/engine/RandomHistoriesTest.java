@@ -6,12 +6,16 @@ import dev.gate.api.CallOptions;
 import dev.gate.engine.History.LimitPlan;
 import dev.gate.engine.History.ReportKind;
 import dev.gate.engine.HistoryRun.Act;
+import dev.gate.dev.TcpProxy;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -26,7 +30,64 @@ import static org.junit.jupiter.api.Assertions.fail;
  * {@code -Dgate.histories.seed}; {@code -Dgate.history.seed=S} replays one). A failing history shrinks to a shorter
  * one that still fails, printed as a readable sequence with its seed.
  */
-class RandomHistoriesTest extends OnTwoCopies {
+class RandomHistoriesTest {
+
+    @RegisterExtension
+    final GateCopies copies = new GateCopies();
+    private Engine a;
+    private SecondCopy b;
+
+    @BeforeEach
+    void twoCopiesTheSecondBehindAProxy() throws Exception {
+        a = copies.start("histories-a");
+        b = new SecondCopy(copies.proxy());
+    }
+
+    /** Copy b: its database link through a proxy that a fault cuts; killed as a crash and started again. */
+    private final class SecondCopy implements HistoryRun.SecondCopy {
+        private final TcpProxy proxy;
+        private volatile Engine engine;
+        private volatile String owner;
+        private int started;
+
+        SecondCopy(TcpProxy proxy) {
+            this.proxy = proxy;
+            startAgain();
+        }
+
+        @Override
+        public Engine engine() {
+            return engine;
+        }
+
+        @Override
+        public String owner() {
+            return owner;
+        }
+
+        @Override
+        public void cut(Duration length) throws Exception {
+            proxy.cut();
+            try {
+                Thread.sleep(length.toMillis());
+            } finally {
+                proxy.restore();
+            }
+        }
+
+        @Override
+        public void kill() {
+            engine.halt(); // as a crash: its timers and listener stop, its calls stay as they are
+            engine.release();
+        }
+
+        @Override
+        public void startAgain() {
+            owner = "histories-b" + ++started;
+            engine = copies.start(owner, GateCopies.FAST, new ScheduledThreadPoolExecutor(2),
+                    copies.poolThrough(proxy));
+        }
+    }
 
     private static final int IN_THE_SUITE = 8;
     private static final Duration LATENESS = Duration.ofMillis(400);
@@ -117,17 +178,17 @@ class RandomHistoriesTest extends OnTwoCopies {
             if (wait > 0) {
                 Thread.sleep(wait);
             }
-            Attempt tried = b.callers().tryNow(run.names[l], CallClass.SCHEDULED, "probe", CallOptions.NONE);
+            Attempt tried = b.engine().callers().tryNow(run.names[l], CallClass.SCHEDULED, "probe", CallOptions.NONE);
             long lateUntil = System.nanoTime() + LATENESS.toNanos();
             while (!tried.isGranted() && System.nanoTime() - lateUntil < 0) {
                 Thread.sleep(Math.max(10, Math.min(100, tried.retryAfter().toMillis())));
-                tried = b.callers().tryNow(run.names[l], CallClass.SCHEDULED, "probe", CallOptions.NONE);
+                tried = b.engine().callers().tryNow(run.names[l], CallClass.SCHEDULED, "probe", CallOptions.NONE);
             }
             if (!tried.isGranted()) {
                 found.add("L" + l + " (" + plan + ") locked out: every hold ended and a unit was due by " + due
                         + ", yet a try at " + Instant.now() + " was told to retry after " + tried.retryAfter());
             } else {
-                b.callers().complete(tried.permit().callId(), "probe", 200, null, null, null, null);
+                b.engine().callers().complete(tried.permit().callId(), "probe", 200, null, null, null, null);
             }
         }
         return found;
