@@ -127,10 +127,10 @@ public final class Engine {
                 tryNow);
         this.programs = new ProgramCalls(admission, joining, owned, reads, outcomes, new Estimates(tx), delivery,
                 watches, loop, tryNow);
-        this.limits = new LimitControl(admission, limitTable, new LimitRemovals(tx), new LineView(jpa),
-                new LineView(backgroundJpa), loop, staleKeys);
         this.operators = new OperatorActions(owner, admission, new OperatorPauses(tx), new OperatorCancels(tx),
                 new ActionLog(tx), waiters, delivery, loop);
+        this.limits = new LimitControl(admission, limitTable, new LimitRemovals(tx), new LineView(jpa),
+                new LineView(backgroundJpa), loop, staleKeys, operators);
         this.upkeep = new TableUpkeep(new GateTables(dataSource), settings, health, threads);
     }
 

@@ -34,13 +34,15 @@ public final class LimitControl {
     private final Admission admission;
     private final LimitTable limits;
     private final LimitRemovals removals;
+    private final OperatorActions operators;
     private final LineView view;
     private final LineView backgroundView;
     private final GrantLoop loop;
     private final StaleKeys staleKeys;
 
     LimitControl(Admission admission, LimitTable limits, LimitRemovals removals, LineView view,
-                 LineView backgroundView, GrantLoop loop, StaleKeys staleKeys) {
+                 LineView backgroundView, GrantLoop loop, StaleKeys staleKeys, OperatorActions operators) {
+        this.operators = operators;
         this.staleKeys = staleKeys;
         this.admission = admission;
         this.limits = limits;
@@ -132,14 +134,16 @@ public final class LimitControl {
         if (spec.starvingAfter() != null && (spec.starvingAfter().isNegative() || spec.starvingAfter().isZero())) {
             throw new InvalidLimitException("limit '" + name + "': the starving mark must be positive");
         }
-        boolean created;
+        LimitTable.Change change;
         try {
-            created = admission.run(() -> limits.put(name, pace, options, spec.starvingAfter(), actor));
+            change = admission.run(() -> limits.put(name, pace, options, spec.starvingAfter(), actor));
         } catch (LimitTable.Refused e) {
             throw new InvalidLimitException("limit '" + name + "': " + e.getMessage());
         }
+        boolean created = change.created();
         LOG.info(() -> "limit " + name + (created ? " created: " : " changed: ") + pace.calls() + " calls per "
                 + pace.window() + " by " + actor);
+        tooCostly(change.tooCostly(), actor);
         if (!created) {
             follow(name);
         }
@@ -147,18 +151,25 @@ public final class LimitControl {
         return created;
     }
 
+    /** Waiting calls the change made costlier than the limit's smallest rule left the line with it: told so. */
+    private void tooCostly(List<dev.gate.store.Leases.Cleared> cancelled, String actor) {
+        operators.callsEnded(cancelled, "cancelled: its cost is above the calls of the limit's smallest rule since "
+                + actor + " changed the limit");
+    }
+
     /** Changes only the limit's own rule (its options and more rules stay), recorded as {@code actor}'s action. */
     public void rePace(String name, Pace pace, String actor) throws GateException {
-        boolean found;
+        Optional<List<dev.gate.store.Leases.Cleared>> found;
         try {
             found = admission.run(() -> limits.rePace(name, pace, actor));
         } catch (IllegalArgumentException e) { // an aligned limit's blocks stay: the new window must fit them
             throw new InvalidLimitException("limit '" + name + "': " + e.getMessage());
         }
-        if (!found) {
+        if (found.isEmpty()) {
             throw new UnknownLimitException(name);
         }
         LOG.info(() -> "limit " + name + " changed: " + pace.calls() + " calls per " + pace.window() + " by " + actor);
+        tooCostly(found.get(), actor);
         follow(name);
         loop.wake();
     }

@@ -78,14 +78,14 @@ public final class OperatorActions {
     /** Cancels a waiting call of {@code limit}; false when it was not waiting there (granted, ended, elsewhere). */
     public boolean cancel(String limit, long callId, String actor) throws GateException {
         Optional<Leases.Cleared> cleared = admission.run(() -> cancels.cancelInLimit(callId, limit, actor));
-        cleared.ifPresent(c -> ended(List.of(c), "cancelled by operator " + actor));
+        cleared.ifPresent(c -> callsEnded(List.of(c), "cancelled by operator " + actor));
         return cleared.isPresent();
     }
 
     /** Cancels every waiting call of {@code program} (of {@code limit} only, when given); answers how many. */
     public int drain(String program, String limit, String actor) throws GateException {
         List<Leases.Cleared> cleared = admission.run(() -> cancels.drain(program, limit, actor));
-        ended(cleared, "drained by operator " + actor);
+        callsEnded(cleared, "drained by operator " + actor);
         LOG.info(() -> "program " + program + " drained by " + actor + ": " + cleared.size() + " waiting calls "
                 + "cancelled" + (limit == null ? "" : " on limit " + limit));
         return cleared.size();
@@ -97,7 +97,8 @@ public final class OperatorActions {
                 .map(a -> new OperatorAction(a.id(), a.at(), a.actor(), a.action(), a.target(), a.detail())).toList();
     }
 
-    private void ended(List<Leases.Cleared> cleared, String why) {
+    /** Calls that left the line by an operator's hand (a cancel, a drain, a change): logged, their waiters told. */
+    void callsEnded(List<Leases.Cleared> cleared, String why) {
         for (Leases.Cleared c : cleared) {
             LOG.info(() -> "call " + c.callId() + " limit=" + c.limit() + " class=" + c.callClass() + " " + why);
             if (c.owner().equals(owner)) {

@@ -11,6 +11,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Limits: declared at deployment (explicit SQL: a declaration only adds, and two servers may race), put by an operator
@@ -26,6 +27,20 @@ public final class LimitTable {
 
     // A change's time, on the database's clock (clock_timestamp(), not the transaction's start).
     private static final String TOUCH = "UPDATE gate_limit SET updated_at = clock_timestamp() WHERE name = ?";
+
+    // A changed limit's waiting calls that cost more than its smallest rule's calls now: they could never go within it
+    // (a costlier head would go once the window is empty and overfill it), so they leave the line with the change.
+    static final String CANCEL_COSTLIER = """
+            UPDATE gate_call c SET state = 'CANCELLED', done_at = clock_timestamp()
+            FROM gate_limit l
+            WHERE c.limit_name = ? AND c.state = 'WAITING' AND l.name = c.limit_name
+              AND c.cost > least(l.calls, coalesce((SELECT min(r.calls) FROM gate_limit_rule r
+                                                    WHERE r.limit_name = l.name), l.calls))
+            RETURNING c.id, c.limit_name, c.call_class, c.owner, c.state""";
+
+    /** What a change did: whether it made the limit, and the waiting calls it took out of the line (too costly now). */
+    public record Change(boolean created, List<Leases.Cleared> tooCostly) {
+    }
 
     // A re-declared limit's vendor count holds no longer than its new declaration allows (its longest window, its
     // maxCoolDown), from when it was reported.
@@ -65,7 +80,7 @@ public final class LimitTable {
      * Creates the limit or changes it in place, with all its options; true when it was created. Recorded as
      * {@code actor}'s action in the same transaction.
      */
-    public boolean put(String name, Pace pace, LimitOptions options, Duration starvingAfter, String actor)
+    public Change put(String name, Pace pace, LimitOptions options, Duration starvingAfter, String actor)
             throws StoreUnavailable {
         checkZones(pace, options);
         try {
@@ -84,18 +99,33 @@ public final class LimitTable {
      * Changes only the limit's own rule (calls per window), keeping its options and more rules, by {@code actor}'s
      * hand (recorded); false when there is no such limit.
      */
-    public boolean rePace(String name, Pace pace, String actor) throws StoreUnavailable {
+    public Optional<List<Leases.Cleared>> rePace(String name, Pace pace, String actor) throws StoreUnavailable {
         return jpa.run(em -> {
             Limit limit = em.find(Limit.class, name);
             if (limit == null) {
-                return false;
+                return Optional.<List<Leases.Cleared>>empty();
             }
             limit.rePace(pace);
             em.flush();
             em.createNativeQuery(TOUCH).setParameter(1, name).executeUpdate();
             ActionLog.record(em, new ActionLog.Entry(actor, "change-limit", "limit " + name, rule(pace)));
-            return true;
+            return Optional.of(tooCostly(em, name, actor));
         });
+    }
+
+    /** The waiting calls costlier than the limit's smallest rule now, out of the line (recorded, when any). */
+    private static List<Leases.Cleared> tooCostly(EntityManager em, String name, String actor) {
+        List<Leases.Cleared> cleared = em.unwrap(org.hibernate.Session.class).doReturningWork(c -> {
+            try (PreparedStatement ps = c.prepareStatement(CANCEL_COSTLIER)) {
+                ps.setString(1, name);
+                return Leases.cleared(ps);
+            }
+        });
+        if (!cleared.isEmpty()) {
+            ActionLog.record(em, new ActionLog.Entry(actor, "cancel-call", "limit " + name, cleared.size()
+                    + " waiting calls: their cost is above the calls of the limit's smallest rule now"));
+        }
+        return cleared;
     }
 
     /** The database reads each aligned rule's zone as the rules do (a read alone, before the change's transaction). */
@@ -130,8 +160,8 @@ public final class LimitTable {
     // No lock on the limit row first: FOR UPDATE on gate_limit would block every insert that references it (joins,
     // grants) until the change commits; the update itself takes the weaker lock those inserts do not wait for.
     // Two operators changing one limit at once: the last one wins. updated_at on the database clock.
-    private static boolean putIn(EntityManager em, String name, Pace pace, LimitOptions options,
-                                 Duration starvingAfter, String actor) {
+    private static Change putIn(EntityManager em, String name, Pace pace, LimitOptions options,
+                                Duration starvingAfter, String actor) {
         checkParent(em, name, options);
         Limit limit = em.find(Limit.class, name);
         String rule = rule(pace);
@@ -139,7 +169,7 @@ public final class LimitTable {
             em.persist(new Limit(name, pace, options, starvingAfter));
             em.flush();
             ActionLog.record(em, new ActionLog.Entry(actor, "create-limit", "limit " + name, rule));
-            return true;
+            return new Change(true, List.of());
         }
         limit.change(pace, options, starvingAfter);
         em.flush();
@@ -147,7 +177,7 @@ public final class LimitTable {
         em.createNativeQuery(RESTART_ADAPTIVE).setParameter(1, name).executeUpdate();
         em.createNativeQuery(RECAP_VENDOR_COUNT).setParameter(1, name).executeUpdate();
         ActionLog.record(em, new ActionLog.Entry(actor, "change-limit", "limit " + name, rule));
-        return false;
+        return new Change(false, tooCostly(em, name, actor));
     }
 
     // The limits that name this one as their parent (also checked by a removal, LimitRemovals).

@@ -152,6 +152,34 @@ class CostTest extends OnTwoCopies {
     }
 
     @Test
+    void aChangeBelowAWaitingCallsCostTakesItOutOfTheLineAndTellsItsCallerInsteadOfOverfillingTheWindow()
+            throws Exception {
+        // found by the promise checker (seed 43054): re-paced to 1 call, a waiting call of 2 units went once the
+        // window was empty, and the window held 2
+        String limit = "shrunk";
+        copies.limit(limit, 5, Duration.ofSeconds(1));
+        copies.logSends(limit, 5, Duration.ofMillis(200), Duration.ZERO); // the window is full: the call waits
+        Ticket costly = b.callers().join(limit, CallClass.SCHEDULED, "bulk", CallOptions.NONE.withCost(4));
+        Ticket cheap = b.callers().join(limit, CallClass.SCHEDULED, "bulk", CallOptions.NONE);
+        b.limits().rePace(limit, dev.gate.rules.Pace.of(2, 1000), "ops"); // on its caller's copy: told why
+        java.util.concurrent.ExecutionException ended = assertThrows(java.util.concurrent.ExecutionException.class,
+                () -> costly.granted().get(5, java.util.concurrent.TimeUnit.SECONDS));
+        assertTrue(ended.getCause() instanceof dev.gate.api.CallEndedException, String.valueOf(ended.getCause()));
+        assertTrue(ended.getCause().getMessage().contains("cost"), ended.getCause().getMessage());
+        b.callers().await(cheap, Duration.ofSeconds(5)); // the line goes on behind it
+        assertEquals("CANCELLED", copies.state(costly.callId()));
+        assertEquals(0, copies.count("SELECT count(*) FROM gate_send WHERE call_id = ?", costly.callId()));
+        // a re-declaration on the other copy whose more rule is smaller than a waiting call's cost does the same
+        copies.logSends(limit, 2, Duration.ofMillis(100), Duration.ZERO);
+        Ticket three = b.callers().join(limit, CallClass.SCHEDULED, "bulk", CallOptions.NONE.withCost(2));
+        a.limits().put(limit, LimitSpec.of(2, Duration.ofSeconds(1))
+                .withMoreRules(List.of(new LimitSpec.Rule(1, Duration.ofMillis(500)))));
+        assertThrows(java.util.concurrent.ExecutionException.class,
+                () -> three.granted().get(5, java.util.concurrent.TimeUnit.SECONDS));
+        assertEquals("CANCELLED", copies.state(three.callId()));
+    }
+
+    @Test
     void withProgramsTakingTurnsOrTheStarvationGuardACostlyHeadWaitsForItsUnitsAndTheWindowHolds() throws Exception {
         a.limits().put("turns", LimitSpec.of(6, Duration.ofSeconds(1)).withFairPrograms(true));
         a.limits().put("guarded", LimitSpec.of(6, Duration.ofSeconds(1))
