@@ -106,13 +106,15 @@ final class HistoryChecks {
                     }
                 }
             }
-            try (PreparedStatement ps = c.prepareStatement("SELECT limit_name, call_id, sent_at, slot_at, seq FROM gate_send "
+            try (PreparedStatement ps = c.prepareStatement("SELECT limit_name, call_id, sent_at, slot_at, seq "
+                    + "FROM gate_send "
                     + "WHERE limit_name = ANY (?) ORDER BY limit_name, seq")) {
                 ps.setArray(1, c.createArrayOf("varchar", run.names));
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         int limit = index.get(rs.getString("limit_name"));
-                        sends.get(limit).add(new Send(limit, rs.getLong("call_id"), at(rs, "sent_at"), at(rs, "slot_at"),
+                        sends.get(limit).add(new Send(limit, rs.getLong("call_id"), at(rs, "sent_at"),
+                                at(rs, "slot_at"),
                                 rs.getLong("seq")));
                     }
                 }
@@ -428,7 +430,8 @@ final class HistoryChecks {
             if (!due(l, rulesAt(l, now), log, now, cost)) {
                 continue;
             }
-            boolean sent = log.stream().anyMatch(s -> !s.sentAt().isBefore(now) && !s.sentAt().isAfter(now.plus(LATENESS)));
+            boolean sent = log.stream().anyMatch(s -> !s.sentAt().isBefore(now)
+                    && !s.sentAt().isAfter(now.plus(LATENESS)));
             if (!sent) {
                 found.add("L" + l + " (" + plan + ") locked out at " + now + ": call " + waiting.get(0).id()
                         + " (rank " + waiting.get(0).rank() + ", cost " + waiting.get(0).cost() + ") waited, no pause "
@@ -475,7 +478,8 @@ final class HistoryChecks {
             ps.setString(1, limit);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    out.add(new Send(-1, rs.getLong("call_id"), at(rs, "sent_at"), at(rs, "slot_at"), rs.getLong("seq")));
+                    out.add(new Send(-1, rs.getLong("call_id"), at(rs, "sent_at"), at(rs, "slot_at"),
+                            rs.getLong("seq")));
                 }
             }
         }

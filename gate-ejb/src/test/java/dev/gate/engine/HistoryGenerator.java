@@ -29,7 +29,7 @@ import java.util.TreeSet;
  */
 final class HistoryGenerator {
 
-    /** Every zone the gate accepts: every id Java knows, offsets in Java's spellings; those VendorZone refuses left out. */
+    /** Every zone the gate accepts: the ids Java knows, offsets in its spellings, less those VendorZone refuses. */
     static final List<String> ZONES = zones();
     /** The fixed offsets among them, in each of Java's spellings: drawn as often as a region (a kind of zone each). */
     static final List<String> OFFSETS = ZONES.stream().filter(z -> z.matches("(UTC|GMT|UT)?[+-].*|Z|Etc/GMT.*"))
