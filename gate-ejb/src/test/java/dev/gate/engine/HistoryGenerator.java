@@ -31,9 +31,10 @@ final class HistoryGenerator {
 
     /** Every zone the gate accepts: the ids Java knows, offsets in its spellings, less those VendorZone refuses. */
     static final List<String> ZONES = zones();
-    /** The fixed offsets among them, in each of Java's spellings: drawn as often as a region (a kind of zone each). */
-    static final List<String> OFFSETS = ZONES.stream().filter(z -> z.matches("(UTC|GMT|UT)?[+-].*|Z|Etc/GMT.*"))
-            .toList();
+    /** The fixed offsets among them written as offsets ({@code +05:00}, {@code UTC+05:00}, {@code GMT-08:00}, ...). */
+    static final List<String> OFFSETS = ZONES.stream().filter(z -> z.matches("(UTC|GMT|UT)?[+-].*|Z")).toList();
+    /** The fixed offsets among them written as zone names ({@code Etc/GMT-5}). */
+    static final List<String> ETC = ZONES.stream().filter(z -> z.startsWith("Etc/")).toList();
 
     private static final long[] WINDOWS = {1000, 1500, 2000, 3000};
     private static final long[] BLOCKS = {3_600_000, 6 * 3_600_000, 86_400_000};
@@ -85,14 +86,15 @@ final class HistoryGenerator {
         MoreRule more = !bulk && r.nextInt(4) == 0 ? new MoreRule(calls + 1 + r.nextInt(3), window * (2 + r.nextInt(2)))
                 : null;
         String aligned = r.nextInt(4) == 0 ? zone(r) : null;
-        Quota quota = !bulk && r.nextInt(6) == 0 ? new Quota(2 + r.nextInt(4), BLOCKS[r.nextInt(BLOCKS.length)],
+        Quota quota = !bulk && r.nextInt(4) == 0 ? new Quota(2 + r.nextInt(4), BLOCKS[r.nextInt(BLOCKS.length)],
                 zone(r), 1500 + r.nextInt(2500)) : null;
         return new LimitPlan(calls, window, 150 + r.nextInt(100), burst, r.nextInt(7) == 0, r.nextInt(7) == 0,
                 1000 + r.nextInt(2000), more, aligned, quota);
     }
 
+    /** Each kind of zone as often: a region, an offset in one of Java's spellings, an Etc name. */
     private static String zone(Random r) {
-        List<String> kind = r.nextBoolean() ? OFFSETS : ZONES;
+        List<String> kind = List.of(ZONES, OFFSETS, ETC).get(r.nextInt(3));
         return kind.get(r.nextInt(kind.size()));
     }
 
