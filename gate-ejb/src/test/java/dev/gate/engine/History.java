@@ -13,18 +13,26 @@ import java.util.stream.Collectors;
  */
 record History(long seed, List<LimitPlan> limits, List<List<Step>> programs, List<OperatorStep> operator) {
 
-    /** A limit as declared: its main rule, options, and at most one more rule. */
+    /**
+     * A limit as declared: its main rule, options, and at most one more rule; or a keyed limit whose keys each have
+     * its rule, under the parent limit {@code keyedUnder} (an index, earlier in the list; null: not keyed).
+     */
     record LimitPlan(int calls, long windowMs, long marginMs, int burst, boolean fair, boolean aging,
-                     long maxCoolDownMs, MoreRule more, String alignedZone, Quota quota) {
+                     long maxCoolDownMs, MoreRule more, String alignedZone, Quota quota, Integer keyedUnder) {
 
         /** Only strict order when neither programs take turns nor the starvation guard lifts a class. */
         boolean strict() {
             return !fair && !aging;
         }
 
+        boolean keyed() {
+            return keyedUnder != null;
+        }
+
         @Override
         public String toString() {
-            return calls + " per " + windowMs + " ms" + (alignedZone == null ? "" : " on blocks in " + alignedZone)
+            return (keyed() ? "keyed under L" + keyedUnder + ", each key " : "") + calls + " per " + windowMs + " ms"
+                    + (alignedZone == null ? "" : " on blocks in " + alignedZone)
                     + (more == null ? "" : ", and " + more) + (quota == null ? "" : ", and " + quota)
                     + ", margin " + marginMs + " ms" + (burst > 0 ? ", burst " + burst : "") + (fair ? ", fair" : "")
                     + (aging ? ", aging" : "") + ", max cool-down " + maxCoolDownMs + " ms";
@@ -76,11 +84,12 @@ record History(long seed, List<LimitPlan> limits, List<List<Step>> programs, Lis
     }
 
     /** Joins and waits: as an EJB caller, or over the program path (submission keys, dedupe, own leases). */
-    record Join(int limit, CallClass callClass, int cost, boolean http, Long deadlineMs, String concurrencyKey,
-                String dedupeKey, boolean sentTwice, Report report) implements Step {
+    record Join(int limit, String key, CallClass callClass, int cost, boolean http, Long deadlineMs,
+                String concurrencyKey, String dedupeKey, boolean sentTwice, Report report) implements Step {
         @Override
         public String toString() {
-            return (http ? "HTTP " : "EJB ") + "join L" + limit + " " + callClass + (cost > 1 ? " cost " + cost : "")
+            return (http ? "HTTP " : "EJB ") + "join L" + limit + (key == null ? "" : " key " + key) + " " + callClass
+                    + (cost > 1 ? " cost " + cost : "")
                     + (deadlineMs == null ? "" : " deadline " + deadlineMs + " ms")
                     + (concurrencyKey == null ? "" : " concurrency key " + concurrencyKey)
                     + (dedupeKey == null ? "" : " dedupe key " + dedupeKey) + (sentTwice ? " (sent twice)" : "")
@@ -89,18 +98,20 @@ record History(long seed, List<LimitPlan> limits, List<List<Step>> programs, Lis
     }
 
     /** Try now; a grant is reported. */
-    record Try(int limit, CallClass callClass, int cost, Report report) implements Step {
+    record Try(int limit, String key, CallClass callClass, int cost, Report report) implements Step {
         @Override
         public String toString() {
-            return "try L" + limit + " " + callClass + (cost > 1 ? " cost " + cost : "") + ", then " + report;
+            return "try L" + limit + (key == null ? "" : " key " + key) + " " + callClass
+                    + (cost > 1 ? " cost " + cost : "") + ", then " + report;
         }
     }
 
     /** Joins and takes the call out of the line after a while, if it is still waiting. */
-    record Cancel(int limit, CallClass callClass, long afterMs) implements Step {
+    record Cancel(int limit, String key, CallClass callClass, long afterMs) implements Step {
         @Override
         public String toString() {
-            return "join L" + limit + " " + callClass + " and cancel after " + afterMs + " ms";
+            return "join L" + limit + (key == null ? "" : " key " + key) + " " + callClass + " and cancel after "
+                    + afterMs + " ms";
         }
     }
 

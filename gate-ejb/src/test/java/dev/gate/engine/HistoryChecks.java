@@ -35,7 +35,7 @@ final class HistoryChecks {
     private static final Duration SETTLED = Duration.ofMillis(150);
 
     /** A call as the tables hold it at the end. */
-    record Call(long id, int limit, int rank, String owner, String state, Instant enqueued, Instant granted,
+    record Call(long id, int limit, String line, int rank, String owner, String state, Instant enqueued, Instant granted,
                 Instant done, Integer status, Instant deadline, String concurrencyKey, String dedupeKey,
                 String submissionKey, int cost, boolean aged) {
 
@@ -50,7 +50,8 @@ final class HistoryChecks {
 
     private final HistoryRun run;
     private final Map<Long, Call> calls = new HashMap<>();
-    private final List<List<Send>> sends = new ArrayList<>();
+    /** The send log of each line: a limit's, or a key's of a keyed limit (by the key's limit name). */
+    private final Map<String, List<Send>> sends = new java.util.TreeMap<>();
     private final List<String> found = new ArrayList<>();
 
     private HistoryChecks(HistoryRun run) {
@@ -63,42 +64,50 @@ final class HistoryChecks {
         checks.read(db);
         checks.found.addAll(run.broken);
         checks.everyCallEndedOnceAndAsItsCallerWasTold();
-        for (int l = 0; l < run.names.length; l++) {
-            if (checks.sends.get(l).isEmpty()) {
-                continue;
-            }
-            checks.noWindowOverItsCalls(l);
-            checks.noReceiptWindowOverItsCalls(l);
-            checks.noGrantWhilePausedOrHeld(l);
+        for (Map.Entry<String, List<Send>> line : checks.sends.entrySet()) {
+            int l = checks.limitOf(line.getKey());
+            checks.noWindowOverItsCalls(line.getKey(), l);
+            checks.noReceiptWindowOverItsCalls(line.getKey(), l);
+            checks.noGrantWhilePausedOrHeld(line.getKey(), l);
             if (run.history.limits().get(l).strict()) {
-                checks.higherClassFirstAndFirstComeFirstServed(l);
+                checks.higherClassFirstAndFirstComeFirstServed(line.getKey());
             }
         }
         for (int l = 0; l < run.names.length; l++) {
             final int limit = l;
-            if (run.refusedLimits.stream().noneMatch(r -> r.startsWith("L" + limit + ":"))) {
+            // a key's line and a parent's share a beat: the lock-out check reads a plain limit's alone
+            boolean shared = run.history.limits().get(l).keyed() || run.history.limits().stream()
+                    .anyMatch(p -> p.keyed() && p.keyedUnder() == limit);
+            if (!shared && run.refusedLimits.stream().noneMatch(r -> r.startsWith("L" + limit + ":"))) {
                 checks.nobodyLockedOut(l);
             }
         }
         return checks.found;
     }
 
+    /** The limit (its plan's index) a line is of: the limit's own, or a key's template. */
+    private int limitOf(String line) {
+        String template = dev.gate.rules.LimitKey.templateOf(line);
+        return java.util.Arrays.asList(run.names).indexOf(template);
+    }
+
+    /** The send log of a line (none: empty). */
+    private List<Send> log(String line) {
+        return sends.getOrDefault(line, List.of());
+    }
+
     private void read(GateDatabase db) throws SQLException {
-        Map<String, Integer> index = new HashMap<>();
-        for (int i = 0; i < run.names.length; i++) {
-            index.put(run.names[i], i);
-            sends.add(new ArrayList<>());
-        }
         try (Connection c = db.connect()) {
             try (PreparedStatement ps = c.prepareStatement("""
                     SELECT id, limit_name, call_class, owner, state, enqueued_at, granted_at, done_at, outcome_status,
                            deadline_at, concurrency_key, dedupe_key, submission_key, cost, aged
-                    FROM gate_call WHERE limit_name = ANY (?)""")) {
+                    FROM gate_call WHERE split_part(limit_name, '~', 1) = ANY (?)""")) {
                 ps.setArray(1, c.createArrayOf("varchar", run.names));
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         Integer status = rs.getObject("outcome_status") == null ? null : rs.getInt("outcome_status");
-                        calls.put(rs.getLong("id"), new Call(rs.getLong("id"), index.get(rs.getString("limit_name")),
+                        String line = rs.getString("limit_name");
+                        calls.put(rs.getLong("id"), new Call(rs.getLong("id"), limitOf(line), line,
                                 rs.getInt("call_class"), rs.getString("owner"), rs.getString("state"),
                                 at(rs, "enqueued_at"), at(rs, "granted_at"), at(rs, "done_at"), status,
                                 at(rs, "deadline_at"), rs.getString("concurrency_key"), rs.getString("dedupe_key"),
@@ -108,12 +117,14 @@ final class HistoryChecks {
             }
             try (PreparedStatement ps = c.prepareStatement("SELECT limit_name, call_id, sent_at, slot_at, seq "
                     + "FROM gate_send "
-                    + "WHERE limit_name = ANY (?) ORDER BY limit_name, seq")) {
+                    + "WHERE split_part(limit_name, '~', 1) = ANY (?) ORDER BY limit_name, seq")) {
                 ps.setArray(1, c.createArrayOf("varchar", run.names));
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        int limit = index.get(rs.getString("limit_name"));
-                        sends.get(limit).add(new Send(limit, rs.getLong("call_id"), at(rs, "sent_at"),
+                        String line = rs.getString("limit_name");
+                        int limit = limitOf(line);
+                        sends.computeIfAbsent(line, k -> new ArrayList<>()).add(new Send(limit, rs.getLong("call_id"),
+                                at(rs, "sent_at"),
                                 at(rs, "slot_at"),
                                 rs.getLong("seq")));
                     }
@@ -130,12 +141,13 @@ final class HistoryChecks {
     /** Nothing lost: every call in one final state, its units logged once when granted, each caller told the truth. */
     private void everyCallEndedOnceAndAsItsCallerWasTold() {
         Map<Long, Integer> units = new HashMap<>();
-        for (List<Send> log : sends) {
-            for (Send s : log) {
-                units.merge(s.callId(), 1, Integer::sum);
+        for (Map.Entry<String, List<Send>> log : sends.entrySet()) {
+            for (Send s : log.getValue()) {
                 Call call = calls.get(s.callId());
                 if (call == null || call.granted() == null) {
                     found.add("a send of call " + s.callId() + " that was never granted");
+                } else if (call.line().equals(log.getKey())) { // a key's grant is in its parent's log too
+                    units.merge(s.callId(), 1, Integer::sum);
                 }
             }
         }
@@ -253,8 +265,8 @@ final class HistoryChecks {
     }
 
     /** Never more than the vendor allows, by the send log: at each send, the window ending there. */
-    private void noWindowOverItsCalls(int l) {
-        List<Send> log = sends.get(l);
+    private void noWindowOverItsCalls(String line, int l) {
+        List<Send> log = log(line);
         for (Window w : windows(l)) {
             CalendarBlocks blocks = w.zone() == null ? null
                     : new CalendarBlocks(Duration.ofMillis(w.windowMs()), ZoneId.of(w.zone()), w.at());
@@ -267,7 +279,7 @@ final class HistoryChecks {
                 }
                 int allowed = calls(l, w, t);
                 if (in > allowed) {
-                    found.add("L" + l + " " + w.name() + ": " + in + " units in the window ending at " + t
+                    found.add(line + " " + w.name() + ": " + in + " units in the window ending at " + t
                             + " (send " + log.get(i).seq() + "), allowed " + allowed);
                     break;
                 }
@@ -276,9 +288,9 @@ final class HistoryChecks {
     }
 
     /** ... and at the vendor: receipts on its clock, where each came within the margin after its grant. */
-    private void noReceiptWindowOverItsCalls(int l) {
+    private void noReceiptWindowOverItsCalls(String line, int l) {
         long margin = run.history.limits().get(l).marginMs();
-        List<Receipt> got = run.receipts.stream().filter(r -> r.limit() == l)
+        List<Receipt> got = run.receipts.stream().filter(r -> ofLine(calls.get(r.callId()), line))
                 .sorted((x, y) -> x.at().compareTo(y.at())).toList();
         for (Window w : windows(l)) {
             CalendarBlocks blocks = w.zone() == null ? null
@@ -296,7 +308,7 @@ final class HistoryChecks {
                 }
                 int allowed = calls(l, w, t);
                 if (in > allowed && !late) {
-                    found.add("L" + l + " " + w.name() + ": the vendor received " + in + " units in the window "
+                    found.add(line + " " + w.name() + ": the vendor received " + in + " units in the window "
                             + "ending at " + t + ", allowed " + allowed);
                     break;
                 }
@@ -308,20 +320,35 @@ final class HistoryChecks {
     private record Hold(Instant from, Instant until) {
     }
 
+    /**
+     * Whether a call counts on a line: its own, or (a key's call) its parent's, whose window and pauses its keys share.
+     */
+    private boolean ofLine(Call call, String line) {
+        if (call == null) {
+            return false;
+        }
+        if (call.line().equals(line)) {
+            return true;
+        }
+        LimitPlan plan = run.history.limits().get(call.limit());
+        return plan.keyed() && run.names[plan.keyedUnder()].equals(line);
+    }
+
     /** No grant while an operator's pause, a cool-down, or a vendor's count of nothing left holds the limit. */
-    private void noGrantWhilePausedOrHeld(int l) {
+    private void noGrantWhilePausedOrHeld(String line, int l) {
+        boolean key = !line.equals(run.names[l]);
         LimitPlan plan = run.history.limits().get(l);
         List<Instant> resumes = run.acts.stream().filter(a -> a.step().limit() == l
                 && a.step().kind() == History.OperatorKind.RESUME && a.done()).map(Act::started).toList();
         List<Hold> held = new ArrayList<>();
         for (Act act : List.copyOf(run.acts)) {
-            if (act.step().limit() == l && act.step().kind() == History.OperatorKind.PAUSE && act.done()) {
+            if (!key && act.step().limit() == l && act.step().kind() == History.OperatorKind.PAUSE && act.done()) {
                 held.add(new Hold(act.ended(), act.pausedUntil()));
             }
         }
         for (HistoryRun.Reported r : List.copyOf(run.reported)) {
             Call call = calls.get(r.callId());
-            if (r.limit() != l || call == null || call.done() == null) {
+            if (!ofLine(call, line) || call.done() == null) {
                 continue;
             }
             if (r.report().kind() == ReportKind.SLOW_DOWN) {
@@ -330,7 +357,7 @@ final class HistoryChecks {
                         Duration.ofMillis(plan.maxCoolDownMs()));
                 held.add(new Hold(call.done(), call.done().plus(asked)));
             } else if (r.report().kind() == ReportKind.COUNT && r.report().remaining() == 0
-                    && !explained(l, call, r.report().quota())) {
+                    && !explained(line, l, call, r.report().quota())) {
                 // nothing left by the vendor's word, and not the gate's own full window: held (as a cool-down, at
                 // most the limit's maxCoolDown and longest window) until a later count replaces it
                 long hold = Math.min(r.report().resetSeconds() * 1000, Math.min(plan.maxCoolDownMs(),
@@ -339,7 +366,7 @@ final class HistoryChecks {
                 Instant until = r.sent().plusMillis(hold);
                 for (HistoryRun.Reported later : List.copyOf(run.reported)) {
                     Call by = calls.get(later.callId());
-                    if (later.limit() == l && later.report().kind() == ReportKind.COUNT && by != null
+                    if (ofLine(by, line) && later.report().kind() == ReportKind.COUNT && by != null
                             && by.done() != null && by.done().isAfter(call.done()) && by.done().isBefore(until)) {
                         until = by.done();
                     }
@@ -354,9 +381,9 @@ final class HistoryChecks {
                     until = resumed;
                 }
             }
-            for (Send s : sends.get(l)) {
+            for (Send s : log(line)) {
                 if (s.sentAt().isAfter(h.from().plus(SLACK)) && s.sentAt().isBefore(until.minus(SLACK))) {
-                    found.add("L" + l + ": send " + s.seq() + " (call " + s.callId() + ") at " + s.sentAt()
+                    found.add(line + ": send " + s.seq() + " (call " + s.callId() + ") at " + s.sentAt()
                             + " while the limit was held from " + h.from() + " to " + until);
                     break;
                 }
@@ -365,8 +392,8 @@ final class HistoryChecks {
     }
 
     /** Higher class first, first come first served inside a class: no grant while an earlier eligible call waited. */
-    private void higherClassFirstAndFirstComeFirstServed(int l) {
-        List<Call> mine = calls.values().stream().filter(c -> c.limit() == l).toList();
+    private void higherClassFirstAndFirstComeFirstServed(String line) {
+        List<Call> mine = calls.values().stream().filter(c -> c.line().equals(line)).toList();
         for (Call x : mine) {
             if (x.granted() == null || x.aged()) {
                 continue;
@@ -382,7 +409,7 @@ final class HistoryChecks {
                 boolean higher = y.rank() < x.rank();
                 boolean earlier = y.rank() == x.rank() && y.enqueued().isBefore(x.enqueued().minus(SETTLED));
                 if (higher || earlier) {
-                    found.add("L" + l + ": call " + x.id() + " (rank " + x.rank() + ", joined " + x.enqueued()
+                    found.add(line + ": call " + x.id() + " (rank " + x.rank() + ", joined " + x.enqueued()
                             + ") granted at " + x.granted() + " while call " + y.id() + " (rank " + y.rank()
                             + ", joined " + y.enqueued() + ") waited until " + y.leftWaiting());
                     return;
@@ -403,8 +430,8 @@ final class HistoryChecks {
      */
     private void nobodyLockedOut(int l) {
         LimitPlan plan = run.history.limits().get(l);
-        List<Send> log = sends.get(l);
-        List<Call> mine = calls.values().stream().filter(c -> c.limit() == l).toList();
+        List<Send> log = log(run.names[l]);
+        List<Call> mine = calls.values().stream().filter(c -> c.line().equals(run.names[l])).toList();
         List<Hold> maybeHeld = holdsAtMost(l);
         for (Instant t = run.start.plusSeconds(1); t.isBefore(run.ended.minus(LATENESS)); t = t.plus(STEP)) {
             Instant now = t;
@@ -427,7 +454,7 @@ final class HistoryChecks {
                 continue;
             }
             int cost = plan.strict() ? waiting.get(0).cost() : waiting.stream().mapToInt(Call::cost).max().orElse(1);
-            if (!due(l, rulesAt(l, now), log, now, cost)) {
+            if (!dueAt(at -> rulesAt(l, at), log, now, cost).sendNow()) {
                 continue;
             }
             boolean sent = log.stream().anyMatch(s -> !s.sentAt().isBefore(now)
@@ -442,16 +469,14 @@ final class HistoryChecks {
         }
     }
 
-    /** Whether, by the rules on the send log before {@code t}, a call of {@code cost} could go at {@code t}. */
-    private static boolean due(int l, dev.gate.rules.LimitRules rules, List<Send> log, Instant t, int cost) {
-        return dueAt(rules, log, t, cost).sendNow();
-    }
-
     /**
      * The rules' decision at {@code t} on the send log before it, for a call of {@code cost}: the beat at most the
-     * last call's gaps after its slot (or its send, when later), every window's unit that must leave, the blocks.
+     * last call's gaps after its slot (or its send, when later), by the gap in force when it was sent (a change takes
+     * effect at the next slot); every window's unit that must leave, the blocks, by the rules in force at {@code t}.
      */
-    static dev.gate.rules.SlotDecision dueAt(dev.gate.rules.LimitRules rules, List<Send> log, Instant t, int cost) {
+    static dev.gate.rules.SlotDecision dueAt(java.util.function.Function<Instant, dev.gate.rules.LimitRules> rulesAt,
+                                             List<Send> log, Instant t, int cost) {
+        dev.gate.rules.LimitRules rules = rulesAt.apply(t);
         List<Send> before = log.stream().filter(s -> s.sentAt().isBefore(t)).toList();
         if (before.isEmpty()) {
             return dev.gate.rules.SlotDecision.sendNow(t);
@@ -460,7 +485,10 @@ final class HistoryChecks {
         int lastCost = (int) before.stream().filter(s -> s.callId() == last.callId()).count();
         Instant position = last.slotAt() != null && last.slotAt().isAfter(last.sentAt()) ? last.slotAt()
                 : last.sentAt();
-        Instant beat = position.plus(rules.gap().multipliedBy(lastCost)); // a burst or a restart only brings it sooner
+        // a burst or a restart only brings it sooner; the larger of the two gaps, as a change's moment is not exact
+        Duration gap = rules.gap().compareTo(rulesAt.apply(last.sentAt()).gap()) > 0 ? rules.gap()
+                : rulesAt.apply(last.sentAt()).gap();
+        Instant beat = position.plus(gap.multipliedBy(lastCost));
         List<java.util.Optional<Instant>> leave = new ArrayList<>();
         for (dev.gate.rules.Pace p : rules.rules()) {
             int calls = p.calls();
@@ -557,9 +585,9 @@ final class HistoryChecks {
      * Whether the gate's own sends explain a count of 0 reported by {@code call} ({@link dev.gate.rules.VendorCount}'s
      * rule, from the send log): every rule it could be of held its calls of the gate's own units, up to the call's.
      */
-    private boolean explained(int l, Call call, Integer quota) {
+    private boolean explained(String line, int l, Call call, Integer quota) {
         LimitPlan plan = run.history.limits().get(l);
-        long unit = sends.get(l).stream().filter(s -> s.callId() == call.id()).mapToLong(Send::seq).max().orElse(-1);
+        long unit = log(line).stream().filter(s -> s.callId() == call.id()).mapToLong(Send::seq).max().orElse(-1);
         if (unit < 0) {
             return false;
         }
@@ -573,7 +601,7 @@ final class HistoryChecks {
             Instant from = w.zone() == null ? call.done().minusMillis(w.windowMs() + plan.marginMs())
                     : new CalendarBlocks(Duration.ofMillis(w.windowMs()), ZoneId.of(w.zone()), w.at())
                     .at(call.done()).start().minusMillis(plan.marginMs());
-            long own = sends.get(l).stream().filter(s -> s.seq() <= unit && !s.sentAt().isBefore(from)).count();
+            long own = log(line).stream().filter(s -> s.seq() <= unit && !s.sentAt().isBefore(from)).count();
             if (own < calls) {
                 return false;
             }

@@ -49,6 +49,10 @@ final class HistoryGenerator {
         for (int i = 0; i < limitCount; i++) {
             limits.add(limit(r));
         }
+        if (r.nextInt(5) == 0 && limits.get(0).calls() < 100_000) { // a keyed limit under the first: keys of a store
+            limits.add(new LimitPlan(1 + r.nextInt(3), WINDOWS[r.nextInt(WINDOWS.length)], 150 + r.nextInt(100), 0,
+                    false, false, 1000 + r.nextInt(2000), null, null, null, 0));
+        }
         List<List<Step>> programs = new ArrayList<>();
         int programCount = 2 + r.nextInt(3);
         for (int p = 0; p < programCount; p++) {
@@ -65,6 +69,9 @@ final class HistoryGenerator {
         for (int i = 0; i < ops; i++) {
             at += 300 + r.nextInt(1500);
             int limit = r.nextInt(limits.size());
+            if (limits.get(limit).keyed()) {
+                limit = limits.get(limit).keyedUnder(); // the operator acts on the parent: a keyed limit's keys follow it
+            }
             OperatorKind kind = OperatorKind.values()[r.nextInt(OperatorKind.values().length)];
             long arg = switch (kind) {
                 case PAUSE -> 1000 + r.nextInt(1000);
@@ -89,7 +96,7 @@ final class HistoryGenerator {
         Quota quota = !bulk && r.nextInt(4) == 0 ? new Quota(2 + r.nextInt(4), BLOCKS[r.nextInt(BLOCKS.length)],
                 zone(r), 1500 + r.nextInt(2500)) : null;
         return new LimitPlan(calls, window, 150 + r.nextInt(100), burst, r.nextInt(7) == 0, r.nextInt(7) == 0,
-                1000 + r.nextInt(2000), more, aligned, quota);
+                1000 + r.nextInt(2000), more, aligned, quota, null);
     }
 
     /** Each kind of zone as often: a region, an offset in one of Java's spellings, an Etc name. */
@@ -101,25 +108,26 @@ final class HistoryGenerator {
     private static Step step(Random r, List<LimitPlan> limits) {
         int limit = r.nextInt(limits.size());
         LimitPlan plan = limits.get(limit);
+        String key = plan.keyed() ? "store-" + r.nextInt(3) : null;
         CallClass callClass = CallClass.values()[r.nextInt(CallClass.values().length)];
         int roll = r.nextInt(100);
         if (roll < 22) {
             return new Sleep(50 + r.nextInt(550));
         }
         if (roll < 30) {
-            return new Cancel(limit, callClass, 50 + r.nextInt(500));
+            return new Cancel(limit, key, callClass, 50 + r.nextInt(500));
         }
-        int cost = cost(r, plan);
+        int cost = plan.keyed() ? 1 : cost(r, plan); // a keyed limit takes calls of one unit
         Report report = report(r, plan);
         if (roll < 45) {
-            return new Try(limit, callClass, cost, report.kind() == ReportKind.LAPSE ? Report.OK : report);
+            return new Try(limit, key, callClass, cost, report.kind() == ReportKind.LAPSE ? Report.OK : report);
         }
         boolean http = r.nextBoolean();
         Long deadline = r.nextInt(7) == 0 ? 300L + r.nextInt(2700) : null;
         String concurrencyKey = r.nextInt(7) == 0 ? "k" + r.nextInt(2) : null;
-        String dedupeKey = http && r.nextInt(10) == 0 ? "d" + r.nextInt(2) : null;
+        String dedupeKey = http && !plan.keyed() && r.nextInt(10) == 0 ? "d" + r.nextInt(2) : null;
         boolean twice = http && r.nextInt(7) == 0;
-        return new Join(limit, callClass, cost, http, deadline, concurrencyKey, dedupeKey, twice, report);
+        return new Join(limit, key, callClass, cost, http, deadline, concurrencyKey, dedupeKey, twice, report);
     }
 
     private static int cost(Random r, LimitPlan plan) {
@@ -139,6 +147,9 @@ final class HistoryGenerator {
 
     private static Report report(Random r, LimitPlan plan) {
         int roll = r.nextInt(100);
+        if (plan.keyed() && roll >= 67 && roll < 80) {
+            roll = 50; // the vendor's count is of the vendor's account, reported on its plain limits: a 200 here
+        }
         if (roll < 55) {
             return Report.OK;
         }

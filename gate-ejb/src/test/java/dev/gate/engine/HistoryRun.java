@@ -173,6 +173,12 @@ final class HistoryRun {
     }
 
     LimitSpec spec(LimitPlan plan) {
+        if (plan.keyed()) { // each key a copy of its rule, under its parent (the vendor's whole account)
+            return LimitSpec.of(plan.calls(), Duration.ofMillis(plan.windowMs()))
+                    .withReceiptMargin(Duration.ofMillis(plan.marginMs())).withCoolDown(FLOOR, LADDER, 3)
+                    .withMaxCoolDown(Duration.ofMillis(plan.maxCoolDownMs())).withKeyed(true)
+                    .withParent(names[plan.keyedUnder()]);
+        }
         LimitSpec spec = LimitSpec.of(plan.calls(), Duration.ofMillis(plan.windowMs()))
                 .withReceiptMargin(Duration.ofMillis(plan.marginMs())).withFairPrograms(plan.fair())
                 .withCoolDown(FLOOR, LADDER, 3).withMaxCoolDown(Duration.ofMillis(plan.maxCoolDownMs()));
@@ -232,8 +238,11 @@ final class HistoryRun {
         }
     }
 
-    private CallOptions options(int cost, Long deadlineMs, String concurrencyKey, Duration lease) {
+    private CallOptions options(String key, int cost, Long deadlineMs, String concurrencyKey, Duration lease) {
         CallOptions o = CallOptions.NONE.withCost(cost);
+        if (key != null) {
+            o = o.withLimitKey(key);
+        }
         if (deadlineMs != null) {
             o = o.withDeadline(Duration.ofMillis(deadlineMs));
         }
@@ -247,7 +256,8 @@ final class HistoryRun {
         String limit = names[join.limit()];
         Ticket ticket;
         try {
-            ticket = copy.callers().join(limit, join.callClass(), program, options(join.cost(), join.deadlineMs(),
+            ticket = copy.callers().join(limit, join.callClass(), program, options(join.key(), join.cost(),
+                    join.deadlineMs(),
                     join.concurrencyKey(), join.report().kind() == History.ReportKind.LAPSE ? HTTP_LEASE : EJB_LEASE));
         } catch (GateException e) {
             refused(p, s, join.limit(), null, e);
@@ -268,7 +278,7 @@ final class HistoryRun {
         Engine copy = first;
         String limit = names[join.limit()];
         String key = "r" + run + "-p" + p + "-s" + s;
-        CallOptions options = options(join.cost(), join.deadlineMs(), join.concurrencyKey(), HTTP_LEASE);
+        CallOptions options = options(join.key(), join.cost(), join.deadlineMs(), join.concurrencyKey(), HTTP_LEASE);
         ProgramCalls.Submitted submitted;
         try {
             try {
@@ -374,7 +384,7 @@ final class HistoryRun {
         Attempt attempt;
         try {
             attempt = copy.callers().tryNow(names[tried.limit()], tried.callClass(), program,
-                    CallOptions.NONE.withCost(tried.cost()).withLease(EJB_LEASE));
+                    options(tried.key(), tried.cost(), null, null, EJB_LEASE));
         } catch (GateException e) {
             refused(p, s, tried.limit(), null, e);
             return;
@@ -391,7 +401,7 @@ final class HistoryRun {
     private void cancel(Engine copy, String program, int p, int s, Cancel cancel) {
         try {
             Ticket ticket = copy.callers().join(names[cancel.limit()], cancel.callClass(), program,
-                    CallOptions.NONE.withLease(EJB_LEASE));
+                    options(cancel.key(), 1, null, null, EJB_LEASE));
             try {
                 Permit permit = copy.callers().await(ticket, Duration.ofMillis(cancel.afterMs()));
                 tell(p, s, cancel.limit(), permit.callId(), Answer.GRANTED, null);

@@ -134,8 +134,10 @@ class RandomHistoriesTest {
                 + history.steps() + " steps; callers told " + run.told.stream().collect(java.util.stream.Collectors
                 .groupingBy(HistoryRun.Told::answer, java.util.TreeMap::new, java.util.stream.Collectors.counting()))
                 + ", the vendor received " + run.receipts.size() + " calls" + (run.refusedLimits.isEmpty() ? ""
-                : "; declarations refused: " + run.refusedLimits) + (found.isEmpty() ? "" : "; " + found.size()
-                + " broken"));
+                : "; declarations refused: " + run.refusedLimits) + run.told.stream()
+                .filter(t -> t.answer() == HistoryRun.Answer.REFUSED).map(HistoryRun.Told::detail).distinct().limit(3)
+                .map(d -> "; refused: " + d).collect(java.util.stream.Collectors.joining())
+                + (found.isEmpty() ? "" : "; " + found.size() + " broken"));
         return found;
     }
 
@@ -143,14 +145,15 @@ class RandomHistoriesTest {
     private List<String> drain(HistoryRun run) throws Exception {
         long until = System.nanoTime() + Duration.ofSeconds(15).toNanos();
         while (System.nanoTime() - until < 0) {
-            if (copies.count("SELECT count(*) FROM gate_call WHERE limit_name = ANY (?) AND state IN "
-                    + "('WAITING', 'GRANTED')", (Object) run.names) == 0) {
+            if (copies.count("SELECT count(*) FROM gate_call WHERE split_part(limit_name, '~', 1) = ANY (?) "
+                    + "AND state IN ('WAITING', 'GRANTED')", (Object) run.names) == 0) {
                 return List.of();
             }
             Thread.sleep(200);
         }
         return List.of("calls still in the line 15 s after the history's programs ended: " + copies.ids(
-                "SELECT id FROM gate_call WHERE limit_name = ANY (?) AND state IN ('WAITING', 'GRANTED')",
+                "SELECT id FROM gate_call WHERE split_part(limit_name, '~', 1) = ANY (?) "
+                        + "AND state IN ('WAITING', 'GRANTED')",
                 (Object) run.names));
     }
 
@@ -162,8 +165,9 @@ class RandomHistoriesTest {
         List<String> found = new ArrayList<>();
         for (int l = 0; l < run.names.length; l++) {
             int limit = l;
-            if (run.refusedLimits.stream().anyMatch(r -> r.startsWith("L" + limit + ":"))) {
-                continue;
+            if (run.refusedLimits.stream().anyMatch(r -> r.startsWith("L" + limit + ":"))
+                    || run.history.limits().get(l).keyed()) {
+                continue; // a keyed limit's keys are probed through their parent's line
             }
             LimitPlan plan = run.history.limits().get(l);
             Instant due = holdsEnd(run, l);
@@ -178,11 +182,17 @@ class RandomHistoriesTest {
             if (wait > 0) {
                 Thread.sleep(wait);
             }
-            Attempt tried = b.engine().callers().tryNow(run.names[l], CallClass.SCHEDULED, "probe", CallOptions.NONE);
-            long lateUntil = System.nanoTime() + LATENESS.toNanos();
-            while (!tried.isGranted() && System.nanoTime() - lateUntil < 0) {
-                Thread.sleep(Math.max(10, Math.min(100, tried.retryAfter().toMillis())));
+            Attempt tried;
+            try {
                 tried = b.engine().callers().tryNow(run.names[l], CallClass.SCHEDULED, "probe", CallOptions.NONE);
+                long lateUntil = System.nanoTime() + LATENESS.toNanos();
+                while (!tried.isGranted() && System.nanoTime() - lateUntil < 0) {
+                    Thread.sleep(Math.max(10, Math.min(100, tried.retryAfter().toMillis())));
+                    tried = b.engine().callers().tryNow(run.names[l], CallClass.SCHEDULED, "probe", CallOptions.NONE);
+                }
+            } catch (dev.gate.api.GateException e) {
+                found.add("L" + l + " (" + plan + "): the lock-out probe's try was refused: " + e);
+                continue;
             }
             if (!tried.isGranted()) {
                 found.add("L" + l + " (" + plan + ") locked out: every hold ended and a unit was due by " + due
@@ -209,7 +219,9 @@ class RandomHistoriesTest {
         long longestWindow = Math.max(plan.windowMs(), Math.max(plan.more() == null ? 0 : plan.more().windowMs(),
                 plan.quota() == null ? 0 : plan.quota().blockMs()));
         for (HistoryRun.Reported r : List.copyOf(run.reported)) {
-            if (r.limit() != l || r.at().isBefore(lastResume)) {
+            LimitPlan of = run.history.limits().get(r.limit());
+            boolean mine = r.limit() == l || of.keyed() && of.keyedUnder() == l; // a key's 429 pauses its parent
+            if (!mine || r.at().isBefore(lastResume)) {
                 continue;
             }
             if (r.report().kind() == ReportKind.SLOW_DOWN) {
@@ -228,8 +240,8 @@ class RandomHistoriesTest {
     /** When, by the rules on the send log alone, the limit's next unit is due: the beat, every window, every block. */
     private Instant dueBySendLog(HistoryRun run, int l) throws Exception {
         Instant now = Instant.now();
-        return HistoryChecks.dueAt(HistoryChecks.rulesAt(run, l, now), HistoryChecks.sendsOf(copies, run.names[l]),
-                now, 1).notBefore();
+        return HistoryChecks.dueAt(at -> HistoryChecks.rulesAt(run, l, at), HistoryChecks.sendsOf(copies,
+                run.names[l]), now, 1).notBefore();
     }
 
     private static Instant later(Instant a, Instant b) {
