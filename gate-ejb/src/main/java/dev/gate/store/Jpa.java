@@ -53,10 +53,12 @@ public final class Jpa implements AutoCloseable {
      * @throws StoreBusy        a lock or statement timed out, or a deadlock was broken; nothing was changed
      */
     public <T> T run(Work<T> work) throws StoreUnavailable {
-        if (!emf.isOpen()) {
+        EntityManager em;
+        try {
+            em = emf.createEntityManager();
+        } catch (IllegalStateException closed) {
             throw new StoreUnavailable("the gate instance is stopping");
         }
-        EntityManager em = emf.createEntityManager();
         EntityTransaction t = em.getTransaction();
         try {
             t.begin();
@@ -82,9 +84,14 @@ public final class Jpa implements AutoCloseable {
             if (sql != null && StoreBusy.is(sql)) {
                 throw new StoreBusy(sql);
             }
+            if (!emf.isOpen()) { // closed under this work (the instance stopping): its callers are turned away
+                throw new StoreUnavailable("the gate instance is stopping");
+            }
             throw e;
         } finally {
-            em.close();
+            if (em.isOpen()) {
+                em.close();
+            }
         }
     }
 

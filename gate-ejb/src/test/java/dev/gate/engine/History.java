@@ -122,7 +122,7 @@ record History(long seed, List<LimitPlan> limits, List<List<Step>> programs, Lis
         }
     }
 
-    enum OperatorKind { PAUSE, RESUME, REPACE, REDECLARE, CUT, KILL }
+    enum OperatorKind { PAUSE, RESUME, REPACE, REDECLARE, REMOVE, CUT, KILL }
 
     /**
      * The operator's hand at {@code atMs} after the start: a pause of {@code arg} ms, or a re-pace to {@code arg}; or a
@@ -137,6 +137,7 @@ record History(long seed, List<LimitPlan> limits, List<List<Step>> programs, Lis
                 case RESUME -> "resume L" + limit;
                 case REPACE -> "re-pace L" + limit + " to " + arg + " calls";
                 case REDECLARE -> "re-declare L" + limit;
+                case REMOVE -> "remove L" + limit;
                 case CUT -> "cut copy b's database link for " + arg + " ms";
                 case KILL -> "kill copy b, start another " + arg + " ms later";
             };

@@ -58,10 +58,12 @@ final class HistoryChecks {
         this.run = run;
     }
 
-    /** Every promise checked; what was found wrong. */
-    static List<String> of(HistoryRun run, GateDatabase db) throws SQLException {
+    /** Every promise checked, from the run and what its tables held (the watch's); what was found wrong. */
+    static List<String> of(HistoryRun run, TableWatch watch) {
         HistoryChecks checks = new HistoryChecks(run);
-        checks.read(db);
+        checks.calls.putAll(watch.calls());
+        checks.sends.putAll(watch.sends());
+        checks.prunedOnlyWhenDoneAndOld(watch.gone());
         checks.found.addAll(run.broken);
         checks.everyCallEndedOnceAndAsItsCallerWasTold();
         for (Map.Entry<String, List<Send>> line : checks.sends.entrySet()) {
@@ -91,46 +93,30 @@ final class HistoryChecks {
         return java.util.Arrays.asList(run.names).indexOf(template);
     }
 
+    /** The retention of the checker's copies: finished calls older than it are pruned. */
+    static final Duration RETENTION = Duration.ofSeconds(3);
+
+    /**
+     * Nothing lost: a call leaves the tables only when it has ended and the retention has passed since (or its limit
+     * was removed, with its history).
+     */
+    private void prunedOnlyWhenDoneAndOld(List<TableWatch.Gone> gone) {
+        for (TableWatch.Gone g : gone) {
+            Call c = g.call();
+            boolean removed = c.limit() >= 0 && run.removals(c.limit()).stream()
+                    .anyMatch(t -> !t.isAfter(g.missedAt().plus(SLACK)));
+            boolean ended = !c.state().equals("WAITING") && !c.state().equals("GRANTED") && c.done() != null;
+            if (!removed && !(ended && !c.done().isAfter(g.missedAt().minus(RETENTION).plusMillis(
+                    TableWatch.EVERY_MS + SLACK.toMillis())))) {
+                found.add("call " + c.id() + " (" + c.state() + ", ended " + c.done() + ") left the tables by "
+                        + g.missedAt() + ", before its retention of " + RETENTION.toSeconds() + " s");
+            }
+        }
+    }
+
     /** The send log of a line (none: empty). */
     private List<Send> log(String line) {
         return sends.getOrDefault(line, List.of());
-    }
-
-    private void read(GateDatabase db) throws SQLException {
-        try (Connection c = db.connect()) {
-            try (PreparedStatement ps = c.prepareStatement("""
-                    SELECT id, limit_name, call_class, owner, state, enqueued_at, granted_at, done_at, outcome_status,
-                           deadline_at, concurrency_key, dedupe_key, submission_key, cost, aged
-                    FROM gate_call WHERE split_part(limit_name, '~', 1) = ANY (?)""")) {
-                ps.setArray(1, c.createArrayOf("varchar", run.names));
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        Integer status = rs.getObject("outcome_status") == null ? null : rs.getInt("outcome_status");
-                        String line = rs.getString("limit_name");
-                        calls.put(rs.getLong("id"), new Call(rs.getLong("id"), limitOf(line), line,
-                                rs.getInt("call_class"), rs.getString("owner"), rs.getString("state"),
-                                at(rs, "enqueued_at"), at(rs, "granted_at"), at(rs, "done_at"), status,
-                                at(rs, "deadline_at"), rs.getString("concurrency_key"), rs.getString("dedupe_key"),
-                                rs.getString("submission_key"), rs.getInt("cost"), rs.getBoolean("aged")));
-                    }
-                }
-            }
-            try (PreparedStatement ps = c.prepareStatement("SELECT limit_name, call_id, sent_at, slot_at, seq "
-                    + "FROM gate_send "
-                    + "WHERE split_part(limit_name, '~', 1) = ANY (?) ORDER BY limit_name, seq")) {
-                ps.setArray(1, c.createArrayOf("varchar", run.names));
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        String line = rs.getString("limit_name");
-                        int limit = limitOf(line);
-                        sends.computeIfAbsent(line, k -> new ArrayList<>()).add(new Send(limit, rs.getLong("call_id"),
-                                at(rs, "sent_at"),
-                                at(rs, "slot_at"),
-                                rs.getLong("seq")));
-                    }
-                }
-            }
-        }
     }
 
     private static Instant at(ResultSet rs, String column) throws SQLException {
@@ -260,6 +246,21 @@ final class HistoryChecks {
         return w;
     }
 
+    /** Since when the limit's history goes back at {@code t}: its last removal before (a limit made anew after). */
+    private Instant epoch(int l, Instant t) {
+        Instant since = Instant.EPOCH;
+        for (Instant removed : run.removals(l)) {
+            if (removed.isBefore(t)) {
+                since = removed;
+            }
+        }
+        return since;
+    }
+
+    private static Instant later(Instant a, Instant b) {
+        return b.isAfter(a) ? b : a;
+    }
+
     private int calls(int l, Window w, Instant t) {
         return w.fixedCalls() >= 0 ? w.fixedCalls() : run.callsAt(l, t);
     }
@@ -272,7 +273,8 @@ final class HistoryChecks {
                     : new CalendarBlocks(Duration.ofMillis(w.windowMs()), ZoneId.of(w.zone()), w.at());
             for (int i = 0; i < log.size(); i++) {
                 Instant t = log.get(i).sentAt();
-                Instant from = blocks == null ? t.minusMillis(w.windowMs()) : blocks.at(t).start().minusNanos(1_000);
+                Instant from = later(blocks == null ? t.minusMillis(w.windowMs()) : blocks.at(t).start()
+                        .minusNanos(1_000), epoch(l, t));
                 int in = 0;
                 for (int j = i; j >= 0 && log.get(j).sentAt().isAfter(from); j--) {
                     in++;
@@ -297,7 +299,8 @@ final class HistoryChecks {
                     : new CalendarBlocks(Duration.ofMillis(w.windowMs()), ZoneId.of(w.zone()), w.at());
             for (int i = 0; i < got.size(); i++) {
                 Instant t = got.get(i).at();
-                Instant from = blocks == null ? t.minusMillis(w.windowMs()) : blocks.at(t).start().minusNanos(1_000);
+                Instant from = later(blocks == null ? t.minusMillis(w.windowMs()) : blocks.at(t).start()
+                        .minusNanos(1_000), epoch(l, t));
                 int in = 0;
                 boolean late = false;
                 for (int j = i; j >= 0 && got.get(j).at().isAfter(from); j--) {
@@ -374,9 +377,11 @@ final class HistoryChecks {
                 held.add(new Hold(call.done(), until));
             }
         }
+        List<Instant> ends = new ArrayList<>(resumes);
+        ends.addAll(run.removals(l)); // a removed limit's pauses and counts go with it
         for (Hold h : held) {
             Instant until = h.until();
-            for (Instant resumed : resumes) {
+            for (Instant resumed : ends) {
                 if (resumed.isAfter(h.from()) && resumed.isBefore(until)) {
                     until = resumed;
                 }
@@ -463,10 +468,31 @@ final class HistoryChecks {
                 found.add("L" + l + " (" + plan + ") locked out at " + now + ": call " + waiting.get(0).id()
                         + " (rank " + waiting.get(0).rank() + ", cost " + waiting.get(0).cost() + ") waited, no pause "
                         + "or hold could run, every window had room and the beat was due, yet nothing was granted "
-                        + "within " + LATENESS.toMillis() + " ms");
+                        + "within " + LATENESS.toMillis() + " ms; the line then: " + around(mine, log, now));
                 return;
             }
         }
+    }
+
+    /** The calls of a line that were in it around {@code t}, and its last sends before: for reading a finding. */
+    private static String around(List<Call> line, List<Send> log, Instant t) {
+        StringBuilder out = new StringBuilder();
+        for (Call c : line) {
+            if (c.enqueued().isBefore(t.plusSeconds(1)) && (c.leftWaiting() == null
+                    || c.leftWaiting().isAfter(t.minusSeconds(1)))) {
+                out.append("\n    call ").append(c.id()).append(" rank ").append(c.rank()).append(" cost ")
+                        .append(c.cost()).append(" joined ").append(c.enqueued()).append(", ").append(c.state())
+                        .append(c.granted() != null ? " granted " + c.granted() : "")
+                        .append(c.done() != null ? " ended " + c.done() : "")
+                        .append(c.deadline() != null ? " deadline " + c.deadline() : "")
+                        .append(c.concurrencyKey() != null ? " key " + c.concurrencyKey() : "");
+            }
+        }
+        List<Send> before = log.stream().filter(s -> s.sentAt().isBefore(t.plusSeconds(1))).toList();
+        before.stream().skip(Math.max(0, before.size() - 8)).forEach(s -> out.append("\n    send ").append(s.seq())
+                .append(" of call ").append(s.callId()).append(" at ").append(s.sentAt()).append(" slot ")
+                .append(s.slotAt()));
+        return out.toString();
     }
 
     /**

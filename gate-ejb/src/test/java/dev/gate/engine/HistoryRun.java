@@ -497,6 +497,11 @@ final class HistoryRun {
                     case RESUME -> b.engine().operators().resume(limit, "ops");
                     case REPACE -> a.limits().rePace(limit, Pace.of((int) step.arg(), plan.windowMs()), "ops");
                     case REDECLARE -> b.engine().limits().put(limit, spec(plan), "ops");
+                    case REMOVE -> {
+                        if (!a.limits().remove(limit, "ops").removed()) {
+                            throw new GateException("live calls: not removed"); // refused, nothing changed
+                        }
+                    }
                     case CUT -> {
                         String cut = b.owner();
                         b.cut(Duration.ofMillis(step.arg()));
@@ -524,6 +529,23 @@ final class HistoryRun {
                 broken.add("the operator's " + step + " failed: " + e);
             }
         }
+    }
+
+    /** When {@code limit} was removed (with its history), in order. */
+    List<Instant> removals(int limit) {
+        return acts.stream().filter(x -> x.done() && x.step().limit() == limit
+                && x.step().kind() == History.OperatorKind.REMOVE).map(Act::ended).sorted().toList();
+    }
+
+    /** Whether {@code limit} is removed at the end (no re-declaration after its last removal). */
+    boolean removedAtTheEnd(int limit) {
+        List<Instant> removed = removals(limit);
+        if (removed.isEmpty()) {
+            return false;
+        }
+        Instant last = removed.get(removed.size() - 1);
+        return acts.stream().noneMatch(x -> x.done() && x.step().limit() == limit
+                && x.step().kind() == History.OperatorKind.REDECLARE && x.started().isAfter(last));
     }
 
     /** The main rule's calls in force at {@code t}, and the looser of two when a change was under way then. */

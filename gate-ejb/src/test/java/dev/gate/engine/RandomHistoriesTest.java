@@ -39,7 +39,7 @@ class RandomHistoriesTest {
 
     @BeforeEach
     void twoCopiesTheSecondBehindAProxy() throws Exception {
-        a = copies.start("histories-a");
+        a = copies.start("histories-a", PRUNING, new ScheduledThreadPoolExecutor(2));
         b = new SecondCopy(copies.proxy());
     }
 
@@ -84,12 +84,18 @@ class RandomHistoriesTest {
         @Override
         public void startAgain() {
             owner = "histories-b" + ++started;
-            engine = copies.start(owner, GateCopies.FAST, new ScheduledThreadPoolExecutor(2),
+            engine = copies.start(owner, PRUNING, new ScheduledThreadPoolExecutor(2),
                     copies.poolThrough(proxy));
         }
     }
 
     private static final int IN_THE_SUITE = 8;
+    /** The tests' timings, with finished calls kept only {@link HistoryChecks#RETENTION} and pruned twice a second. */
+    private static final EngineSettings PRUNING = new EngineSettings(GateCopies.FAST.defaultLease(),
+            GateCopies.FAST.minLease(), GateCopies.FAST.maxLease(), GateCopies.FAST.heartbeat(),
+            GateCopies.FAST.waiterPoll(), GateCopies.FAST.idlePoll(), GateCopies.FAST.retry(),
+            GateCopies.FAST.callerConcurrency(), GateCopies.FAST.callerWait(), HistoryChecks.RETENTION,
+            java.time.Duration.ofMillis(500));
     private static final Duration LATENESS = Duration.ofMillis(400);
     private static final Duration PROBE_HORIZON = Duration.ofSeconds(20);
 
@@ -126,14 +132,22 @@ class RandomHistoriesTest {
 
     /** Runs a history, drains the line, probes each limit, and checks it; what broke. */
     private List<String> check(History history) throws Exception {
-        HistoryRun run = new HistoryRun(history, a, b).run();
-        List<String> found = new ArrayList<>(drain(run));
-        found.addAll(probe(run));
-        found.addAll(HistoryChecks.of(run, copies));
+        HistoryRun run = new HistoryRun(history, a, b);
+        List<String> names = java.util.Arrays.asList(run.names);
+        List<String> found;
+        TableWatch watch = new TableWatch(copies, run.names,
+                line -> names.indexOf(dev.gate.rules.LimitKey.templateOf(line)));
+        try (watch) {
+            run.run();
+            found = new ArrayList<>(drain(run));
+            found.addAll(probe(run));
+        }
+        found.addAll(HistoryChecks.of(run, watch));
         System.out.println("history " + history.seed() + ": " + history.limits().size() + " limits, "
                 + history.steps() + " steps; callers told " + run.told.stream().collect(java.util.stream.Collectors
                 .groupingBy(HistoryRun.Told::answer, java.util.TreeMap::new, java.util.stream.Collectors.counting()))
-                + ", the vendor received " + run.receipts.size() + " calls" + (run.refusedLimits.isEmpty() ? ""
+                + ", the vendor received " + run.receipts.size() + " calls, " + watch.gone().size()
+                + " calls left the tables (retention, removal)" + (run.refusedLimits.isEmpty() ? ""
                 : "; declarations refused: " + run.refusedLimits) + run.told.stream()
                 .filter(t -> t.answer() == HistoryRun.Answer.REFUSED).map(HistoryRun.Told::detail).distinct().limit(3)
                 .map(d -> "; refused: " + d).collect(java.util.stream.Collectors.joining())
@@ -166,7 +180,7 @@ class RandomHistoriesTest {
         for (int l = 0; l < run.names.length; l++) {
             int limit = l;
             if (run.refusedLimits.stream().anyMatch(r -> r.startsWith("L" + limit + ":"))
-                    || run.history.limits().get(l).keyed()) {
+                    || run.history.limits().get(l).keyed() || run.removedAtTheEnd(l)) {
                 continue; // a keyed limit's keys are probed through their parent's line
             }
             LimitPlan plan = run.history.limits().get(l);
