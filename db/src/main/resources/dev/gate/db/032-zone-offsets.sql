@@ -60,22 +60,18 @@ BEGIN
 END $$;
 --rollback CREATE OR REPLACE FUNCTION gate_block_start(t timestamptz, zone text, at_time time, length_ms bigint) RETURNS timestamptz LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE AS $$ DECLARE day date := (t AT TIME ZONE zone)::date; day_start timestamptz := (day + at_time) AT TIME ZONE zone; BEGIN IF day_start > t THEN day := day - 1; day_start := (day + at_time) AT TIME ZONE zone; END IF; IF length_ms = 86400000 THEN RETURN day_start;  END IF; RETURN day_start + floor(extract(epoch FROM t - day_start) * 1000 / length_ms)::bigint * length_ms * interval '1 millisecond'; END $$;
 
---changeset gate:032-zone-ids
+--changeset gate:032-zone-ids splitStatements:false
 --comment: zones kept before VendorZone, as Java read them: an offset with a prefix ('UTC+05:00', 'GMT-08:00', 'UT+01:00') as the offset alone, 'Z' as 'UTC'; CET, MET, EET, WET as the regions Java's time zone data links them to (PostgreSQL read them as fixed abbreviations).
-UPDATE gate_limit SET aligned_zone = CASE
-        WHEN aligned_zone IN ('CET', 'MET') THEN 'Europe/Brussels'
-        WHEN aligned_zone = 'EET' THEN 'Europe/Athens'
-        WHEN aligned_zone = 'WET' THEN 'Europe/Lisbon'
-        WHEN aligned_zone IN ('Z', 'GMT', 'UT', 'UCT') THEN 'UTC'
-        WHEN aligned_zone ~ '^(UTC|GMT|UT)[+-]' THEN regexp_replace(aligned_zone, '^(UTC|GMT|UT)', '')
-        ELSE aligned_zone END
-    WHERE aligned_zone IS NOT NULL;
-UPDATE gate_limit_rule SET aligned_zone = CASE
-        WHEN aligned_zone IN ('CET', 'MET') THEN 'Europe/Brussels'
-        WHEN aligned_zone = 'EET' THEN 'Europe/Athens'
-        WHEN aligned_zone = 'WET' THEN 'Europe/Lisbon'
-        WHEN aligned_zone IN ('Z', 'GMT', 'UT', 'UCT') THEN 'UTC'
-        WHEN aligned_zone ~ '^(UTC|GMT|UT)[+-]' THEN regexp_replace(aligned_zone, '^(UTC|GMT|UT)', '')
-        ELSE aligned_zone END
-    WHERE aligned_zone IS NOT NULL;
+CREATE FUNCTION pg_temp.gate_zone_kept(zone text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+    SELECT CASE
+        WHEN zone IN ('CET', 'MET') THEN 'Europe/Brussels'
+        WHEN zone = 'EET' THEN 'Europe/Athens'
+        WHEN zone = 'WET' THEN 'Europe/Lisbon'
+        WHEN zone IN ('Z', 'GMT', 'UT', 'UCT') THEN 'UTC'
+        WHEN zone ~ '^(UTC|GMT|UT)[+-]' THEN regexp_replace(zone, '^(UTC|GMT|UT)', '')
+        ELSE zone END
+$$;
+UPDATE gate_limit SET aligned_zone = pg_temp.gate_zone_kept(aligned_zone) WHERE aligned_zone IS NOT NULL;
+UPDATE gate_limit_rule SET aligned_zone = pg_temp.gate_zone_kept(aligned_zone) WHERE aligned_zone IS NOT NULL;
+DROP FUNCTION pg_temp.gate_zone_kept(text);
 --rollback not required
