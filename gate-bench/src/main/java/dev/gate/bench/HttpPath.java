@@ -158,12 +158,12 @@ public final class HttpPath {
         return sum;
     }
 
-    private static String basic(String nameAndPassword) {
+    static String basic(String nameAndPassword) {
         return "Basic " + Base64.getEncoder().encodeToString(nameAndPassword.getBytes(StandardCharsets.UTF_8));
     }
 
     /** Requests with preemptive Basic credentials (the client's Authenticator would wait for a 401 first). */
-    private record Client(HttpClient http, URI base, String authorization) {
+    record Client(HttpClient http, URI base, String authorization) {
 
         HttpResponse<String> send(String method, String path, String json) throws IOException, InterruptedException {
             HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(60))

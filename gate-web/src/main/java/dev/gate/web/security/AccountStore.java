@@ -13,6 +13,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -23,9 +24,14 @@ import java.util.logging.Logger;
 
 /**
  * Checks a name and password against the gate's accounts. A PBKDF2 check is deliberately slow, so a check that
- * passed is remembered for a minute (by a SHA-256 of name and password, never the password). Within that minute it
- * is trusted even while the database is unavailable; past it, or for a password not remembered, an unavailable
- * database means the credentials cannot be checked: neither passed nor failed.
+ * passed is remembered (by a SHA-256 of name and password, never the password) for as long as the account's stored
+ * hash stays what it was: the remembered sign-in is confirmed by a cheap read of the account at least once a minute
+ * ({@link #confirmRemembered}, every {@link #CONFIRM_EVERY} off the request path; on the request path only when that
+ * has not run), and forgotten when the account is gone or its hash changed, so a removed or changed account loses it
+ * within the minute on every server. The password is derived again only then: an account's requests never wait at
+ * each minute for a derivation. Within a minute of its last confirmation it is trusted even while the database is
+ * unavailable; past it, or for a password not remembered, an unavailable database means the credentials cannot be
+ * checked: neither passed nor failed.
  * <p>
  * Only one slow check of an account runs at a time (the others wait for it and then find it remembered), a name
  * with no account costs a check as well (timing does not tell which names exist), a wrong password leaves the right
@@ -35,6 +41,8 @@ import java.util.logging.Logger;
 public class AccountStore {
 
     static final long REMEMBER_NANOS = TimeUnit.MINUTES.toNanos(1);
+    /** How often remembered sign-ins are confirmed against the accounts (those confirmed longer ago than this). */
+    static final Duration CONFIRM_EVERY = Duration.ofSeconds(20);
 
     @EJB
     Accounts accounts;
@@ -137,6 +145,36 @@ public class AccountStore {
         return null;
     }
 
+    /**
+     * Confirms each sign-in remembered longer ago than {@link #CONFIRM_EVERY}: one read of its account; the same hash
+     * renews it (with the account's roles as they are now), none or another forgets it. Run off the request path
+     * every {@link #CONFIRM_EVERY} ({@link RememberedSignIns}); while the accounts cannot be read nothing is renewed
+     * and each runs out a minute after its last confirmation.
+     */
+    public void confirmRemembered() {
+        long now = nanoTime.getAsLong();
+        for (Remembered known : List.copyOf(remembered.values())) {
+            if (now - known.atNanos() >= CONFIRM_EVERY.toNanos()) {
+                try {
+                    confirmed(known.account().name(), known, accounts.find(known.account().name()));
+                } catch (GatePausedException | EJBException e) {
+                    LOG.fine(() -> "remembered sign-ins not confirmed now: " + e.getMessage());
+                    return;
+                }
+            }
+        }
+    }
+
+    /** Renews {@code known} when the account still has its hash, else forgets it; the renewed sign-in, if any. */
+    private Remembered confirmed(String name, Remembered known, Optional<Account> now) {
+        if (now.isPresent() && now.get().passwordHash().equals(known.account().passwordHash())) {
+            Remembered renewed = new Remembered(now.get(), known.secretDigest(), nanoTime.getAsLong());
+            return remembered.replace(name, known, renewed) ? renewed : null;
+        }
+        remembered.remove(name, known);
+        return null;
+    }
+
     private Check slowCheck(String name, String password, String digest) {
         Optional<Account> account;
         try {
@@ -146,6 +184,14 @@ public class AccountStore {
         } catch (EJBException e) {
             // the container could not even start the lookup's transaction: the database is out of reach
             return new Check.Unchecked("accounts could not be read: " + e.getMessage());
+        }
+        Remembered known = remembered.get(name);
+        if (known != null && known.secretDigest().equals(digest)) {
+            // remembered, but not confirmed within the minute: the read confirms it unless the hash changed
+            Remembered renewed = confirmed(name, known, account);
+            if (renewed != null) {
+                return new Check.Passed(renewed.account());
+            }
         }
         if (account.isEmpty()) {
             passwords.spendACheck(password);

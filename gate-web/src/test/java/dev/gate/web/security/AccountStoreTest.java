@@ -189,4 +189,55 @@ class AccountStoreTest {
         assertInstanceOf(AccountStore.Check.Failed.class, store.check("guess-y", "any", "10.0.0.7"),
                 "another address is not held");
     }
+
+    @Test
+    void aSteadyCallerIsNotDerivedAgainAtEachMinute() {
+        assertInstanceOf(AccountStore.Check.Passed.class, store.check("worker", "right-password"));
+        assertEquals(1, hashChecks.get());
+        for (int i = 0; i < 12; i++) { // four minutes of the confirmations off the request path
+            now += AccountStore.CONFIRM_EVERY.toNanos();
+            store.confirmRemembered();
+            int read = reads.get();
+            assertInstanceOf(AccountStore.Check.Passed.class, store.check("worker", "right-password"));
+            assertEquals(read, reads.get(), "a confirmed sign-in needs no read on the request path");
+        }
+        // no confirmation for over a minute (the scheduler late): the request reads the account, and only reads it
+        now += TimeUnit.SECONDS.toNanos(61);
+        assertInstanceOf(AccountStore.Check.Passed.class, store.check("worker", "right-password"));
+        assertEquals(1, hashChecks.get(), "the password was derived once, while the account's hash stayed the same");
+    }
+
+    @Test
+    void aRemovedOrChangedAccountLosesItsRememberedSignInWithinTheMinute() {
+        assertInstanceOf(AccountStore.Check.Passed.class, store.check("worker", "right-password"));
+        worker = new Account("worker", "hash-of:right-password", Set.of("caller", "operator")); // roles changed
+        now += AccountStore.CONFIRM_EVERY.toNanos();
+        store.confirmRemembered();
+        assertEquals(Set.of("caller", "operator"),
+                ((AccountStore.Check.Passed) store.check("worker", "right-password")).account().roles());
+
+        worker = new Account("worker", "hash-of:new-password", Set.of("caller")); // its password changed elsewhere
+        now += AccountStore.CONFIRM_EVERY.toNanos();
+        store.confirmRemembered();
+        databaseUp = false;
+        assertInstanceOf(AccountStore.Check.Unchecked.class, store.check("worker", "right-password"),
+                "no longer remembered");
+        databaseUp = true;
+        assertInstanceOf(AccountStore.Check.Failed.class, store.check("worker", "right-password"));
+        assertInstanceOf(AccountStore.Check.Passed.class, store.check("worker", "new-password"));
+
+        worker = new Account("someone-else", "hash-of:x", Set.of("caller")); // the account removed
+        now += AccountStore.CONFIRM_EVERY.toNanos();
+        store.confirmRemembered();
+        assertInstanceOf(AccountStore.Check.Failed.class, store.check("worker", "new-password"));
+    }
+
+    @Test
+    void aSignInNotConfirmedForAMinuteIsCheckedAgainstTheAccountOnTheRequest() {
+        assertInstanceOf(AccountStore.Check.Passed.class, store.check("worker", "right-password"));
+        worker = new Account("worker", "hash-of:new-password", Set.of("caller"));
+        now += TimeUnit.SECONDS.toNanos(61); // no confirmation ran (the scheduler late, the database was out)
+        assertInstanceOf(AccountStore.Check.Failed.class, store.check("worker", "right-password"));
+        assertEquals(2, hashChecks.get(), "a changed hash is derived against");
+    }
 }
