@@ -86,6 +86,11 @@ final class HistoryRun {
         }
     }
 
+    /** When the last fault's recovery may end (as {@link Fault#covers} reads it); Instant.MIN with no fault. */
+    Instant recoveredBy() {
+        return faults.stream().map(f -> f.until().plusSeconds(4)).max(Instant::compareTo).orElse(Instant.MIN);
+    }
+
     /** Whether a fault (or the recovery after it) was under way at {@code t}. */
     boolean faultAt(Instant t) {
         return faults.stream().anyMatch(f -> f.covers(t));

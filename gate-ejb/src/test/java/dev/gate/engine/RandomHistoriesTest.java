@@ -173,7 +173,8 @@ class RandomHistoriesTest {
 
     /**
      * Nobody locked out: after every hold has ended by the rules (an operator's pause, a cool-down, a vendor's count
-     * capped by the limit's maxCoolDown) and when, by the rules on the send log, a unit is due, a try is granted.
+     * capped by the limit's maxCoolDown, a fault and the recovery after it) and when, by the rules on the send log, a
+     * unit is due, a try is granted.
      */
     private List<String> probe(HistoryRun run) throws Exception {
         List<String> found = new ArrayList<>();
@@ -188,6 +189,9 @@ class RandomHistoriesTest {
             Instant ruled = dueBySendLog(run, l);
             if (ruled.isAfter(due)) {
                 due = ruled;
+            }
+            if (run.recoveredBy().isAfter(due)) { // a copy cut off may still be paused while it recovers
+                due = run.recoveredBy();
             }
             if (due.isAfter(Instant.now().plus(PROBE_HORIZON))) {
                 continue; // not due within the horizon (a quota used up until a far edge)
