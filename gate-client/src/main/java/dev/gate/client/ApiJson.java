@@ -45,8 +45,10 @@ final class ApiJson {
 
     /** A try's body: its class and lease, the key of a keyed limit (null: none) and its cost (null: 1). */
     static String attempt(CallClass callClass, Duration lease, String key, Integer cost) {
-        JsonObjectBuilder fields = Json.createObjectBuilder().add("class", callClass.name())
-                .add("leaseSeconds", lease.toSeconds());
+        JsonObjectBuilder fields = Json.createObjectBuilder().add("class", callClass.name());
+        if (lease != null) { // none for a consuming try: its call ends at once
+            fields.add("leaseSeconds", lease.toSeconds());
+        }
         if (key != null) {
             fields.add("key", key);
         }

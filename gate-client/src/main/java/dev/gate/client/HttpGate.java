@@ -164,16 +164,49 @@ public final class HttpGate implements AutoCloseable {
      */
     public Attempt tryAcquire(String limit, CallClass callClass, CallOptions options)
             throws GateClientException, InterruptedException {
-        String body = ApiJson.attempt(callClass, DEFAULT_LEASE, options.limitKey(), options.cost());
+        return attempt(limit, callClass, options, false);
+    }
+
+    /**
+     * Try now and consume, for an inbound limit (each user of a service allowed N requests a minute), where the call
+     * is the request itself: granted and ended by the gate in the same statement, by the same rules and into the same
+     * send log as {@link #tryAcquire}, but DONE at once: no lease to renew, no outcome to report (the permit only
+     * names the consumed call). Not granted: when to try again, nothing left in the line. Sent again with its own
+     * Idempotency-Key after a lost answer, it gets the first one's consumption, never a second.
+     */
+    public Attempt tryConsume(String limit, CallClass callClass) throws GateClientException, InterruptedException {
+        return tryConsume(limit, callClass, CallOptions.NONE);
+    }
+
+    /** As above, with options: a keyed limit's key (each user's own line) and the call's cost. */
+    public Attempt tryConsume(String limit, CallClass callClass, CallOptions options)
+            throws GateClientException, InterruptedException {
+        return attempt(limit, callClass, options, true);
+    }
+
+    private Attempt attempt(String limit, CallClass callClass, CallOptions options, boolean consume)
+            throws GateClientException, InterruptedException {
+        String body = ApiJson.attempt(callClass, consume ? null : DEFAULT_LEASE, options.limitKey(), options.cost());
         // no time to wait out a "busy" answer: a try answers now (a busy 503 comes back as Busy)
         HttpResponse<String> r = requests.sendAgainIfLost("POST", "/limits/"
-                + URLEncoder.encode(limit, StandardCharsets.UTF_8) + "/calls?mode=try", body,
-                UUID.randomUUID().toString(), System.nanoTime());
+                + URLEncoder.encode(limit, StandardCharsets.UTF_8) + "/calls?mode=" + (consume ? "consume" : "try"),
+                body, UUID.randomUUID().toString(), System.nanoTime());
         if (r.statusCode() == 429 && ApiJson.isNoFreeSlot(r)) { // any other 429 (a held sign-in) is a refusal
             JsonObject problem = answer(r, 429);
             return new Attempt(Optional.empty(), Duration.ofMillis(problem.getJsonNumber("retryAfterMs").longValue()));
         }
-        return new Attempt(Optional.of(granted(answer(r, 200, 201), limit, false)), Duration.ZERO);
+        JsonObject call = answer(r, 200, 201);
+        return new Attempt(Optional.of(consume ? consumed(call, limit) : granted(call, limit, false)), Duration.ZERO);
+    }
+
+    /** A consuming try's call: DONE at once (granted and ended by the gate in one statement). */
+    private Permit consumed(JsonObject call, String limit) throws GateClientException {
+        if (!"DONE".equals(call.getString("state")) || call.isNull("grantedAt")) {
+            throw new GateClientException.Ended("call " + call.getJsonNumber("id") + " on limit '" + limit
+                    + "' is " + call.getString("state") + ", not consumed");
+        }
+        return new Permit(this, call.getJsonNumber("id").longValue(), limit,
+                Instant.parse(call.getString("grantedAt")), false);
     }
 
     /**

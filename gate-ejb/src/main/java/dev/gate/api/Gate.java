@@ -82,6 +82,19 @@ public interface Gate {
     Attempt tryAcquire(String limit, CallClass callClass, CallOptions options) throws GateException;
 
     /**
+     * Try now and consume, for an inbound limit (each user of a service allowed N requests a minute), where the call
+     * is the request itself: granted and ended in the same statement (one round trip), by the same rules and into the
+     * same send log as {@link #tryAcquire}, but DONE at once: no lease, and no outcome to report (the permit names the
+     * consumed call; {@code complete} on it is refused). Not granted: when to try again, nothing left in the line.
+     *
+     * @throws UnknownLimitException no such limit
+     */
+    Attempt tryConsume(String limit, CallClass callClass) throws GateException;
+
+    /** As {@link #tryConsume(String, CallClass)}, with the call's cost and a keyed limit's key (its options). */
+    Attempt tryConsume(String limit, CallClass callClass, CallOptions options) throws GateException;
+
+    /**
      * Gives a granted call up without a vendor call (the caller's own work failed before it reached the vendor): the
      * call becomes ABANDONED at once and its concurrency key is free, instead of both waiting out the lease. A joiner
      * waiting for its outcome is told it ended. Answers false when the call is not granted (done, or already ended),

@@ -86,6 +86,16 @@ public class Line {
         }
     }
 
+    /** Try now and consume: granted and ended at once (DONE, no outcome to report), else when to try again. */
+    public Attempt tryConsume(String limit, CallClass callClass, String program, CallOptions options)
+            throws GateException {
+        try {
+            return host.engine().callers().tryConsume(limit, callClass, program, options);
+        } catch (IllegalArgumentException e) {
+            throw new GateException(e.getMessage());
+        }
+    }
+
     /** Gives a granted call up without a vendor call: ABANDONED now, its keys free (false: it was not granted). */
     public boolean abandon(Permit permit) throws GateException {
         return host.engine().callers().abandon(permit);

@@ -80,9 +80,18 @@ public class Programs {
      */
     public Tried tryNow(String program, String limit, CallClass callClass, CallOptions options, String key)
             throws GateException {
+        return tryNow(program, limit, callClass, options, key, false);
+    }
+
+    /**
+     * As above; {@code consume}: the call is the request itself (an inbound limit's), granted and ended in the same
+     * statement: DONE, no lease, no outcome to report.
+     */
+    public Tried tryNow(String program, String limit, CallClass callClass, CallOptions options, String key,
+                        boolean consume) throws GateException {
         ProgramCalls.Tried t;
         try {
-            t = calls().tryNow(program, limit, callClass, options, key);
+            t = calls().tryNow(program, limit, callClass, options, key, consume);
         } catch (IllegalArgumentException e) {
             throw new GateException(e.getMessage());
         }
@@ -91,8 +100,12 @@ public class Programs {
             return new Tried(Optional.empty(), a.retryAfter(), false);
         }
         Permit p = a.permit();
-        if (t.repeated() || options.lease() == null) {
+        if (t.repeated() || (options.lease() == null && !consume)) {
             return new Tried(visible(program, p.callId()), Duration.ZERO, t.repeated());
+        }
+        if (consume) {
+            return new Tried(Optional.of(new CallView(p.callId(), limit, callClass, program, CallState.DONE,
+                    p.enqueuedAt(), p.grantedAt(), null, null, null, 0, null, null)), Duration.ZERO, false);
         }
         return new Tried(Optional.of(new CallView(p.callId(), limit, callClass, program, CallState.GRANTED,
                 p.enqueuedAt(), p.grantedAt(), p.grantedAt().plus(options.lease()), null, null, 0, null, null)),

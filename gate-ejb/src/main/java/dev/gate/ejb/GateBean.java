@@ -92,6 +92,16 @@ public class GateBean implements Gate {
     }
 
     @Override
+    public Attempt tryConsume(String limit, CallClass callClass) throws GateException {
+        return line.tryConsume(limit, callClass, program(), CallOptions.NONE);
+    }
+
+    @Override
+    public Attempt tryConsume(String limit, CallClass callClass, CallOptions options) throws GateException {
+        return line.tryConsume(limit, callClass, program(), options);
+    }
+
+    @Override
     public boolean abandon(Permit permit) throws GateException {
         return line.abandon(permit);
     }

@@ -220,6 +220,16 @@ public final class Callers {
     }
 
     /**
+     * Try now and consume: the call granted and ended in one statement (DONE: no lease, no outcome to report), else
+     * when to try again; nothing is left in the line.
+     */
+    public Attempt tryConsume(String limit, CallClass callClass, String program, CallOptions options)
+            throws GateException {
+        return tryNow.attempt(limit, callClass, program, owner, options == null ? CallOptions.NONE : options, null,
+                true).attempt();
+    }
+
+    /**
      * Gives a granted call of this server's up without a vendor call (the caller failed before the vendor): ABANDONED
      * at once rather than at its lease's end, so its concurrency key and dedupe key are free now.
      */

@@ -138,8 +138,14 @@ public final class ProgramCalls {
      */
     public Tried tryNow(String program, String limit, CallClass callClass, CallOptions options, String key)
             throws GateException {
+        return tryNow(program, limit, callClass, options, key, false);
+    }
+
+    /** As above; {@code consume}: the call granted is ended in the same statement (DONE, no outcome to report). */
+    public Tried tryNow(String program, String limit, CallClass callClass, CallOptions options, String key,
+                        boolean consume) throws GateException {
         TryNow.Answer a = tryNow.attempt(limit, callClass, program, owner(program),
-                options == null ? CallOptions.NONE : options, key);
+                options == null ? CallOptions.NONE : options, key, consume);
         return new Tried(a.attempt(), a.repeated());
     }
 

@@ -64,8 +64,17 @@ final class TryNow {
      */
     Answer attempt(String limit, CallClass callClass, String program, String owner, CallOptions options, String key)
             throws GateException {
+        return attempt(limit, callClass, program, owner, options, key, false);
+    }
+
+    /**
+     * As above; {@code consume}: the try consumes (the call is the request itself, an inbound limit's): granted and
+     * ended in the same statement, DONE, with no lease and no outcome to report ({@link FreeSlot#CONSUME}).
+     */
+    Answer attempt(String limit, CallClass callClass, String program, String owner, CallOptions options, String key,
+                   boolean consume) throws GateException {
         return lines.onLine(limit, options,
-                (line, parent) -> attemptOn(line, parent, callClass, program, owner, options, key));
+                (line, parent) -> attemptOn(line, parent, callClass, program, owner, options, key, consume));
     }
 
     /**
@@ -73,7 +82,7 @@ final class TryNow {
      * parent, whose slot it takes too.
      */
     private Answer attemptOn(String limit, String parent, CallClass callClass, String program, String owner,
-                             CallOptions options, String key) throws GateException {
+                             CallOptions options, String key, boolean consume) throws GateException {
         if (options.deadline() != null || options.concurrencyKey() != null || options.dedupeKey() != null) {
             throw new IllegalArgumentException("a try takes no deadline, concurrency key or dedupe key: it is granted "
                     + "now or not at all");
@@ -87,8 +96,9 @@ final class TryNow {
             try {
                 taken = admission.run(() -> {
                     try {
-                        return parent == null ? freeSlot.take(limit, callClass, cost, program, owner, lease, tryKey)
-                                : freeSlot.takeUnder(limit, parent, callClass, program, owner, lease, tryKey);
+                        return parent == null
+                                ? freeSlot.take(limit, callClass, cost, program, owner, lease, tryKey, consume)
+                                : freeSlot.takeUnder(limit, parent, callClass, program, owner, lease, tryKey, consume);
                     } catch (StoreUnavailable lost) { // it may have committed: the answer did not come back
                         if (key == null) {
                             waiters.unansweredTry(owner, tryKey);
@@ -117,8 +127,8 @@ final class TryNow {
                     g.grantedAt())), true);
         }
         tally.granted(g);
-        LOG.fine(() -> "call " + g.callId() + " limit=" + limit + " class=" + callClass + " granted at once (try) to "
-                + program);
+        LOG.fine(() -> "call " + g.callId() + " limit=" + limit + " class=" + callClass
+                + (consume ? " consumed at once (try) by " : " granted at once (try) to ") + program);
         return new Answer(Attempt.granted(new Permit(g.callId(), limit, callClass, g.enqueuedAt(), g.grantedAt())),
                 false);
     }

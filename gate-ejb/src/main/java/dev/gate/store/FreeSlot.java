@@ -127,6 +127,27 @@ public final class FreeSlot {
     // line (a grant there moves the turns). Same parameters and answer as TRY.
     static final String FREE_LINE = freeLine(TRY);
 
+    // A consuming try (the call is the request itself, an inbound limit's): the try statement, but the call it writes
+    // is granted and ended at once, DONE with no outcome, so nothing waits for a report and no lease runs. Same
+    // parameters and answer as TRY; the same send log and the same beat.
+    static final String CONSUME = consuming(TRY);
+
+    private static String consuming(String tryStatement) {
+        String s = once(tryStatement, "lease_ms, lease_expires_at, submission_key, cost)",
+                "lease_ms, lease_expires_at, submission_key, done_at, cost)");
+        return once(s, "'GRANTED', go.now, go.now, ?, go.now + ? * interval '1 millisecond', ?,",
+                "'DONE', go.now, go.now, ?, go.now + ? * interval '1 millisecond', ?, go.now,");
+    }
+
+    /** {@code text} with {@code part}, which must occur once, replaced. */
+    private static String once(String text, String part, String with) {
+        int at = text.indexOf(part);
+        if (at < 0 || text.indexOf(part, at + 1) >= 0) {
+            throw new IllegalStateException("the try statement's text has not one '" + part + "'");
+        }
+        return text.substring(0, at) + with + text.substring(at + part.length());
+    }
+
     private static String freeLine(String tryStatement) {
         String lock = "FOR UPDATE OF s),";
         int at = tryStatement.indexOf(lock);
@@ -169,7 +190,16 @@ public final class FreeSlot {
     /** As above, for a call of {@code cost} units. */
     public Optional<Result> take(String limit, CallClass callClass, Cost cost, String program, String owner,
                                  Duration lease, String key) throws StoreUnavailable {
-        return tx.runAlone(c -> take(c, TRY, limit, null, callClass, cost, program, owner, lease, key)); // commit included
+        return take(limit, callClass, cost, program, owner, lease, key, false);
+    }
+
+    /**
+     * As above; {@code consume}: the call granted is ended at once ({@link #CONSUME}: DONE, no outcome to report).
+     */
+    public Optional<Result> take(String limit, CallClass callClass, Cost cost, String program, String owner,
+                                 Duration lease, String key, boolean consume) throws StoreUnavailable {
+        String sql = consume ? CONSUME : TRY;
+        return tx.runAlone(c -> take(c, sql, limit, null, callClass, cost, program, owner, lease, key)); // commit included
     }
 
     /**
@@ -183,11 +213,11 @@ public final class FreeSlot {
 
     /**
      * As {@link #take}, on a key under {@code parent}: the key's slot and the parent's must both be free now
-     * ({@link TryUnderParent}).
+     * ({@link TryUnderParent}); {@code consume}: the call granted is ended at once ({@link #CONSUME}).
      */
     public Optional<Result> takeUnder(String limit, String parent, CallClass callClass, String program, String owner,
-                                      Duration lease, String key) throws StoreUnavailable {
-        return underParent.takeUnder(limit, parent, callClass, program, owner, lease, key);
+                                      Duration lease, String key, boolean consume) throws StoreUnavailable {
+        return underParent.takeUnder(limit, parent, callClass, program, owner, lease, key, consume ? CONSUME : TRY);
     }
 
     /**

@@ -36,15 +36,16 @@ final class TryUnderParent {
      * limit without a parent stays one statement): the key's slot is locked, then the parent's (lock order: key, then
      * parent, as a grant pass takes them; SKIP LOCKED, so a try never queues behind a pass), and the parent is
      * decided before the key's statement records the send, which is therefore never before the parent's slot.
+     * {@code sql}: the try statement, {@link FreeSlot#TRY} or {@link FreeSlot#CONSUME}.
      */
     Optional<FreeSlot.Result> takeUnder(String limit, String parent, CallClass callClass, String program,
-                                        String owner, Duration lease, String key) throws StoreUnavailable {
-        return tx.run(c -> takeUnder(c, limit, parent, callClass, program, owner, lease, key));
+                                        String owner, Duration lease, String key, String sql) throws StoreUnavailable {
+        return tx.run(c -> takeUnder(c, sql, limit, parent, callClass, program, owner, lease, key));
     }
 
-    static Optional<FreeSlot.Result> takeUnder(Connection c, String limit, String parent, CallClass callClass,
-                                               String program, String owner, Duration lease, String key)
-            throws SQLException {
+    private static Optional<FreeSlot.Result> takeUnder(Connection c, String sql, String limit, String parent,
+                                                       CallClass callClass, String program, String owner,
+                                                       Duration lease, String key) throws SQLException {
         boolean prior;
         try (PreparedStatement ps = c.prepareStatement(LOCK_KEY)) {
             ps.setString(1, owner);
@@ -58,13 +59,14 @@ final class TryUnderParent {
             }
         }
         if (prior) { // sent again: answered as it is, nothing taken
-            return FreeSlot.take(c, limit, parent, callClass, program, owner, lease, key);
+            return FreeSlot.take(c, sql, limit, parent, callClass, program, owner, lease, key);
         }
         ParentSlot.Claim claim = ParentSlot.claim(c, parent, callClass, PARENT_BUSY);
         if (claim.slot() == null) {
             return Optional.of(new FreeSlot.Result(Optional.empty(), claim.notNow(), false, null, null, false));
         }
-        Optional<FreeSlot.Result> result = FreeSlot.take(c, limit, parent, callClass, program, owner, lease, key);
+        Optional<FreeSlot.Result> result = FreeSlot.take(c, sql, limit, parent, callClass, program, owner, lease,
+                key);
         if (result.isPresent() && result.get().grant().isPresent() && !result.get().repeated()) {
             claim.slot().took(c, result.get().grant().get());
         }

@@ -97,12 +97,15 @@ record History(long seed, List<LimitPlan> limits, List<List<Step>> programs, Lis
         }
     }
 
-    /** Try now; a grant is reported. */
-    record Try(int limit, String key, CallClass callClass, int cost, Report report) implements Step {
+    /**
+     * Try now; a grant is reported. {@code consume}: a consuming try (the call is the request itself), ended at its
+     * grant: its request served there (a receipt), nothing reported.
+     */
+    record Try(int limit, String key, CallClass callClass, int cost, boolean consume, Report report) implements Step {
         @Override
         public String toString() {
-            return "try L" + limit + (key == null ? "" : " key " + key) + " " + callClass
-                    + (cost > 1 ? " cost " + cost : "") + ", then " + report;
+            return (consume ? "consume L" : "try L") + limit + (key == null ? "" : " key " + key) + " " + callClass
+                    + (cost > 1 ? " cost " + cost : "") + (consume ? "" : ", then " + report);
         }
     }
 

@@ -167,6 +167,14 @@ final class HistoryChecks {
                         found.add(t + ": told granted, the tables say " + (call == null ? "no call" : call.state()));
                     }
                 }
+                case CONSUMED -> {
+                    if (call == null || !call.state().equals("DONE") || call.status() != null
+                            || !call.granted().equals(call.done())) {
+                        found.add(t + ": told consumed (granted and ended at once), the tables say "
+                                + (call == null ? "no call" : call.state() + " " + call.status() + ", granted at "
+                                + call.granted() + ", ended at " + call.done()));
+                    }
+                }
                 case TIMED_OUT, ENDED -> {
                     if (call != null && call.granted() != null) {
                         found.add(t + ": told it was not granted, the tables say granted at " + call.granted()

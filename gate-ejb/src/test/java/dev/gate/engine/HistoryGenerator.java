@@ -120,7 +120,8 @@ final class HistoryGenerator {
         int cost = plan.keyed() ? 1 : cost(r, plan); // a keyed limit takes calls of one unit
         Report report = report(r, plan);
         if (roll < 45) {
-            return new Try(limit, key, callClass, cost, report.kind() == ReportKind.LAPSE ? Report.OK : report);
+            return new Try(limit, key, callClass, cost, r.nextInt(3) == 0,
+                    report.kind() == ReportKind.LAPSE ? Report.OK : report);
         }
         boolean http = r.nextBoolean();
         Long deadline = r.nextInt(7) == 0 ? 300L + r.nextInt(2700) : null;

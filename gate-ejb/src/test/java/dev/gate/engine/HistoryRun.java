@@ -52,7 +52,7 @@ final class HistoryRun {
 
     /** What a caller heard. */
     enum Answer {
-        GRANTED, JOINED, SHARED_OUTCOME, SAME_CALL, NOT_NOW, REFUSED, DEADLINE, TIMED_OUT, ENDED, PAUSED,
+        GRANTED, CONSUMED, JOINED, SHARED_OUTCOME, SAME_CALL, NOT_NOW, REFUSED, DEADLINE, TIMED_OUT, ENDED, PAUSED,
         RECORDED, REPORT_REFUSED, ABANDONED
     }
 
@@ -388,7 +388,10 @@ final class HistoryRun {
     private void tryNow(Engine copy, String program, int p, int s, Try tried) {
         Attempt attempt;
         try {
-            attempt = copy.callers().tryNow(names[tried.limit()], tried.callClass(), program,
+            attempt = tried.consume()
+                    ? copy.callers().tryConsume(names[tried.limit()], tried.callClass(), program,
+                    options(tried.key(), tried.cost(), null, null, null))
+                    : copy.callers().tryNow(names[tried.limit()], tried.callClass(), program,
                     options(tried.key(), tried.cost(), null, null, EJB_LEASE));
         } catch (GateException e) {
             refused(p, s, tried.limit(), null, e);
@@ -399,6 +402,11 @@ final class HistoryRun {
             return;
         }
         long id = attempt.permit().callId();
+        if (tried.consume()) { // the request itself, served as it is granted
+            receipts.add(new Receipt(tried.limit(), id, tried.cost(), Instant.now()));
+            tell(p, s, tried.limit(), id, Answer.CONSUMED, null);
+            return;
+        }
         tell(p, s, tried.limit(), id, Answer.GRANTED, "a try");
         report(copy, program, p, s, tried.limit(), id, tried.cost(), tried.report(), false);
     }

@@ -38,7 +38,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The one check that the two ways a grant is decided agree with the rules: on 400 random limits and send logs
  * (rules, margins, spacing, bursts, adaptive rates, cool-downs, calls waiting ahead, calls costing several units), the try-now statement (the rules
  * in SQL, {@link FreeSlot}) and the grant pass (the rules in Java under the slot lock, {@link Granter}) each run on
- * the same state and are rolled back; each must agree with {@link SlotRule} (with Beat, ReceiptMargin, AdaptiveRate)
+ * the same state and are rolled back (the try as it is and as it consumes, {@link FreeSlot#CONSUME}); each must agree with {@link SlotRule} (with Beat, ReceiptMargin, AdaptiveRate)
  * on whether a slot is free now, when it is due, and where the beat goes next.
  */
 class GrantDecisionTest {
@@ -52,6 +52,21 @@ class GrantDecisionTest {
     private static int alignedDecided;
     private static int vendorTried;
     private static int vendorHeld;
+    private static int consumedTried;
+    private static int consumedGranted;
+
+    /** A call's state as the try wrote it; a DONE call also ended at its grant, with no outcome. */
+    private static String callState(long id) throws SQLException {
+        try (var ps = c.prepareStatement("SELECT state, done_at = granted_at AND outcome_status IS NULL AS consumed "
+                + "FROM gate_call WHERE id = ?")) {
+            ps.setLong(1, id);
+            try (var rs = ps.executeQuery()) {
+                rs.next();
+                String state = rs.getString("state");
+                return state.equals("DONE") && rs.getBoolean("consumed") ? "DONE at its grant" : state;
+            }
+        }
+    }
 
     @BeforeAll
     static void database() throws SQLException {
@@ -82,6 +97,9 @@ class GrantDecisionTest {
         assertTrue(vendorHeld > 5 && vendorHeld < vendorTried, "the vendor's count both ways: " + vendorHeld);
         assertTrue(costlyGranted > 10 && costlyGranted < costlyTried - 10, "costly calls both ways: " + costlyGranted);
         assertTrue(costlyPassesGranting > 10, "costly calls granted by the pass: " + costlyPassesGranting);
+        System.out.println("free slot: of " + consumedTried + " consuming tries, " + consumedGranted + " granted");
+        assertTrue(consumedGranted > 20 && consumedGranted < consumedTried, "consuming tries both ways: "
+                + consumedGranted);
         assertTrue(granted > 50 && granted < 350, "both outcomes are exercised: " + granted);
         assertTrue(passesGranting > 50 && passesGranting < 350, "both outcomes of the pass: " + passesGranting);
     }
@@ -156,9 +174,13 @@ class GrantDecisionTest {
         CallClass callClass = CallClass.ofRank(random.nextInt(5));
         State before = state(limit);
         Savepoint stateMade = c.setSavepoint();
-        Optional<FreeSlot.Result> result = FreeSlot.take(c, FreeSlot.TRY, limit, null, callClass, cost, "tester",
-                "program:tester", Duration.ofSeconds(30), "key-" + limit);
+        boolean consume = random.nextBoolean(); // a consuming try decides as a try, and writes its call DONE
+        Optional<FreeSlot.Result> result = FreeSlot.take(c, consume ? FreeSlot.CONSUME : FreeSlot.TRY, limit, null,
+                callClass, cost, "tester", "program:tester", Duration.ofSeconds(30), "key-" + limit);
         State after = state(limit);
+        String written = result.flatMap(FreeSlot.Result::grant).isEmpty() ? null
+                : callState(result.get().grant().get().callId());
+        consumedTried += consume ? 1 : 0;
         c.rollback(stateMade);
         Pass pass = pass(limit, callClass, cost, before);
         costlyTried += cost.isOne() ? 0 : 1;
@@ -196,6 +218,8 @@ class GrantDecisionTest {
             assertEquals(SlotRule.blockTurn(counted, Beat.next(d.notBefore(), now, counted.gap(), counted.burst(),
                     cost), Optional.of(now)), after.slot(), "the beat moved: " + where);
             assertEquals(before.seq() + cost.units(), after.seq(), "a send per unit: " + where);
+            assertEquals(consume ? "DONE at its grant" : "GRANTED", written, "the call written: " + where);
+            consumedGranted += consume ? 1 : 0;
             costlyGranted += cost.isOne() ? 0 : 1;
             return true;
         }

@@ -72,6 +72,16 @@ public class AsCaller implements Gate {
     }
 
     @Override
+    public Attempt tryConsume(String limit, CallClass callClass) throws GateException {
+        return gate.tryConsume(limit, callClass);
+    }
+
+    @Override
+    public Attempt tryConsume(String limit, CallClass callClass, CallOptions options) throws GateException {
+        return gate.tryConsume(limit, callClass, options);
+    }
+
+    @Override
     public boolean abandon(Permit permit) throws GateException {
         return gate.abandon(permit);
     }

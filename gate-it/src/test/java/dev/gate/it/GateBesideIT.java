@@ -235,6 +235,23 @@ class GateBesideIT {
 
     @Test
     @OperateOnDeployment("beside")
+    void aConsumingTryThroughTheEjbEndsItsCallAtOnce() throws Exception {
+        asOperator().put("it-consume", LimitSpec.of(1, Duration.ofSeconds(60)));
+        Gate gate = lookupGate();
+        Attempt first = gate.tryConsume("it-consume", CallClass.INTERACTIVE);
+        assertTrue(first.isGranted(), first.toString());
+        assertEquals(1, ServerTables.count("SELECT count(*) FROM gate_call WHERE limit_name = 'it-consume' "
+                + "AND state = 'DONE' AND done_at = granted_at"), "DONE at its grant: nothing to report");
+        GateException report = assertThrows(GateException.class, () -> gate.complete(first.permit(), 200));
+        assertTrue(report.getMessage().contains("DONE"), report.getMessage());
+        Attempt second = gate.tryConsume("it-consume", CallClass.INTERACTIVE, CallOptions.NONE.withCost(1));
+        assertFalse(second.isGranted(), "one a minute: " + second);
+        assertEquals(1, ServerTables.count("SELECT count(*) FROM gate_send g JOIN gate_call c ON c.id = g.call_id "
+                + "WHERE c.limit_name = 'it-consume'"), "one send in the send log");
+    }
+
+    @Test
+    @OperateOnDeployment("beside")
     void anUnknownLimitIsATypedError() throws Exception {
         Gate gate = lookupGate();
         assertThrows(UnknownLimitException.class,

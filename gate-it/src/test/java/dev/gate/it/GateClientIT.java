@@ -186,6 +186,24 @@ class GateClientIT extends GateDeployedAlone {
     }
 
     @Test
+    void aConsumingTryEndsItsCallAtOnceEachUserOnItsOwnKey() throws Exception {
+        Api.put("ops", "/limits/client-consume", "{\"calls\":1,\"windowSeconds\":60,\"keyed\":true}");
+        try (HttpGate gate = HttpGate.connect(API, "worker", "worker")) {
+            Attempt userA = gate.tryConsume("client-consume", CallClass.INTERACTIVE,
+                    CallOptions.NONE.withLimitKey("user-a"));
+            assertTrue(userA.granted(), userA.toString());
+            long id = userA.permit().orElseThrow().callId();
+            assertEquals("DONE", Api.get("worker", "/calls/" + id).json().getString("state"), "nothing to report");
+            Attempt againA = gate.tryConsume("client-consume", CallClass.INTERACTIVE,
+                    CallOptions.NONE.withLimitKey("user-a"));
+            assertFalse(againA.granted(), "user-a's one a minute is used");
+            assertTrue(againA.retryAfter().compareTo(Duration.ofSeconds(50)) > 0, againA.toString());
+            assertTrue(gate.tryConsume("client-consume", CallClass.INTERACTIVE, CallOptions.NONE.withLimitKey(
+                    "user-b")).granted(), "user-b has its own");
+        }
+    }
+
+    @Test
     void aKeyedLimitsKeysEachHaveTheirOwnSlots() throws Exception {
         Api.put("ops", "/limits/client-keyed", "{\"calls\":1,\"windowSeconds\":60,\"keyed\":true}");
         try (HttpGate gate = HttpGate.connect(API, "worker", "worker")) {

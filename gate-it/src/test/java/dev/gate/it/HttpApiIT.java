@@ -408,6 +408,36 @@ class HttpApiIT extends GateDeployedAlone {
     }
 
     @Test
+    void aConsumingTryEndsItsCallAtItsGrantOverHttpEachUserOnItsOwnKey() {
+        Api.put("ops", "/limits/http-inbound", "{\"calls\":1,\"windowSeconds\":60,\"keyed\":true}");
+        Api.Answer consumed = Api.at("web", "POST", URI.create(Api.BASE + "/limits/http-inbound/calls?mode=consume"),
+                "{\"class\":\"INTERACTIVE\",\"key\":\"user-1\"}", "Idempotency-Key", "request-1");
+        assertEquals(201, consumed.status(), consumed.body());
+        assertEquals("DONE", consumed.json().getString("state"), "granted and ended at once: " + consumed.body());
+        assertTrue(consumed.json().isNull("outcome"), "no outcome: " + consumed.body());
+        long id = consumed.json().getJsonNumber("id").longValue();
+        assertEquals(409, Api.post("web", "/calls/" + id + "/outcome", "{\"status\":200}").status(),
+                "nothing to report");
+        Api.Answer again = Api.at("web", "POST", URI.create(Api.BASE + "/limits/http-inbound/calls?mode=consume"),
+                "{\"class\":\"INTERACTIVE\",\"key\":\"user-1\"}", "Idempotency-Key", "request-1");
+        assertEquals(200, again.status(), "sent again after a lost answer: the same consumption, " + again.body());
+        assertEquals(id, again.json().getJsonNumber("id").longValue());
+        Api.Answer refused = Api.post("web", "/limits/http-inbound/calls?mode=consume",
+                "{\"class\":\"INTERACTIVE\",\"key\":\"user-1\"}");
+        assertEquals(429, refused.status(), "user-1's one a minute is used: " + refused.body());
+        assertEquals("urn:gate:problem:no-free-slot", refused.json().getString("type"));
+        assertEquals(201, Api.post("web", "/limits/http-inbound/calls?mode=consume",
+                "{\"class\":\"INTERACTIVE\",\"key\":\"user-2\"}").status(), "user-2 has its own");
+        Api.Answer lease = Api.post("web", "/limits/http-inbound/calls?mode=consume",
+                "{\"class\":\"INTERACTIVE\",\"key\":\"user-3\",\"leaseSeconds\":30}");
+        assertEquals(400, lease.status(), lease.body());
+        assertTrue(lease.json().getString("detail").startsWith("leaseSeconds"), lease.body());
+        Api.Answer mode = Api.post("web", "/limits/http-inbound/calls?mode=spend", "{\"class\":\"INTERACTIVE\"}");
+        assertEquals(400, mode.status(), mode.body());
+        assertTrue(mode.json().getString("detail").contains("wait, try or consume"), mode.body());
+    }
+
+    @Test
     void aKeyedLimitUnderAParentGivesEachKeyItsOwnLineOverHttp() {
         Api.put("ops", "/limits/http-vendor-k", "{\"calls\":10,\"windowSeconds\":1}");
         Api.Answer put = Api.put("ops", "/limits/http-store", "{\"calls\":1,\"windowSeconds\":60,\"keyed\":true,"

@@ -169,9 +169,11 @@ public class LimitsResource {
 
     /**
      * Joins the line; with {@code waitSeconds} the answer is held until the call is granted or the time passes. With
-     * {@code mode=try}: granted now (201) or 429 with Retry-After, and nothing left in the line.
+     * {@code mode=try}: granted now (201) or 429 with Retry-After, and nothing left in the line. With
+     * {@code mode=consume}: a try whose call is the request itself (an inbound limit's): granted and ended in the same
+     * statement (201, state DONE: no lease, no outcome to report) or 429 as a try.
      */
-    @Operation(summary = "Join the line: body {class, leaseSeconds 5..300, cost 1..the smallest rule's calls}; with waitSeconds 0..60 the answer is held until granted; mode=try: granted now (201) or 429 with Retry-After and nothing left in the line")
+    @Operation(summary = "Join the line: body {class, leaseSeconds 5..300, cost 1..the smallest rule's calls}; with waitSeconds 0..60 the answer is held until granted; mode=try: granted now (201) or 429 with Retry-After and nothing left in the line; mode=consume: as try, the call granted and ended at once (DONE, no outcome to report)")
     @POST
     @Path("{name}/calls")
     @RolesAllowed("caller")
@@ -179,7 +181,8 @@ public class LimitsResource {
                      @QueryParam("mode") String mode, @HeaderParam(SUBMISSION_KEY) String submissionKey,
                      InputStream body, @Suspended AsyncResponse response) throws GateException {
         int wait = Bodies.queryInteger(waitSeconds, "waitSeconds", 0, 60, 0);
-        boolean tryNow = tryMode(mode);
+        Mode how = mode(mode);
+        boolean tryNow = how != Mode.WAIT;
         JsonObject fields = Bodies.object(body, CALL_FIELDS);
         CallClass callClass = callClass(Bodies.requiredString(fields, "class"));
         int lease = Bodies.integer(fields, "leaseSeconds", 5, 300, 30);
@@ -191,16 +194,22 @@ public class LimitsResource {
         if (tryNow) {
             for (String option : List.of("deadlineSeconds", "concurrencyKey", "dedupeKey")) {
                 if (fields.containsKey(option) && !fields.isNull(option)) {
-                    throw ProblemException.badRequest(option, "not with mode=try: a try is granted now or not at all");
+                    throw ProblemException.badRequest(option, "not with mode=" + how.word
+                            + ": a try is granted now or not at all");
                 }
             }
             if (wait > 0) {
-                throw ProblemException.badRequest("waitSeconds", "not with mode=try: its answer is immediate");
+                throw ProblemException.badRequest("waitSeconds", "not with mode=" + how.word
+                        + ": its answer is immediate");
+            }
+            if (how == Mode.CONSUME && fields.containsKey("leaseSeconds") && !fields.isNull("leaseSeconds")) {
+                throw ProblemException.badRequest("leaseSeconds", "not with mode=consume: a consumed call ends at once,"
+                        + " it holds no lease");
             }
             // with the program's Idempotency-Key a try sent again after a lost answer gets the grant it made
             String key = submissionKey == null ? null : checkedKey(submissionKey, SUBMISSION_KEY + " header");
             response.resume(tried(name, programs.tryNow(security.getUserPrincipal().getName(), name, callClass,
-                    options, key)));
+                    options, key, how == Mode.CONSUME)));
             return;
         }
         if (fields.containsKey("deadlineSeconds") && !fields.isNull("deadlineSeconds")) {
@@ -228,14 +237,27 @@ public class LimitsResource {
                 .build(), s.watch());
     }
 
-    private static boolean tryMode(String mode) {
-        if (mode == null || mode.equals("wait")) {
-            return false;
+    /** How a submission joins: waits in the line, tries now, or tries now and consumes. */
+    private enum Mode {
+        WAIT("wait"), TRY("try"), CONSUME("consume");
+
+        final String word;
+
+        Mode(String word) {
+            this.word = word;
         }
-        if (mode.equals("try")) {
-            return true;
+    }
+
+    private static Mode mode(String mode) {
+        if (mode == null) {
+            return Mode.WAIT;
         }
-        throw ProblemException.badRequest("mode", "must be try or wait, was '" + mode + "'");
+        for (Mode m : Mode.values()) {
+            if (m.word.equals(mode)) {
+                return m;
+            }
+        }
+        throw ProblemException.badRequest("mode", "must be wait, try or consume, was '" + mode + "'");
     }
 
     /**

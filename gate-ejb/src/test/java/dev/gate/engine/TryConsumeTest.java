@@ -1,0 +1,138 @@
+package dev.gate.engine;
+
+import dev.gate.api.Attempt;
+import dev.gate.api.CallClass;
+import dev.gate.api.CallOptions;
+import dev.gate.api.GateException;
+import dev.gate.api.LimitSpec;
+import dev.gate.api.UnknownLimitException;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A consuming try (an inbound limit: the call is the request itself): granted and ended in one statement, by the
+ * try's rules and into the same send log, DONE at its grant with no lease to run out and no outcome to report.
+ */
+class TryConsumeTest extends OnOneCopy {
+
+    @Test
+    void aConsumedCallEndsAtItsGrantAndCountsInTheWindowAsAnyGrantDoes() throws Exception {
+        String limit = "per-user";
+        gate.limits().put(limit, LimitSpec.of(3, Duration.ofMillis(1500)));
+        Attempt first = consume(limit, CallClass.INTERACTIVE, CallOptions.NONE);
+        assertTrue(first.isGranted());
+        Attempt second = consume(limit, CallClass.INTERACTIVE, CallOptions.NONE);
+        assertTrue(second.isGranted(), second.toString());
+        Attempt plain = null;
+        for (long until = System.nanoTime() + Duration.ofSeconds(3).toNanos(); System.nanoTime() < until
+                && (plain == null || !plain.isGranted()); ) {
+            plain = gate.callers().tryNow(limit, CallClass.INTERACTIVE, "api", CallOptions.NONE);
+            Thread.sleep(Math.max(1, plain.retryAfter().toMillis()));
+        }
+        assertTrue(plain.isGranted(), "a plain try takes the third slot, on the beat the consumed ones moved");
+        Attempt fourth = gate.callers().tryConsume(limit, CallClass.INTERACTIVE, "api", CallOptions.NONE);
+        assertFalse(fourth.isGranted(), "the third slot just went: " + fourth);
+        assertTrue(fourth.retryAfter().compareTo(Duration.ZERO) > 0, fourth.toString());
+
+        long id = first.permit().callId();
+        assertEquals("DONE", copies.state(id));
+        assertEquals(1, copies.count("SELECT count(*) FROM gate_call WHERE id = ? AND done_at = granted_at "
+                + "AND outcome_status IS NULL", id), "ended at its grant, with no outcome");
+        assertEquals(2, copies.count("SELECT count(*) FROM gate_call WHERE limit_name = ? AND state = 'DONE'",
+                limit), "the two consumed; the plain try's grant waits for its outcome");
+        assertEquals(3, copies.count("SELECT count(*) FROM gate_send WHERE limit_name = ?", limit),
+                "one send each, in the one send log");
+        assertEquals(0, copies.count("SELECT count(*) FROM gate_call WHERE limit_name = ? AND state = 'WAITING'",
+                limit), "a refused one leaves nothing in the line");
+        GateException report = assertThrows(GateException.class, () -> gate.callers().complete(id, 200));
+        assertTrue(report.getMessage().contains("DONE"), "nothing to report: " + report.getMessage());
+        assertThrows(UnknownLimitException.class,
+                () -> gate.callers().tryConsume("no-such-limit", CallClass.INTERACTIVE, "api", CallOptions.NONE));
+        assertThrows(IllegalArgumentException.class, () -> gate.callers().tryConsume(limit, CallClass.INTERACTIVE,
+                "api", CallOptions.NONE.withDedupeKey("k")));
+    }
+
+    @Test
+    void aConsumingTryTakesItsCostAndNeverJumpsACallOfItsClassOrHigherThatWaits() throws Exception {
+        String limit = "shared-inbound";
+        gate.limits().put(limit, LimitSpec.of(10, Duration.ofSeconds(1)).withReceiptMargin(Duration.ZERO));
+        Attempt costly = gate.callers().tryConsume(limit, CallClass.SCHEDULED, "api", CallOptions.NONE.withCost(3));
+        assertTrue(costly.isGranted());
+        assertEquals(3, copies.count("SELECT count(*) FROM gate_send WHERE call_id = ?", costly.permit().callId()),
+                "a unit each");
+        // a MANUAL call that waits for good (its concurrency key is held by a grant not yet reported)
+        CallOptions keyed = CallOptions.NONE.withConcurrencyKey("account-1");
+        ProgramCalls.Submitted holder = gate.programs().submit("m", limit, CallClass.MANUAL, keyed, null);
+        GateCopies.await("the key holder granted", Duration.ofSeconds(3),
+                () -> copies.state(holder.call().id()).equals("GRANTED"));
+        ProgramCalls.Submitted manual = gate.programs().submit("m", limit, CallClass.MANUAL, keyed, null);
+        GateCopies.await("the next slot due", Duration.ofSeconds(3), () -> {
+            try {
+                return copies.count("SELECT count(*) FROM gate_slot WHERE limit_name = ? "
+                        + "AND next_slot_at < clock_timestamp()", limit) == 1;
+            } catch (java.sql.SQLException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        Attempt behind = gate.callers().tryConsume(limit, CallClass.SCHEDULED, "api", CallOptions.NONE);
+        assertFalse(behind.isGranted(), "a MANUAL call waits: a SCHEDULED consuming try is behind it");
+        assertTrue(behind.retryAfter().compareTo(Duration.ofMillis(100)) >= 0, "a gap for the call ahead: " + behind);
+        assertTrue(gate.callers().tryConsume(limit, CallClass.INTERACTIVE, "api", CallOptions.NONE).isGranted(),
+                "an INTERACTIVE one goes ahead of it");
+        assertEquals("WAITING", copies.state(manual.call().id()));
+    }
+
+    @Test
+    void aConsumingTrySentAgainWithItsKeyGetsItsConsumptionNeverASecond() throws Exception {
+        String limit = "keyed-consume";
+        gate.limits().put(limit, LimitSpec.of(2, Duration.ofMinutes(1)));
+        ProgramCalls.Tried first = gate.programs().tryNow("inbound", limit, CallClass.INTERACTIVE, CallOptions.NONE,
+                "k-1", true);
+        ProgramCalls.Tried again = gate.programs().tryNow("inbound", limit, CallClass.INTERACTIVE, CallOptions.NONE,
+                "k-1", true);
+        assertTrue(first.attempt().isGranted() && !first.repeated());
+        assertTrue(again.attempt().isGranted() && again.repeated(), "the answer the lost one carried");
+        assertEquals(first.attempt().permit().callId(), again.attempt().permit().callId());
+        assertEquals(1, copies.count("SELECT count(*) FROM gate_send WHERE limit_name = ?", limit), "one slot taken");
+        assertEquals("DONE", copies.state(first.attempt().permit().callId()));
+    }
+
+    @Test
+    void aUsersKeyUnderAParentConsumesASlotOfBoth() throws Exception {
+        gate.limits().put("vendor", LimitSpec.of(100, Duration.ofSeconds(1)).withBurst(100));
+        gate.limits().put("users", LimitSpec.of(2, Duration.ofMinutes(1)).withKeyed(true).withParent("vendor"));
+        CallOptions alice = CallOptions.NONE.withLimitKey("alice");
+        CallOptions bob = CallOptions.NONE.withLimitKey("bob");
+        assertTrue(consume("users", alice).isGranted());
+        Attempt again = gate.callers().tryConsume("users", CallClass.INTERACTIVE, "api", alice);
+        assertFalse(again.isGranted(), "alice's next is half a minute away");
+        assertTrue(again.retryAfter().compareTo(Duration.ofSeconds(25)) > 0, again.toString());
+        assertTrue(consume("users", bob).isGranted(), "bob has his own");
+        assertEquals(2, copies.count("SELECT count(*) FROM gate_send WHERE limit_name = 'vendor'"),
+                "each took one of the parent's sends too");
+        assertEquals(2, copies.count("SELECT count(*) FROM gate_call WHERE limit_name LIKE 'users%' "
+                + "AND state = 'DONE'"));
+    }
+
+    /** A consuming try, tried again while its answer is a short wait (the parent's beat), for at most 3 s. */
+    private Attempt consume(String limit, CallOptions options) throws Exception {
+        return consume(limit, CallClass.INTERACTIVE, options);
+    }
+
+    private Attempt consume(String limit, CallClass callClass, CallOptions options) throws Exception {
+        long until = System.nanoTime() + Duration.ofSeconds(3).toNanos();
+        while (true) {
+            Attempt a = gate.callers().tryConsume(limit, callClass, "api", options);
+            if (a.isGranted() || a.retryAfter().compareTo(Duration.ofSeconds(1)) > 0 || System.nanoTime() > until) {
+                return a;
+            }
+            Thread.sleep(Math.max(1, a.retryAfter().toMillis()));
+        }
+    }
+}
