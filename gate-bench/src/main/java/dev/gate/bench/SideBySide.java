@@ -30,8 +30,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * database, in process. Scenario 1: throughput and latency at 1, 4 and 16 callers on a limit never reached (the
  * gate's figure is a grant; its cycle also reports the outcome, as a real caller does), with the ratio and the host's
  * CPU use. Scenario 2: two processes sharing 60 per 10 s, the fullest window by grant and by receipt time. Scenario
- * 3: a person's call among a backfill flood. {@code args[0]}: seconds per cell of scenario 1 (default 5); scenarios 2
- * and 3 run eight times as long.
+ * 3: a person's call among a backfill flood. Scenario 4: the beat's lateness. Scenario 5: try-consume (the gate's
+ * consuming try beside Bucket4j's tryConsume) at 1, 4 and 16 callers. {@code args[0]}: seconds per cell of scenarios 1
+ * and 5 (default 5); scenarios 2 and 3 run eight times as long.
  */
 public final class SideBySide {
 
@@ -45,7 +46,7 @@ public final class SideBySide {
     public static void main(String[] args) throws Exception {
         int seconds = args.length > 0 && !args[0].isBlank() ? Integer.parseInt(args[0]) : 5;
         // which scenarios to run, e.g. "1" or "24" (-Dbench.scenarios): all by default
-        String scenarios = System.getProperty("bench.scenarios", "1234");
+        String scenarios = System.getProperty("bench.scenarios", "12345");
         // each system runs this long at 16 callers before scenario 1 is measured (JIT, pools, plans, caches)
         int warmUp = Integer.getInteger("bench.warmup.seconds", 30);
         GateDatabase db = GateDatabase.fresh("gate_side_by_side");
@@ -78,16 +79,7 @@ public final class SideBySide {
                 Cells.run(system, 16, warmUp, new ArrayList<>(), new AtomicLong());
             }
             for (int callers : CALLERS) {
-                // the cells alternate, each system measured twice, first and last in turn: neither a warm-up nor
-                // the vacuum of the one before weighs on one system alone
-                Cells.Cell[] cells = new Cells.Cell[systems.size()];
-                for (int round = 0; round < 2; round++) {
-                    for (int k = 0; k < systems.size(); k++) {
-                        int i = round == 0 ? k : systems.size() - 1 - k;
-                        Cells.Cell c = Cells.measure(systems.get(i), callers, seconds);
-                        cells[i] = cells[i] == null ? c : cells[i].and(c);
-                    }
-                }
+                Cells.Cell[] cells = alternated(systems, callers, seconds);
                 Cells.Cell g = cells[0];
                 Cells.Cell u = cells[1];
                 Cells.Cell a = cells[2];
@@ -120,6 +112,9 @@ public final class SideBySide {
                 + "PostgreSQL included)");
         if (scenarios.contains("1")) {
             indexUse(db);
+        }
+        if (scenarios.contains("5")) {
+            consuming(gate, forUpdate, advisory, warmUp, seconds);
         }
 
         gate.stop();
@@ -205,6 +200,55 @@ public final class SideBySide {
         for (AutoCloseable r : resources) {
             r.close();
         }
+    }
+
+    /**
+     * Each system's cells at {@code callers}, measured twice, alternated, first and last in turn: neither a warm-up
+     * nor the vacuum of the one before weighs on one system alone.
+     */
+    private static Cells.Cell[] alternated(List<Cells.Timed> systems, int callers, int seconds) throws Exception {
+        Cells.Cell[] cells = new Cells.Cell[systems.size()];
+        for (int round = 0; round < 2; round++) {
+            for (int k = 0; k < systems.size(); k++) {
+                int i = round == 0 ? k : systems.size() - 1 - k;
+                Cells.Cell c = Cells.measure(systems.get(i), callers, seconds);
+                cells[i] = cells[i] == null ? c : cells[i].and(c);
+            }
+        }
+        return cells;
+    }
+
+    /**
+     * Scenario 5: a request that is its own call (an inbound limit), the gate's consuming try (granted and ended in one
+     * statement) beside Bucket4j's tryConsume, each warmed up at 16 callers, then 1, 4 and 16 callers alternated.
+     */
+    private static void consuming(Engine gate, Bucket forUpdate, Bucket advisory, int warmUp, int seconds)
+            throws Exception {
+        List<Cells.Timed> systems = List.of(
+                Cells.Timed.whole(() -> gate.callers().tryConsume("open", CallClass.INTERACTIVE, "bench",
+                        CallOptions.NONE).isGranted()),
+                Cells.Timed.whole(() -> forUpdate.tryConsume(1)),
+                Cells.Timed.whole(() -> advisory.tryConsume(1)));
+        for (Cells.Timed system : systems) {
+            Cells.run(system, 16, warmUp, new ArrayList<>(), new AtomicLong());
+        }
+        System.out.printf("%nscenario 5: try-consume, in process, limit never reached (%d s warm-up each, then 2 x %d s "
+                + "per cell, alternated; %s, %d cores)%n", warmUp, seconds, LocalDate.now(),
+                Runtime.getRuntime().availableProcessors());
+        System.out.println("| callers | gate tryConsume | Bucket4j SELECT FOR UPDATE | Bucket4j advisory lock "
+                + "| gate / best Bucket4j |");
+        System.out.println("| --- | --- | --- | --- | --- |");
+        for (int callers : CALLERS) {
+            Cells.Cell[] c = alternated(systems, callers, seconds);
+            System.out.printf("| %2d | %s | %s | %s | %.2fx |%n", callers, consumed(c[0]), consumed(c[1]),
+                    consumed(c[2]), c[0].perSecond() / Math.max(c[1].perSecond(), c[2].perSecond()));
+        }
+        System.out.println("(refused: tries told 'not now', each counted apart from the rate)");
+    }
+
+    private static String consumed(Cells.Cell c) {
+        return String.format("%,7.0f /s, p50 %5.2f ms, p99 %6.2f ms, cpu %3.0f%%, refused %d", c.perSecond(),
+                c.latency().at(0.5), c.latency().at(0.99), c.cpuBusy(), c.failures());
     }
 
     /** Scenario 1, the gate's side: {@code callers} threads acquire and report the outcome, over and over. */

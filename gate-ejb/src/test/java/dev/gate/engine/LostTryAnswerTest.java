@@ -76,6 +76,44 @@ class LostTryAnswerTest {
                 CallClass.INTERACTIVE, Duration.ofSeconds(1), "inbound", CallOptions.NONE).callId()));
     }
 
+    @Test
+    void aConsumingTryWhoseAnswerIsLostSentAgainWithItsKeyGetsItsConsumptionAndNoSecondSend() throws Exception {
+        TcpProxy proxy = copies.proxy();
+        ManualTicks ticks = new ManualTicks();
+        Engine gate = copies.start("lost-try", GateCopies.FAST, ticks, copies.poolThrough(proxy));
+        String limit = "lost-try";
+        copies.limit(limit, 1000, Duration.ofSeconds(1));
+        for (int attempt = 1; ; attempt++) {
+            assertTrue(attempt <= 5, "the lost answer never fell on a consuming try");
+            assertTrue(gate.programs().tryNow("inbound", limit, CallClass.INTERACTIVE, CallOptions.NONE,
+                    "warm-" + attempt, true).attempt().isGranted());
+            Thread.sleep(5); // a gap is 1 ms
+            String key = "request-" + attempt;
+            proxy.loseAnswers(1);
+            try {
+                gate.programs().tryNow("inbound", limit, CallClass.INTERACTIVE, CallOptions.NONE, key, true);
+                proxy.loseAnswers(0); // the lost answer fell on another connection: try again
+                ticks.tick();
+                continue;
+            } catch (GatePausedException e) {
+                assertTrue(e.getMessage().startsWith("calls are paused"), e.getMessage());
+            }
+            ticks.tick(); // the database answers again
+            if (copies.count("SELECT count(*) FROM gate_call WHERE submission_key = ?", key) == 0) {
+                continue; // the answer lost was not the try's own (its statement never ran): nothing consumed
+            }
+            // the program sends it again with its key, as gate-client does after a lost answer
+            ProgramCalls.Tried again = gate.programs().tryNow("inbound", limit, CallClass.INTERACTIVE,
+                    CallOptions.NONE, key, true);
+            assertTrue(again.attempt().isGranted() && again.repeated(), "the consumption the lost answer carried");
+            long id = again.attempt().permit().callId();
+            assertEquals("DONE", copies.state(id));
+            assertEquals(1, copies.count("SELECT count(*) FROM gate_send WHERE call_id = ?", id), "no second send");
+            assertEquals(1, copies.count("SELECT count(*) FROM gate_call WHERE submission_key = ?", key));
+            break;
+        }
+    }
+
     private void lostAnswerIsEnded(String keyPrefix, Take take) throws Exception {
         TcpProxy proxy = copies.proxy();
         ManualTicks ticks = new ManualTicks();
