@@ -87,6 +87,9 @@ final class TryNow {
             throw new IllegalArgumentException("a try takes no deadline, concurrency key or dedupe key: it is granted "
                     + "now or not at all");
         }
+        if (consume && options.lease() != null) {
+            throw new IllegalArgumentException("a consuming try takes no lease: its call ends at its grant");
+        }
         Duration lease = Joining.checkedLease(settings, limit, program, callClass, options.lease());
         dev.gate.rules.Cost cost = costs.checked(limit, parent, options);
         String tryKey = key != null ? key : "try:" + UUID.randomUUID();

@@ -56,6 +56,8 @@ class TryConsumeTest extends OnOneCopy {
                 () -> gate.callers().tryConsume("no-such-limit", CallClass.INTERACTIVE, "api", CallOptions.NONE));
         assertThrows(IllegalArgumentException.class, () -> gate.callers().tryConsume(limit, CallClass.INTERACTIVE,
                 "api", CallOptions.NONE.withDedupeKey("k")));
+        assertThrows(IllegalArgumentException.class, () -> gate.callers().tryConsume(limit, CallClass.INTERACTIVE,
+                "api", CallOptions.NONE.withLease(Duration.ofSeconds(30))), "it ends at its grant: no lease");
     }
 
     @Test

@@ -186,7 +186,9 @@ public class LimitsResource {
         JsonObject fields = Bodies.object(body, CALL_FIELDS);
         CallClass callClass = callClass(Bodies.requiredString(fields, "class"));
         int lease = Bodies.integer(fields, "leaseSeconds", 5, 300, 30);
-        CallOptions options = CallOptions.NONE.withLease(Duration.ofSeconds(lease))
+        // a consumed call ends at its grant: it holds no lease (one given is refused below)
+        CallOptions options = (how == Mode.CONSUME ? CallOptions.NONE
+                : CallOptions.NONE.withLease(Duration.ofSeconds(lease)))
                 .withCost(Bodies.integer(fields, "cost", 1, Integer.MAX_VALUE, 1)); // at most the limit's smallest rule
         if (fields.containsKey("key") && !fields.isNull("key")) {
             options = options.withLimitKey(key(fields, "key")); // a keyed limit's key: the call joins its line
