@@ -220,6 +220,27 @@ final class GateCopies extends GateDatabase implements BeforeEachCallback, After
         return grants;
     }
 
+    /**
+     * A call of {@code callClass} that waits for good (its concurrency key is held by a grant not yet reported), once
+     * the limit's next slot is due: a try of its class or a lower one is then behind it and nothing else.
+     */
+    ProgramCalls.Submitted waitingForGood(Engine gate, String limit, dev.gate.api.CallClass callClass)
+            throws Exception {
+        dev.gate.api.CallOptions keyed = dev.gate.api.CallOptions.NONE.withConcurrencyKey("account-1");
+        ProgramCalls.Submitted holder = gate.programs().submit("m", limit, callClass, keyed, null);
+        await("the key holder granted", Duration.ofSeconds(3), () -> state(holder.call().id()).equals("GRANTED"));
+        ProgramCalls.Submitted waiting = gate.programs().submit("m", limit, callClass, keyed, null);
+        await("the next slot due", Duration.ofSeconds(3), () -> {
+            try {
+                return count("SELECT count(*) FROM gate_slot WHERE limit_name = ? "
+                        + "AND next_slot_at < clock_timestamp()", limit) == 1;
+            } catch (SQLException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        return waiting;
+    }
+
     /** Waits for a condition on the real clock, failing after {@code timeout}. */
     static void await(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {
         long until = System.nanoTime() + timeout.toNanos();

@@ -68,20 +68,7 @@ class TryConsumeTest extends OnOneCopy {
         assertTrue(costly.isGranted());
         assertEquals(3, copies.count("SELECT count(*) FROM gate_send WHERE call_id = ?", costly.permit().callId()),
                 "a unit each");
-        // a MANUAL call that waits for good (its concurrency key is held by a grant not yet reported)
-        CallOptions keyed = CallOptions.NONE.withConcurrencyKey("account-1");
-        ProgramCalls.Submitted holder = gate.programs().submit("m", limit, CallClass.MANUAL, keyed, null);
-        GateCopies.await("the key holder granted", Duration.ofSeconds(3),
-                () -> copies.state(holder.call().id()).equals("GRANTED"));
-        ProgramCalls.Submitted manual = gate.programs().submit("m", limit, CallClass.MANUAL, keyed, null);
-        GateCopies.await("the next slot due", Duration.ofSeconds(3), () -> {
-            try {
-                return copies.count("SELECT count(*) FROM gate_slot WHERE limit_name = ? "
-                        + "AND next_slot_at < clock_timestamp()", limit) == 1;
-            } catch (java.sql.SQLException e) {
-                throw new IllegalStateException(e);
-            }
-        });
+        ProgramCalls.Submitted manual = copies.waitingForGood(gate, limit, CallClass.MANUAL);
         Attempt behind = gate.callers().tryConsume(limit, CallClass.SCHEDULED, "api", CallOptions.NONE);
         assertFalse(behind.isGranted(), "a MANUAL call waits: a SCHEDULED consuming try is behind it");
         assertTrue(behind.retryAfter().compareTo(Duration.ofMillis(100)) >= 0, "a gap for the call ahead: " + behind);
