@@ -456,17 +456,25 @@ final class HistoryChecks {
                     && now.isBefore(a.ended().plusMillis(200))) || run.faultAt(now)) {
                 continue;
             }
+            java.util.Comparator<Call> order = (x, y) -> x.rank() != y.rank() ? Integer.compare(x.rank(), y.rank())
+                    : x.enqueued().compareTo(y.enqueued());
             List<Call> waiting = mine.stream().filter(y -> !y.state().equals("EXPIRED") && y.dedupeKey() == null
                     && y.enqueued().isBefore(now.minus(SETTLED)) && y.leftWaiting() != null
                     && y.leftWaiting().isAfter(now.plus(LATENESS)) && y.deadline() == null
                     && !keyHeld(mine, y, now) && !keyHeld(mine, y, now.plus(LATENESS))
                     && !run.ownerDownAt(y.owner(), now))
-                    .sorted((x, y) -> x.rank() != y.rank() ? Integer.compare(x.rank(), y.rank())
-                            : x.enqueued().compareTo(y.enqueued())).toList();
+                    .sorted(order).toList();
             if (waiting.isEmpty()) {
                 continue;
             }
-            int cost = plan.strict() ? waiting.get(0).cost() : waiting.stream().mapToInt(Call::cost).max().orElse(1);
+            // a call that joined just now (not yet settled) may already head the line: its units count too (seed 50060:
+            // a MANUAL call of cost 2 joined 140 ms before, ahead of the SCHEDULED call of cost 1 the check took as
+            // the head, and rightly held the line until two units fit)
+            Call head = waiting.get(0);
+            int cost = mine.stream().filter(y -> !y.enqueued().isAfter(now) && y.leftWaiting() != null
+                            && y.leftWaiting().isAfter(now) && !y.state().equals("EXPIRED")
+                            && (!plan.strict() || order.compare(y, head) <= 0))
+                    .mapToInt(Call::cost).max().orElse(head.cost());
             if (!dueAt(at -> rulesAt(l, at), log, now, cost).sendNow()) {
                 continue;
             }
