@@ -135,13 +135,22 @@ public class Limit {
     }
 
     /** New rules and options; the beat and the send log stay, so a change never starts with a burst. */
-    /** A new rule (calls per window); its options and more rules stay. */
-    public void rePace(Pace pace) {
+    /**
+     * A new rule (calls per window); its options and more rules stay, but for a burst larger than the new calls,
+     * which is lowered to them (a burst is at most the rule's calls: an operator slowing a limit down must not be
+     * refused for it). Answers whether the burst was lowered.
+     */
+    public boolean rePace(Pace pace) {
         if (alignedZone != null) { // its blocks stay: the new window must be a day or a whole part of one
             pace = Pace.aligned(pace.calls(), new CalendarBlocks(pace.window(), ZoneId.of(alignedZone), alignedAt));
         }
         this.calls = pace.calls();
         this.windowMs = pace.window().toMillis();
+        if (burst > calls) {
+            burst = calls;
+            return true;
+        }
+        return false;
     }
 
     public void change(Pace pace, LimitOptions options, Duration starvingAfter) {

@@ -105,10 +105,11 @@ public final class LimitTable {
             if (limit == null) {
                 return Optional.<List<Leases.Cleared>>empty();
             }
-            limit.rePace(pace);
+            boolean burstLowered = limit.rePace(pace);
             em.flush();
             em.createNativeQuery(TOUCH).setParameter(1, name).executeUpdate();
-            ActionLog.record(em, new ActionLog.Entry(actor, "change-limit", "limit " + name, rule(pace)));
+            ActionLog.record(em, new ActionLog.Entry(actor, "change-limit", "limit " + name, rule(pace)
+                    + (burstLowered ? ", its burst lowered to " + pace.calls() + " (at most the calls)" : "")));
             return Optional.of(tooCostly(em, name, actor));
         });
     }

@@ -43,6 +43,23 @@ class BurstTest extends OnOneCopy {
     }
 
     @Test
+    void anOperatorsRePaceBelowTheBurstLowersTheBurstToTheNewCalls() throws Exception {
+        // found by the random histories (seed 60044): a re-pace to 2 calls of a limit with a burst of 3 failed with
+        // the database's check constraint, and the operator could not slow the limit down
+        String limit = "bursty-repaced";
+        gate.limits().put(limit, LimitSpec.of(10, Duration.ofSeconds(10)).withBurst(5));
+        gate.limits().rePace(limit, dev.gate.rules.Pace.of(2, 1000), "ops");
+        assertEquals(1, copies.count("SELECT count(*) FROM gate_limit WHERE name = ? AND calls = 2 AND burst = 2",
+                limit), "the burst fits the new calls");
+        assertEquals(1, copies.count("SELECT count(*) FROM gate_action WHERE action = 'change-limit' AND detail = "
+                + "'2 per 1 s, its burst lowered to 2 (at most the calls)'"), "recorded with the change");
+        gate.limits().rePace(limit, dev.gate.rules.Pace.of(4, 1000), "ops");
+        assertEquals(1, copies.count("SELECT count(*) FROM gate_limit WHERE name = ? AND calls = 4 AND burst = 2",
+                limit), "a re-pace upwards leaves the burst as it is");
+        assertTrue(gate.callers().tryNow(limit, CallClass.INTERACTIVE, "a", CallOptions.NONE).isGranted());
+    }
+
+    @Test
     void aBurstNeverFillsAnyRulesWindowBeyondItsCalls() throws Exception {
         String limit = "bursty-capped";
         gate.limits().put(limit, LimitSpec.of(10, Duration.ofSeconds(1)).withBurst(5)
