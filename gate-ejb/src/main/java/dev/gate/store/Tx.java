@@ -87,7 +87,7 @@ public final class Tx {
      * @throws StoreBusy           a lock or statement timed out, or a deadlock was broken; nothing was changed
      */
     public <T> T run(Work<T> work) throws StoreUnavailable {
-        try (Connection c = dataSource.getConnection()) {
+        try (Connection c = connection()) {
             limitWait(c, networkTimeoutMs);
             if (owned) {
                 ConnectionSettings.beforeBegin(c);
@@ -127,7 +127,7 @@ public final class Tx {
      * transaction is one round trip. {@code work} must run exactly one statement. Errors as {@link #run}.
      */
     public <T> T runAlone(Work<T> work) throws StoreUnavailable {
-        try (Connection c = dataSource.getConnection()) {
+        try (Connection c = connection()) {
             limitWait(c, networkTimeoutMs);
             if (owned) {
                 ConnectionSettings.beforeBegin(c);
@@ -139,6 +139,18 @@ public final class Tx {
             return work.run(c);
         } catch (SQLException e) {
             throw failed(e);
+        }
+    }
+
+    /**
+     * A connection of the pool's. One it cannot lend is unavailability whatever the reason: no database, or the pool
+     * closed with its instance (a step in flight as the instance stops hears "paused", as from {@link Jpa}).
+     */
+    private Connection connection() throws StoreUnavailable {
+        try {
+            return dataSource.getConnection();
+        } catch (SQLException e) {
+            throw new StoreUnavailable(e);
         }
     }
 

@@ -49,6 +49,8 @@ class RandomHistoriesTest {
         private volatile Engine engine;
         private volatile String owner;
         private int started;
+        private ScheduledThreadPoolExecutor scheduler;
+        private com.zaxxer.hikari.HikariDataSource pool;
 
         SecondCopy(TcpProxy proxy) {
             this.proxy = proxy;
@@ -79,13 +81,18 @@ class RandomHistoriesTest {
         public void kill() {
             engine.halt(); // as a crash: its timers and listener stop, its calls stay as they are
             engine.release();
+            // and its connections close with it, as a dead process's do (kept open, each kill held a pool's worth
+            // until the test's end: a long run ran out of the server's connections after 376 histories)
+            pool.close();
+            scheduler.shutdownNow();
         }
 
         @Override
         public void startAgain() {
             owner = "histories-b" + ++started;
-            engine = copies.start(owner, PRUNING, new ScheduledThreadPoolExecutor(2),
-                    copies.poolThrough(proxy));
+            scheduler = new ScheduledThreadPoolExecutor(2);
+            pool = copies.poolThrough(proxy);
+            engine = copies.start(owner, PRUNING, scheduler, pool);
         }
     }
 
