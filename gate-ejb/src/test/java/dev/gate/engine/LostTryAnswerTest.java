@@ -78,11 +78,11 @@ class LostTryAnswerTest {
 
     @Test
     void aConsumingTryWhoseAnswerIsLostSentAgainWithItsKeyGetsItsConsumptionAndNoSecondSend() throws Exception {
-        TcpProxy proxy = copies.proxy();
-        ManualTicks ticks = new ManualTicks();
-        Engine gate = copies.start("lost-try", GateCopies.FAST, ticks, copies.poolThrough(proxy));
+        BehindProxy behind = behindProxy();
+        TcpProxy proxy = behind.proxy();
+        ManualTicks ticks = behind.ticks();
+        Engine gate = behind.gate();
         String limit = "lost-try";
-        copies.limit(limit, 1000, Duration.ofSeconds(1));
         for (int attempt = 1; ; attempt++) {
             assertTrue(attempt <= 5, "the lost answer never fell on a consuming try");
             assertTrue(gate.programs().tryNow("inbound", limit, CallClass.INTERACTIVE, CallOptions.NONE,
@@ -114,12 +114,24 @@ class LostTryAnswerTest {
         }
     }
 
-    private void lostAnswerIsEnded(String keyPrefix, Take take) throws Exception {
+    /** A copy whose link runs through a proxy that can drop answers, its ticks by hand, and its limit of 1,000/s. */
+    private record BehindProxy(TcpProxy proxy, ManualTicks ticks, Engine gate) {
+    }
+
+    private BehindProxy behindProxy() throws Exception {
         TcpProxy proxy = copies.proxy();
         ManualTicks ticks = new ManualTicks();
         Engine gate = copies.start("lost-try", GateCopies.FAST, ticks, copies.poolThrough(proxy));
+        copies.limit("lost-try", 1000, Duration.ofSeconds(1));
+        return new BehindProxy(proxy, ticks, gate);
+    }
+
+    private void lostAnswerIsEnded(String keyPrefix, Take take) throws Exception {
+        BehindProxy behind = behindProxy();
+        TcpProxy proxy = behind.proxy();
+        ManualTicks ticks = behind.ticks();
+        Engine gate = behind.gate();
         String limit = "lost-try";
-        copies.limit(limit, 1000, Duration.ofSeconds(1));
 
         // the lost answer must be the take's: a connection's first use (its session settings) or a pool's check may
         // take it instead, then nothing was granted and the test tries again once the gate is back
