@@ -95,13 +95,18 @@ final class TryNow {
         String tryKey = key != null ? key : "try:" + UUID.randomUUID();
         FreeSlot.Result result = null;
         for (int i = 0; i < TRIES && (result == null || result.stale()); i++) {
+            boolean first = i == 0;
             Optional<FreeSlot.Result> taken;
             try {
                 taken = admission.run(() -> {
                     try {
-                        return parent == null
-                                ? freeSlot.take(limit, callClass, cost, program, owner, lease, tryKey, consume)
-                                : freeSlot.takeUnder(limit, parent, callClass, program, owner, lease, tryKey, consume);
+                        if (parent != null) {
+                            return freeSlot.takeUnder(limit, parent, callClass, program, owner, lease, tryKey,
+                                    consume);
+                        }
+                        // one statement first; after a stale answer (a contended slot), the slot locked first
+                        return first ? freeSlot.take(limit, callClass, cost, program, owner, lease, tryKey, consume)
+                                : freeSlot.takeLocked(limit, callClass, cost, program, owner, lease, tryKey, consume);
                     } catch (StoreUnavailable lost) { // it may have committed: the answer did not come back
                         if (key == null) {
                             waiters.unansweredTry(owner, tryKey);

@@ -202,6 +202,29 @@ public final class FreeSlot {
         return tx.runAlone(c -> take(c, sql, limit, null, callClass, cost, program, owner, lease, key)); // commit included
     }
 
+    // The slot row, locked first in its own statement: the try statement after it reads the send log on a snapshot
+    // taken once the lock is held, so it cannot be stale.
+    private static final String LOCK_SLOT = "SELECT 1 FROM gate_slot WHERE limit_name = ? FOR UPDATE";
+
+    /**
+     * As {@link #take(String, CallClass, Cost, String, String, Duration, String, boolean)}, after a stale answer
+     * (the slot is contended: the statement waited for its lock while another grant committed, and its snapshot did
+     * not see that grant's send): the slot row locked first, then the same statement, in one transaction (two round
+     * trips and the commit), which cannot be stale. Without it, a try on a busy slot was stale again and again and
+     * was refused though the slot was free.
+     */
+    public Optional<Result> takeLocked(String limit, CallClass callClass, Cost cost, String program, String owner,
+                                       Duration lease, String key, boolean consume) throws StoreUnavailable {
+        String sql = consume ? CONSUME : TRY;
+        return tx.run(c -> {
+            try (PreparedStatement ps = c.prepareStatement(LOCK_SLOT)) {
+                ps.setString(1, limit);
+                ps.executeQuery().close();
+            }
+            return take(c, sql, limit, null, callClass, cost, program, owner, lease, key);
+        });
+    }
+
     /**
      * A join's first step when its line may be free: a new GRANTED call of {@code owner} if the slot is free this
      * moment and nobody of this class or a higher one waits; empty, and nothing written, otherwise ({@link FirstTry}).

@@ -109,6 +109,35 @@ class TryConsumeTest extends OnOneCopy {
                 + "AND state = 'DONE'"));
     }
 
+    @Test
+    void eightCallersOnAFreeButBusySlotAreEachGrantedNeverToldNotNow() throws Exception {
+        // a statement that waited for the slot's lock while another grant committed does not see that grant's send
+        // (stale): it is asked again with the slot locked first, not refused (it was, thousands of times a second)
+        String limit = "busy-inbound";
+        gate.limits().put(limit, LimitSpec.of(1_000_000, Duration.ofSeconds(1)).withBurst(1_000));
+        java.util.concurrent.atomic.AtomicInteger granted = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger refused = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+        long until = System.nanoTime() + Duration.ofMillis(1500).toNanos();
+        java.util.List<java.util.concurrent.Future<?>> callers = new java.util.ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            callers.add(pool.submit(() -> {
+                while (System.nanoTime() < until) {
+                    Attempt a = gate.callers().tryConsume(limit, CallClass.INTERACTIVE, "api", CallOptions.NONE);
+                    (a.isGranted() ? granted : refused).incrementAndGet();
+                }
+                return null;
+            }));
+        }
+        for (java.util.concurrent.Future<?> f : callers) {
+            f.get(30, java.util.concurrent.TimeUnit.SECONDS);
+        }
+        pool.shutdown();
+        System.out.println("eight callers consuming for 1.5 s: " + granted + " granted, " + refused + " refused");
+        assertEquals(0, refused.get(), "the slot was free every time");
+        assertEquals(granted.get(), copies.count("SELECT count(*) FROM gate_send WHERE limit_name = ?", limit));
+    }
+
     /** A consuming try, tried again while its answer is a short wait (the parent's beat), for at most 3 s. */
     private Attempt consume(String limit, CallOptions options) throws Exception {
         return consume(limit, CallClass.INTERACTIVE, options);
