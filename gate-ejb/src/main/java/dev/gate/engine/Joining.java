@@ -195,8 +195,9 @@ final class Joining {
             Joins.Joined joined = entered.joined();
             if (joined.repeated()) {
                 LOG.info(() -> "call " + joined.id() + " limit=" + limit + " class=" + callClass + ": " + program
-                        + " submitted it again (its first answer was lost); the same call answers");
-                return new Entry(joined.id(), false, true, null, Optional.empty(), null);
+                        + " submitted it again (its first answer was lost); the same call answers"
+                        + (joined.joinedExisting() ? " (it joined it by its dedupe key)" : ""));
+                return new Entry(joined.id(), joined.joinedExisting(), true, null, Optional.empty(), null);
             }
             if (joined.joinedExisting()) {
                 tally.dedupeJoined(limit);

@@ -20,9 +20,13 @@ final class Joiners {
             FOR SHARE""";
 
     // A joiner is recorded and the saved send counted in one round trip; gate_saved, never the slot row (lock order).
+    // With its submission key: a concurrent retry of the same submission that committed first makes this a no-op
+    // (the unique index waits for it), and nothing is counted.
     private static final String ADD_JOINER = """
-            WITH j AS (INSERT INTO gate_call_joiner (call_id, program) VALUES (?, ?))
-            INSERT INTO gate_saved (limit_name, saved_sends) VALUES (?, 1)
+            WITH j AS (INSERT INTO gate_call_joiner (call_id, program, owner, submission_key) VALUES (?, ?, ?, ?)
+                       ON CONFLICT (owner, submission_key) WHERE submission_key IS NOT NULL DO NOTHING
+                       RETURNING call_id)
+            INSERT INTO gate_saved (limit_name, saved_sends) SELECT ?, 1 FROM j
             ON CONFLICT (limit_name) DO UPDATE SET saved_sends = gate_saved.saved_sends + 1""";
 
     private Joiners() {
@@ -39,13 +43,20 @@ final class Joiners {
         }
     }
 
-    /** Records {@code program} as a joiner of the live call {@code callId}, and counts the send it saved. */
-    static void add(java.sql.Connection c, long callId, String program, String limit) throws SQLException {
+    /**
+     * Records {@code program} (as {@code owner}, with its submission {@code key} or null) as a joiner of the live
+     * call {@code callId}, and counts the send it saved; false when a retry of the same submission was recorded
+     * first (nothing written: the retry's key finds it).
+     */
+    static boolean add(java.sql.Connection c, long callId, String program, String owner, String key, String limit)
+            throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(ADD_JOINER)) {
             ps.setLong(1, callId);
             ps.setString(2, program);
-            ps.setString(3, limit);
-            ps.executeUpdate();
+            ps.setString(3, owner);
+            ps.setString(4, key);
+            ps.setString(5, limit);
+            return ps.executeUpdate() == 1;
         }
     }
 }

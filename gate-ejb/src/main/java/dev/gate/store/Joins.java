@@ -169,8 +169,10 @@ public final class Joins {
             Optional<Long> live = keys.dedupe() == null ? Optional.empty()
                     : Joiners.liveWithKey(c, limit, keys.dedupe());
             if (live.isPresent()) {
-                Joiners.add(c, live.get(), program, limit);
-                return Optional.of(new Joined(live.get(), true, false));
+                if (Joiners.add(c, live.get(), program, owner, keys.submission(), limit)) {
+                    return Optional.of(new Joined(live.get(), true, false));
+                }
+                continue; // a retry of this very submission joined first: the next attempt finds it by its key
             }
             Optional<LineRoom.LineFull> full = LineRoom.full(c, limit, program);
             if (full.isPresent()) {

@@ -43,6 +43,33 @@ class BurstTest extends OnOneCopy {
     }
 
     @Test
+    void aFreshLimitAndAFreshKeyStartWithTheirWholeBurst() throws Exception {
+        // a fresh token bucket starts full: a limit declared a moment ago, and a key its template just opened, take
+        // their burst at once (on the old code a fresh limit took one, then told the caller to come back in 720 s);
+        // the window still counts every send: the sixth waits for the hour
+        gate.limits().put("fresh", LimitSpec.of(5, Duration.ofHours(1)).withBurst(5));
+        gate.limits().put("fresh-keyed", LimitSpec.of(5, Duration.ofHours(1)).withBurst(5).withKeyed(true));
+        for (CallOptions options : List.of(CallOptions.NONE, CallOptions.NONE.withLimitKey("user-1"))) {
+            String limit = options.limitKey() == null ? "fresh" : "fresh-keyed";
+            for (int i = 1; i <= 5; i++) {
+                assertTrue(gate.callers().tryConsume(limit, CallClass.INTERACTIVE, "api", options).isGranted(),
+                        limit + ": consumption " + i + " of the burst of 5");
+            }
+            dev.gate.api.Attempt sixth = gate.callers().tryConsume(limit, CallClass.INTERACTIVE, "api", options);
+            assertTrue(!sixth.isGranted() && sixth.retryAfter().compareTo(Duration.ofMinutes(59)) > 0,
+                    limit + ": the sixth waits for the window of an hour: " + sixth.retryAfter());
+        }
+        // and with no burst, a fresh limit still sends one, then keeps the beat
+        gate.limits().put("fresh-paced", LimitSpec.of(5, Duration.ofHours(1)));
+        assertTrue(gate.callers().tryConsume("fresh-paced", CallClass.INTERACTIVE, "api", CallOptions.NONE)
+                .isGranted());
+        dev.gate.api.Attempt second = gate.callers().tryConsume("fresh-paced", CallClass.INTERACTIVE, "api",
+                CallOptions.NONE);
+        assertTrue(!second.isGranted() && second.retryAfter().compareTo(Duration.ofMinutes(11)) > 0,
+                "a gap of 720 s: " + second.retryAfter());
+    }
+
+    @Test
     void anOperatorsRePaceBelowTheBurstLowersTheBurstToTheNewCalls() throws Exception {
         // found by the random histories (seed 60044): a re-pace to 2 calls of a limit with a burst of 3 failed with
         // the database's check constraint, and the operator could not slow the limit down

@@ -205,6 +205,30 @@ class CostTest extends OnTwoCopies {
     }
 
     @Test
+    void aLimitMadeKeyedUnderAParentTakesItsCostlierWaitingCallOutOfTheLineInsteadOfCountingItAsOneUnit()
+            throws Exception {
+        // on the old code the call of 5 stayed and was granted later: the parent's window counted 1 unit of its 5
+        copies.limit("vendor", 100, Duration.ofSeconds(1));
+        String limit = "becomes-keyed";
+        copies.limit(limit, 5, Duration.ofSeconds(1));
+        copies.logSends(limit, 5, Duration.ofMillis(200), Duration.ZERO); // the window is full: the calls wait
+        Ticket costly = b.callers().join(limit, CallClass.SCHEDULED, "bulk", CallOptions.NONE.withCost(5));
+        Ticket cheap = b.callers().join(limit, CallClass.SCHEDULED, "bulk", CallOptions.NONE);
+        a.limits().put(limit, LimitSpec.of(5, Duration.ofSeconds(1)).withKeyed(true).withParent("vendor"));
+        java.util.concurrent.ExecutionException ended = assertThrows(java.util.concurrent.ExecutionException.class,
+                () -> costly.granted().get(5, java.util.concurrent.TimeUnit.SECONDS));
+        assertTrue(ended.getCause() instanceof dev.gate.api.CallEndedException, String.valueOf(ended.getCause()));
+        assertEquals("CANCELLED", copies.state(costly.callId()));
+        assertEquals(0, copies.count("SELECT count(*) FROM gate_send WHERE call_id = ?", costly.callId()),
+                "no unit of it sent, by its limit or its parent");
+        b.callers().await(cheap, Duration.ofSeconds(5)); // a call of one unit goes on, counted by the parent too
+        assertEquals(1, copies.count("SELECT count(*) FROM gate_send WHERE limit_name = 'vendor' AND call_id = ?",
+                cheap.callId()));
+        assertEquals(1, copies.count("SELECT count(*) FROM gate_action WHERE action = 'cancel-call' "
+                + "AND target = 'limit " + limit + "'"), "the cancel recorded");
+    }
+
+    @Test
     void aKeyedLimitTakesOnlyCallsOfOneUnitForNow() throws Exception {
         a.limits().put("per-user", LimitSpec.of(5, Duration.ofSeconds(1)).withKeyed(true));
         InvalidRequestException e = assertThrows(InvalidRequestException.class, () -> a.callers().acquire("per-user",

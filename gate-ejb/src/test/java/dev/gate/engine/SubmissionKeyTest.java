@@ -97,4 +97,69 @@ class SubmissionKeyTest extends OnTwoCopies {
         assertTrue(e.getMessage().contains("key-one"), e.getMessage());
         assertEquals(0, copies.count("SELECT count(*) FROM gate_call WHERE limit_name = 'key-two'"));
     }
+
+    @Test
+    void aDedupeJoinersRetryFindsTheCallItJoinedWhileItLivesAndAfterItEnded() throws Exception {
+        // a joiner's submission key was not kept: its retry while the call lived was recorded as a second joiner,
+        // and after the call ended it made a new call, a second send to the vendor
+        String limit = "retried-joiner";
+        copies.limit(limit, 1, Duration.ofMinutes(1));
+        a.programs().submit("filler", limit, CallClass.SCHEDULED, CallOptions.NONE, null, "fill"); // takes the slot
+        ProgramCalls.Submitted first = a.programs().submit("web", limit, CallClass.SCHEDULED, CallOptions.NONE,
+                "report-7", "web-1");
+        ProgramCalls.Submitted joiner = b.programs().submit("app", limit, CallClass.SCHEDULED, CallOptions.NONE,
+                "report-7", "app-1");
+        assertTrue(joiner.joined() && !joiner.repeated());
+        assertEquals(first.call().id(), joiner.call().id());
+
+        ProgramCalls.Submitted whileItLives = a.programs().submit("app", limit, CallClass.SCHEDULED,
+                CallOptions.NONE, "report-7", "app-1");
+        assertTrue(whileItLives.repeated(), "the retry is told it repeated its submission");
+        assertTrue(whileItLives.joined(), "... which joined the call");
+        assertEquals(first.call().id(), whileItLives.call().id());
+        assertEquals(1, copies.count("SELECT count(*) FROM gate_call_joiner WHERE call_id = ?", first.call().id()),
+                "one joiner, not two");
+        assertEquals(1, copies.count("SELECT saved_sends FROM gate_saved WHERE limit_name = ?", limit),
+                "one send saved, not two");
+
+        assertTrue(a.programs().cancel("web", first.call().id()));
+        ProgramCalls.Submitted afterItEnded = b.programs().submit("app", limit, CallClass.SCHEDULED,
+                CallOptions.NONE, "report-7", "app-1");
+        assertTrue(afterItEnded.repeated() && afterItEnded.joined());
+        assertEquals(first.call().id(), afterItEnded.call().id());
+        assertEquals("CANCELLED", afterItEnded.call().state().name(), "it learns what became of the call it joined");
+        assertEquals(2, copies.count("SELECT count(*) FROM gate_call WHERE limit_name = ?", limit),
+                "no new call: the filler's and the shared one");
+    }
+
+    @Test
+    void tenConcurrentRetriesOfOneJoinerRecordOneJoiner() throws Exception {
+        String limit = "retried-joiner-at-once";
+        copies.limit(limit, 1, Duration.ofMinutes(1));
+        a.programs().submit("filler", limit, CallClass.SCHEDULED, CallOptions.NONE, null, "fill");
+        long shared = a.programs().submit("web", limit, CallClass.SCHEDULED, CallOptions.NONE, "d", "web-1").call()
+                .id();
+        ExecutorService pool = Executors.newFixedThreadPool(10);
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<ProgramCalls.Submitted>> tries = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            Engine copy = i % 2 == 0 ? a : b;
+            tries.add(pool.submit(() -> {
+                start.await();
+                return copy.programs().submit("app", limit, CallClass.SCHEDULED, CallOptions.NONE, "d", "app-1");
+            }));
+        }
+        start.countDown();
+        int repeated = 0;
+        for (Future<ProgramCalls.Submitted> f : tries) {
+            ProgramCalls.Submitted s = f.get(20, TimeUnit.SECONDS);
+            assertEquals(shared, s.call().id());
+            assertTrue(s.joined());
+            repeated += s.repeated() ? 1 : 0;
+        }
+        pool.shutdown();
+        assertEquals(9, repeated);
+        assertEquals(1, copies.count("SELECT count(*) FROM gate_call_joiner WHERE call_id = ?", shared));
+        assertEquals(1, copies.count("SELECT saved_sends FROM gate_saved WHERE limit_name = ?", limit));
+    }
 }
