@@ -241,11 +241,12 @@ final class Housekeeper {
             int s = retention.pruneSends(PRUNE_BATCH);
             int c = retention.pruneCalls(settings.retention(), PRUNE_BATCH);
             int r = retention.pruneCoolDowns(PRUNE_BATCH);
+            int aside = retention.pruneRemovedSends(PRUNE_BATCH);
             idleKeys += k;
             sends += s;
             finished += c;
             more = behind || swept.looked() == KEY_BATCH || s == PRUNE_BATCH || c == PRUNE_BATCH
-                    || r == PRUNE_BATCH;
+                    || r == PRUNE_BATCH || aside == PRUNE_BATCH;
         }
         if (idleKeys > 0) {
             int k = idleKeys;

@@ -96,6 +96,25 @@ public record VendorCount(long afterUnit, int remaining, Instant resetAt) {
         return latest;
     }
 
+    /**
+     * Whether a count reported on the call of a key under a parent is the parent's (the vendor's whole account, which
+     * every key shares) rather than the key's own: its stated quota is one of the parent's rules (where the key has a
+     * rule of the same calls too, the parent's: holding the parent holds the key as well, and the count is never
+     * lost), or, with no quota stated, its remaining is more than any key's rule allows and no more than the
+     * parent's largest.
+     *
+     * @param keyCalls    the calls of each of the key's rules
+     * @param parentCalls the calls of each of the parent's rules
+     */
+    public static boolean ofParent(int remaining, Integer quota, List<Integer> keyCalls, List<Integer> parentCalls) {
+        if (quota != null) {
+            return parentCalls.contains(quota);
+        }
+        int keyMost = keyCalls.stream().mapToInt(Integer::intValue).max().orElse(0);
+        int parentMost = parentCalls.stream().mapToInt(Integer::intValue).max().orElse(0);
+        return remaining > keyMost && remaining <= parentMost;
+    }
+
     /** Whether a reported remaining count can be this limit's: from 0 to the calls of its largest rule. */
     public static boolean accepted(int remaining, LimitRules rules) {
         return remaining >= 0 && remaining <= rules.rules().stream().mapToInt(Pace::calls).max().orElse(0);

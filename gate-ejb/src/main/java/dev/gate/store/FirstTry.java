@@ -19,7 +19,7 @@ import java.util.Optional;
 final class FirstTry {
 
     // The free line's lock wait: the slot of a plain limit (no turns, no parent), held until the try's commit; not
-    // taken at all while any live call waits in the line. Then a grant pass may hold the lock (it holds it through
+    // taken at all while any live call waits in the line (one whose lease runs and whose owner can take a grant). Then a grant pass may hold the lock (it holds it through
     // its wait for the slot, and grants what joined meanwhile): the call joins at once, never queueing behind a pass
     // that would give the slot to the line meanwhile. The try statement decides exactly once the lock is held.
     // A limit with a burst allowance is never queued on: its grant passes grant runs (every call due at one moment in
@@ -30,7 +30,8 @@ final class FirstTry {
             WHERE s.limit_name = ? AND NOT l.keyed AND NOT l.fair_programs AND l.parent_name IS NULL AND l.burst = 1
               AND NOT EXISTS (SELECT 1 FROM gate_call w
                               WHERE w.limit_name = s.limit_name AND w.state = 'WAITING'
-                                AND w.lease_expires_at > clock_timestamp())
+                                AND w.lease_expires_at > clock_timestamp() AND """ + InstanceLock.OWNER_ALIVE + """
+            )
             FOR UPDATE OF s""";
 
     private final Tx tx;

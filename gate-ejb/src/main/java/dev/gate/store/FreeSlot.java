@@ -23,15 +23,15 @@ import java.util.Optional;
  * <p>The decision is {@code SlotRule}'s, {@code Beat}'s and {@code ReceiptMargin}'s, written in SQL so that it needs no
  * second round trip; {@code GrantDecisionTest} holds the two to the same answers on random send logs. A slot is free when
  * it is due (the beat, every rule's window cap, the minimum spacing, no cool-down) and no live call of the same class
- * or a higher one waits in the line (counting a call the starvation guard lifted as its guard's class): a try never
- * jumps a queue it would be behind. A try takes no turn among programs (fairPrograms): it never waits.
+ * or a higher one waits in the line (counting a call the starvation guard lifted as its guard's class; live: its lease
+ * runs and its owner can take a grant, as the grant pass reads it): a try never jumps a queue it would be behind. A try takes no turn among programs (fairPrograms): it never waits.
  */
 public final class FreeSlot {
 
     // k: the slot row, locked (MATERIALIZED: the clock in t is read once the lock is held). r: each rule (the limit's
     // own, at its adaptive rate if it has one (AdaptiveRate), and its more rules), its window widened by the receipt margin (declared, else 0.5% of the window, at most
     // 100 ms) and the send of the unit that must leave it before the call's cost fits (Cost.unitToLeave: for cost 1, its
-    // calls-th most recent). A call of cost c logs c sends (units) and moves the beat c gaps. d: the beat's gap (the slowest rule's widened window / calls, rounded
+    // calls-th most recent; pruned, the oldest kept after it, as SendProbe reads it: never room the log cannot see). A call of cost c logs c sends (units) and moves the beat c gaps. d: the beat's gap (the slowest rule's widened window / calls, rounded
     // up to whole microseconds, at least the minimum spacing) and the moment a send is due (the latest of the beat,
     // each cap's room, the spacing after the last send, the cool-down's end). If another grant committed after this
     // statement's snapshot, its send is missing here (stale): the caller asks again, in a new statement.
@@ -55,9 +55,11 @@ public final class FreeSlot {
             r AS (
                 SELECT rr.calls, rr.window_ms, rr.aligned_zone, rr.aligned_at,
                        coalesce(t.receipt_margin_ms::numeric, least(rr.window_ms / 200.0, 100)) AS margin_ms,
-                       (SELECT g.sent_at FROM gate_send g
-                        WHERE g.limit_name = t.limit_name
-                          AND g.seq = t.send_seq - rr.calls + least(t.cost, rr.calls)) AS nth_sent
+                       CASE WHEN t.send_seq - rr.calls + least(t.cost, rr.calls) >= 1
+                            THEN (SELECT g.sent_at FROM gate_send g
+                                  WHERE g.limit_name = t.limit_name
+                                    AND g.seq >= t.send_seq - rr.calls + least(t.cost, rr.calls)
+                                  ORDER BY g.seq LIMIT 1) END AS nth_sent
                 FROM t CROSS JOIN LATERAL (
                     SELECT CASE WHEN t.adaptive AND t.adaptive_calls IS NOT NULL
                                 THEN least(t.calls, t.adaptive_calls + greatest(1, (t.calls * 2 + 50) / 100)
@@ -94,6 +96,7 @@ public final class FreeSlot {
                               AND (w.call_class <= ? OR (t.aging_up_to <= ?  -- lifted by the starvation guard
                                    AND w.enqueued_at < t.now - t.aging_after_ms * interval '1 millisecond'))
                               AND w.lease_expires_at > t.now
+                              AND """ + InstanceLock.OWNER_ALIVE + """
                             LIMIT 1000) a) AS ahead
                 FROM t),
             go AS (SELECT d.* FROM d WHERE NOT d.stale AND d.now >= d.due AND d.ahead = 0),

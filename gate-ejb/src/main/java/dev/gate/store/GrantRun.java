@@ -84,11 +84,13 @@ final class GrantRun {
             FROM granted ORDER BY n""";
 
     // A run's later sends need the sends that leave each rule's window as it goes: for a rule of C calls, sends
-    // seq - C + 1 on, one per step (a statement of one range lookup per rule, by send number).
+    // seq - C + 1 on, one per step (a statement of one range lookup per rule, by send number), and the oldest unit
+    // kept (rule -1): a unit sent but pruned reads as sent then, as SendProbe reads it.
     private static String probeSql(int rules) {
-        StringBuilder sql = new StringBuilder();
+        StringBuilder sql = new StringBuilder(
+                "(SELECT -1 AS rule, seq, sent_at FROM gate_send WHERE limit_name = ? ORDER BY seq LIMIT 1)");
         for (int i = 0; i < rules; i++) {
-            sql.append(i == 0 ? "" : "\nUNION ALL\n").append("SELECT ").append(i)
+            sql.append("\nUNION ALL\n").append("SELECT ").append(i)
                     .append(" AS rule, seq, sent_at FROM gate_send WHERE limit_name = ? AND seq BETWEEN ? AND ?");
         }
         return sql.toString();
@@ -112,6 +114,7 @@ final class GrantRun {
         List<Pace> paces = rules.rules();
         try (PreparedStatement ps = c.prepareStatement(probeSql(paces.size()))) {
             int p = 1;
+            ps.setString(p++, limit);
             for (Pace pace : paces) {
                 int steps = Math.min(pace.calls(), max);
                 read.add(new ArrayList<>(java.util.Collections.nCopies(steps, Optional.<Instant>empty())));
@@ -119,11 +122,27 @@ final class GrantRun {
                 ps.setLong(p++, seq - pace.calls() + 1);
                 ps.setLong(p++, seq - pace.calls() + steps);
             }
+            long oldestKept = Long.MAX_VALUE;
+            Instant oldestSent = null;
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     int rule = rs.getInt("rule");
+                    if (rule < 0) {
+                        oldestKept = rs.getLong("seq");
+                        oldestSent = Times.get(rs, "sent_at");
+                        continue;
+                    }
                     long from = seq - paces.get(rule).calls() + 1;
                     read.get(rule).set((int) (rs.getLong("seq") - from), Optional.of(Times.get(rs, "sent_at")));
+                }
+            }
+            for (int rule = 0; rule < paces.size(); rule++) {
+                long from = seq - paces.get(rule).calls() + 1;
+                List<Optional<Instant>> sends = read.get(rule);
+                for (int i = 0; i < sends.size(); i++) {
+                    if (sends.get(i).isEmpty() && from + i >= 1 && from + i < oldestKept && oldestSent != null) {
+                        sends.set(i, Optional.of(oldestSent)); // sent, pruned since: no later than the oldest kept
+                    }
                 }
             }
         }

@@ -24,10 +24,26 @@ public final class LimitRemovals {
                 SELECT id FROM gate_call WHERE limit_name IN %s AND state NOT IN ('WAITING', 'GRANTED') LIMIT ?)"""
             .formatted(LIMIT_AND_KEYS);
 
-    // By row address (a TID scan): no index on the send's id (its key is the limit and the send number)
+    // By row address (a TID scan): no index on the send's id (its key is the limit and the send number). A send that
+    // its limit's longest window (and margin) still counts is kept aside under the limit's name until it leaves it:
+    // the limit declared again takes it back (gate_limit_add_slot), as the vendor still counts it. Answers how many
+    // sends went.
     static final String DROP_SENDS = """
-            DELETE FROM gate_send WHERE ctid = ANY (ARRAY(SELECT ctid FROM gate_send WHERE limit_name IN %s LIMIT ?))"""
-            .formatted(LIMIT_AND_KEYS);
+            WITH gone AS (
+                DELETE FROM gate_send WHERE ctid = ANY (ARRAY(SELECT ctid FROM gate_send WHERE limit_name IN %s LIMIT ?))
+                RETURNING limit_name, sent_at),
+            span AS (
+                SELECT l.name, (greatest(l.window_ms + %s, l.min_interval_ms,
+                                         (SELECT coalesce(max(r.window_ms + %s), 0) FROM gate_limit_rule r
+                                          WHERE r.limit_name = l.name))
+                                + coalesce(l.receipt_margin_ms, 100)) * interval '1 millisecond' AS span
+                FROM gate_limit l WHERE l.name IN (SELECT DISTINCT limit_name FROM gone)),
+            kept AS (
+                INSERT INTO gate_removed_send (limit_name, sent_at, keep_until)
+                SELECT g.limit_name, g.sent_at, g.sent_at + span.span FROM gone g JOIN span ON span.name = g.limit_name
+                WHERE g.sent_at + span.span > clock_timestamp())
+            SELECT count(*) FROM gone"""
+            .formatted(LIMIT_AND_KEYS, Retention.ALIGNED_EXTRA.formatted("l"), Retention.ALIGNED_EXTRA.formatted("r"));
 
     // A template's keys, a batch at a time (each takes its slot, rules and turns by cascade).
     private static final String DROP_KEYS = """
@@ -82,7 +98,7 @@ public final class LimitRemovals {
                 while (batch(c, DROP_FINISHED_CALLS, name, name) == BATCH) {
                     // the calls first: nothing cascades to them
                 }
-                while (batch(c, DROP_SENDS, name, name) == BATCH) {
+                while (dropSends(c, name) == BATCH) {
                     // the send log before the limits whose cascade would take it in one statement
                 }
                 while (batch(c, DROP_KEYS, name) == BATCH) {
@@ -134,6 +150,19 @@ public final class LimitRemovals {
             }
             ps.setInt(i, BATCH);
             return ps.executeUpdate();
+        }
+    }
+
+    /** One batch of the limit's (and its keys') sends, those its windows still count kept aside; how many went. */
+    private static long dropSends(java.sql.Connection c, String name) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(DROP_SENDS)) {
+            ps.setString(1, name);
+            ps.setString(2, name);
+            ps.setInt(3, BATCH);
+            try (java.sql.ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
         }
     }
 

@@ -16,16 +16,36 @@ public final class LineRoom {
 
     // The calls waiting in a limit's (l's) line, counted by the line's index up to its cap, and one program's (the
     // program index, one range per class); a call whose lease ran out does not count (a dead program's calls, not
-    // swept yet, must not lock the living out). The program's count takes its parameter: the program.
+    // swept yet, must not lock the living out), nor one whose gate instance died (the grant pass passes it over; its
+    // lease may run minutes). The owner is asked only when the count reaches the cap: a join on a line with room
+    // pays nothing for it. The program's count takes its parameter: the program.
     // The joins' statements (Joins, GroupJoins) count the line with these same fragments, so they are not private.
     static final String WAITING_IN_LINE = """
-            (SELECT count(*) FROM (SELECT 1 FROM gate_call w WHERE w.limit_name = l.name AND w.state = 'WAITING'
-                                     AND w.lease_expires_at > clock_timestamp() LIMIT l.max_waiting) a)""";
+            (SELECT CASE WHEN a.n < l.max_waiting THEN a.n
+                         ELSE (SELECT count(*) FROM (SELECT 1 FROM gate_call w
+                                                     WHERE w.limit_name = l.name AND w.state = 'WAITING'
+                                                       AND w.lease_expires_at > clock_timestamp()
+                                                       AND """ + InstanceLock.OWNER_ALIVE + """
+                                                     LIMIT l.max_waiting) live) END
+             FROM (SELECT count(*) AS n FROM (SELECT 1 FROM gate_call w
+                                              WHERE w.limit_name = l.name AND w.state = 'WAITING'
+                                                AND w.lease_expires_at > clock_timestamp() LIMIT l.max_waiting) c) a)""";
     static final String PROGRAM_WAITING = """
-            (SELECT count(*) FROM (SELECT 1 FROM gate_call w
-                                   WHERE w.limit_name = l.name AND w.call_class IN (0, 1, 2, 3, 4) AND w.program = ?
-                                     AND w.state = 'WAITING' AND w.lease_expires_at > clock_timestamp()
-                                   LIMIT coalesce(l.max_waiting_per_program, l.max_waiting)) p)""";
+            (SELECT CASE WHEN p.n < coalesce(l.max_waiting_per_program, l.max_waiting) THEN p.n
+                         ELSE (SELECT count(*) FROM (SELECT 1 FROM gate_call w
+                                                     WHERE w.limit_name = l.name AND w.call_class IN (0, 1, 2, 3, 4)
+                                                       AND w.program = p.program AND w.state = 'WAITING'
+                                                       AND w.lease_expires_at > clock_timestamp()
+                                                       AND """ + InstanceLock.OWNER_ALIVE + """
+                                                     LIMIT coalesce(l.max_waiting_per_program, l.max_waiting)) live)
+                    END
+             FROM (SELECT pr.program,
+                          (SELECT count(*) FROM (SELECT 1 FROM gate_call w
+                                                 WHERE w.limit_name = l.name AND w.call_class IN (0, 1, 2, 3, 4)
+                                                   AND w.program = pr.program AND w.state = 'WAITING'
+                                                   AND w.lease_expires_at > clock_timestamp()
+                                                 LIMIT coalesce(l.max_waiting_per_program, l.max_waiting)) c) AS n
+                   FROM (SELECT ?::varchar AS program) pr) p)""";
 
     // Why a join inserted nothing on an existing limit: its line (or the program's share of it) is full, and when
     // the next place may free (the next slot, or the cool-down's end).

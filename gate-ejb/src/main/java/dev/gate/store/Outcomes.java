@@ -7,6 +7,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -61,7 +62,9 @@ public final class Outcomes {
     // its grant time on the window index), when it is a count this limit can have (0 to its largest rule's calls), and
     // held at most the limit's longest window; a report of an older send than the one recorded (its outcome came
     // late) does not replace it while that one's reset is ahead. Updating the slot row takes its lock before the call's
-    // (the grant pass's order). Parameters: call, remaining, remaining, reset seconds.
+    // (the grant pass's order). The count is of the call's limit, or of the limit named (a key's parent, whose send
+    // log holds the key's grant too). Parameters: call, remaining, reset seconds, quota, the limit counted (null: the
+    // call's).
     /**
      * The vendor's count, kept on the limit's slot unless an earlier unit's report came later; a count the gate's own
      * sends explain ({@link dev.gate.rules.VendorCount#explained}: one index lookup of the send log per rule it could
@@ -69,8 +72,10 @@ public final class Outcomes {
      * holds nothing.
      */
     private static final String VENDOR_COUNT = """
-            WITH p AS (SELECT ?::bigint AS call_id, ?::int AS remaining, ?::bigint AS reset_s, ?::int AS quota),
-            c AS (SELECT g.id, g.limit_name, g.granted_at, g.program FROM gate_call g, p WHERE g.id = p.call_id),
+            WITH p AS (SELECT ?::bigint AS call_id, ?::int AS remaining, ?::bigint AS reset_s, ?::int AS quota,
+                              ?::varchar AS counted),
+            c AS (SELECT g.id, coalesce(p.counted, g.limit_name) AS limit_name, g.granted_at, g.program
+                  FROM gate_call g, p WHERE g.id = p.call_id),
             l AS (
                 SELECT l.name, l.max_cooldown_ms,
                        greatest(l.calls, coalesce((SELECT max(r.calls) FROM gate_limit_rule r WHERE r.limit_name = l.name),
@@ -225,7 +230,9 @@ public final class Outcomes {
                     && (signal || parentSeen.next(signal, retryAfterSeconds) != null)
                     ? CoolDowns.locked(c, parent).orElseThrow() : null;
             if (report != null) {
-                VendorTaken count = vendorCount(c, callId, report);
+                // a count of the parent's account reported on one key's call holds the parent, and with it every key
+                VendorTaken count = vendorCount(c, callId, report,
+                        parent != null && countsTheParent(c, limit, parent, report) ? parent : null);
                 if (count.newHold()) { // who held every program's line, on record beside the operators' actions
                     ActionLog.record(c, new ActionLog.Entry(seen.get().program() == null ? "unknown"
                             : seen.get().program(), "vendor-count", "limit " + count.limit(), "call " + callId
@@ -252,8 +259,41 @@ public final class Outcomes {
         });
     }
 
+    // The calls of each rule of a limit: its own, then its more rules.
+    private static final String RULE_CALLS = """
+            SELECT l.calls FROM gate_limit l WHERE l.name = ?
+            UNION ALL
+            SELECT r.calls FROM gate_limit_rule r WHERE r.limit_name = ?""";
+
+    /** Whether a count reported on a call of the key {@code limit} is of its {@code parent}'s rules (VendorCount). */
+    private static boolean countsTheParent(Connection c, String limit, String parent, VendorReport report)
+            throws SQLException {
+        return dev.gate.rules.VendorCount.ofParent(report.remaining(), report.quota(), ruleCalls(c, limit),
+                ruleCalls(c, parent));
+    }
+
+    private static List<Integer> ruleCalls(Connection c, String limit) throws SQLException {
+        List<Integer> calls = new java.util.ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement(RULE_CALLS)) {
+            ps.setString(1, limit);
+            ps.setString(2, limit);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    calls.add(rs.getInt(1));
+                }
+            }
+        }
+        return calls;
+    }
+
     // package-private: VendorCountDecisionTest holds the statement to the Java rule
     static VendorTaken vendorCount(Connection c, long callId, VendorReport report) throws SQLException {
+        return vendorCount(c, callId, report, null);
+    }
+
+    /** As above, the count taken as {@code counted}'s (a key's parent; null: the call's own limit). */
+    static VendorTaken vendorCount(Connection c, long callId, VendorReport report, String counted)
+            throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(VENDOR_COUNT)) {
             ps.setLong(1, callId);
             ps.setInt(2, report.remaining());
@@ -263,6 +303,7 @@ public final class Outcomes {
             } else {
                 ps.setInt(4, report.quota());
             }
+            ps.setString(5, counted);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 int most = rs.getInt("most");

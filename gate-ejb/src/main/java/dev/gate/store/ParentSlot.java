@@ -25,7 +25,8 @@ import java.util.Optional;
 final class ParentSlot {
 
     // The parent's own live waiting calls of a try's class or higher (a few are enough to say "not now"), a call the
-    // starvation guard lifted counting as its guard's class. Parameters: parent, class rank, class rank, the guard's
+    // starvation guard lifted counting as its guard's class; a dead instance's calls do not count (the grant pass
+    // passes them over: counted, they would hold every try back until their leases ran out). Parameters: parent, class rank, class rank, the guard's
     // class rank (none: above every class), the guard's wait in ms.
     private static final String PARENT_AHEAD = """
             SELECT count(*) FROM (
@@ -33,7 +34,7 @@ final class ParentSlot {
                 WHERE w.limit_name = ? AND w.state = 'WAITING'
                   AND (w.call_class <= ? OR (? >= ?  -- lifted by the starvation guard to the try's class or higher
                        AND w.enqueued_at < clock_timestamp() - ? * interval '1 millisecond'))
-                  AND w.lease_expires_at > clock_timestamp()
+                  AND w.lease_expires_at > clock_timestamp() AND """ + InstanceLock.OWNER_ALIVE + """
                 LIMIT 1000) a""";
 
     // A key's grant logged in its parent's send log too, at the grant's own time, on the parent's beat; the parent's

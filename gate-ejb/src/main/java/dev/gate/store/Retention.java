@@ -59,6 +59,11 @@ public final class Retention {
                     LIMIT ?) old
                 LIMIT ?))""";
 
+    // Sends a removal kept aside for a limit declared again (LimitRemovals) that have left its windows, oldest first.
+    static final String PRUNE_REMOVED_SENDS = """
+            DELETE FROM gate_removed_send WHERE ctid = ANY (ARRAY(
+                SELECT ctid FROM gate_removed_send WHERE keep_until < now() ORDER BY keep_until LIMIT ?))""";
+
     /** How long the record of a vendor's cool-down (who reported it) is kept on /actions; operators' own stay. */
     public static final Duration COOL_DOWN_RECORDS = Duration.ofDays(30);
 
@@ -93,6 +98,16 @@ public final class Retention {
             try (PreparedStatement ps = c.prepareStatement(PRUNE_COOL_DOWNS)) {
                 ps.setLong(1, COOL_DOWN_RECORDS.toMillis());
                 ps.setInt(2, batch);
+                return ps.executeUpdate();
+            }
+        });
+    }
+
+    /** Deletes at most {@code batch} sends kept aside by a removal that no window counts any more; how many. */
+    public int pruneRemovedSends(int batch) throws StoreUnavailable {
+        return tx.run(c -> {
+            try (PreparedStatement ps = c.prepareStatement(PRUNE_REMOVED_SENDS)) {
+                ps.setInt(1, batch);
                 return ps.executeUpdate();
             }
         });

@@ -17,7 +17,10 @@ import java.util.Optional;
 
 /**
  * What a grant pass reads of a limit's send log, under its slot lock, and the database's clock then: the last send
- * and, per rule, the calls-th most recent send (point lookups by send number).
+ * and, per rule, the calls-th most recent send (point lookups by send number). A unit that was sent but is no longer
+ * in the log (retention pruned it, before a rule of a longer window was given) reads as sent when the oldest unit
+ * still kept was: no later than that, so its window is counted full at least as long as it truly was (never room
+ * the log cannot see). A unit numbered below 1 was never sent: room.
  */
 record SendProbe(Instant now, Optional<Instant> lastSent, List<Optional<Instant>> nthSent) {
 
@@ -25,6 +28,12 @@ record SendProbe(Instant now, Optional<Instant> lastSent, List<Optional<Instant>
     SlotDecision decide(LimitRules rules, Instant at, Instant slot, Instant pausedUntil) {
         return SlotRule.decide(rules, at, slot, nthSent, lastSent, pausedUntil);
     }
+
+    // The time of a unit (parameters: limit, number, number): its own, or, pruned, the oldest unit's after it (the
+    // first kept: units are numbered in send order, and retention deletes the oldest first); none below number 1.
+    static final String UNIT_SENT = """
+            CASE WHEN ?::bigint >= 1 THEN (SELECT sent_at FROM gate_send
+                                           WHERE limit_name = ? AND seq >= ? ORDER BY seq LIMIT 1) END""";
 
     // A probe of its own, in a new snapshot, once the lock is held: after a grant of this pass, or when the lock's
     // snapshot missed a grant committed meanwhile. Sends are numbered per limit under this lock, so each probe is a
@@ -36,7 +45,7 @@ record SendProbe(Instant now, Optional<Instant> lastSent, List<Optional<Instant>
                 SELECT t.now,
                        (SELECT sent_at FROM gate_send WHERE limit_name = ? AND seq = ?) AS last_sent""");
         for (int i = 0; i < rules; i++) {
-            sql.append(",\n       (SELECT sent_at FROM gate_send WHERE limit_name = ? AND seq = ?) AS nth_").append(i);
+            sql.append(",\n       ").append(UNIT_SENT).append(" AS nth_").append(i);
         }
         return sql.append("\nFROM t").toString();
     }
@@ -72,8 +81,10 @@ record SendProbe(Instant now, Optional<Instant> lastSent, List<Optional<Instant>
             ps.setString(p++, limit);
             ps.setLong(p++, seq);
             for (Pace pace : rules) {
+                long unit = cost.unitToLeave(seq, pace.calls());
+                ps.setLong(p++, unit);
                 ps.setString(p++, limit);
-                ps.setLong(p++, cost.unitToLeave(seq, pace.calls()));
+                ps.setLong(p++, unit);
             }
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();

@@ -30,7 +30,8 @@ final class SlotLock {
     // SKIP LOCKED: nobody queues on a limit's lock. If another transaction holds it, that one is granting (or moving
     // the cool-down) right now, and this pass comes back shortly instead of waiting behind it. It never waits, so the
     // clock read in the same statement is as good as one taken after the lock.
-    // The first probe rides along: the last send and, per rule, the calls-th most recent send, by send number. Their
+    // The first probe rides along: the last send and, per rule, the calls-th most recent send, by send number (a
+    // pruned one as the oldest kept after it, as SendProbe reads it). Their
     // rows are read in this statement's snapshot, and the slot row is its newest version: if another grant committed
     // between the two, the last send is missing from the snapshot and the pass probes again (see probeSql).
     static final String SQL = """
@@ -49,10 +50,14 @@ final class SlotLock {
                    clock_timestamp() AS now,
                    (SELECT sent_at FROM gate_send g WHERE g.limit_name = s.limit_name AND g.seq = s.send_seq)
                        AS last_sent,
-                   (SELECT sent_at FROM gate_send g WHERE g.limit_name = s.limit_name AND g.seq = s.send_seq - l.calls + 1)
-                       AS nth_sent,
-                   ARRAY(SELECT (SELECT sent_at FROM gate_send g
-                                 WHERE g.limit_name = r.limit_name AND g.seq = s.send_seq - r.calls + 1)
+                   CASE WHEN s.send_seq - l.calls + 1 >= 1
+                        THEN (SELECT sent_at FROM gate_send g WHERE g.limit_name = s.limit_name
+                                                                AND g.seq >= s.send_seq - l.calls + 1
+                              ORDER BY g.seq LIMIT 1) END AS nth_sent,
+                   ARRAY(SELECT CASE WHEN s.send_seq - r.calls + 1 >= 1
+                                     THEN (SELECT sent_at FROM gate_send g
+                                           WHERE g.limit_name = r.limit_name AND g.seq >= s.send_seq - r.calls + 1
+                                           ORDER BY g.seq LIMIT 1) END
                          FROM gate_limit_rule r WHERE r.limit_name = l.name ORDER BY r.window_ms, r.calls) AS rule_nth_sent
             FROM gate_slot s JOIN gate_limit l ON l.name = s.limit_name
             WHERE s.limit_name = ?

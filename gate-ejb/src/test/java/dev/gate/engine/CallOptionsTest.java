@@ -131,6 +131,46 @@ class CallOptionsTest extends OnTwoCopies {
     }
 
     @Test
+    void aDeadlineAndAPositionCountOnlyTheCallsTheGrantPassWouldSendFirst() throws Exception {
+        // on the old code each was judged by the strict order: the call was refused for a deadline the pass met
+        // where programs take turns: web's first call goes at the next slot, whatever worker has waiting
+        String fair = "turns-deadline";
+        a.limits().put(fair, dev.gate.api.LimitSpec.of(1, Duration.ofSeconds(3)).withFairPrograms(true));
+        a.callers().acquire(fair, CallClass.SCHEDULED, Duration.ofSeconds(5), "worker", CallOptions.NONE);
+        for (int i = 0; i < 5; i++) {
+            a.callers().join(fair, CallClass.SCHEDULED, "worker", CallOptions.NONE);
+        }
+        Permit turn = b.callers().acquire(fair, CallClass.SCHEDULED, Duration.ofSeconds(10), "web",
+                CallOptions.NONE.withDeadline(Duration.ofSeconds(5)));
+        assertEquals(fair, turn.limit(), "granted within its deadline, on the turns");
+
+        // a call ahead whose concurrency key another call holds is passed over: it is not counted
+        String keys = "held-key-deadline";
+        copies.limit(keys, 1, Duration.ofSeconds(3));
+        a.callers().acquire(keys, CallClass.SCHEDULED, Duration.ofSeconds(5), "sync",
+                CallOptions.NONE.withConcurrencyKey("account-7").withLease(Duration.ofSeconds(60))); // held a minute
+        for (int i = 0; i < 5; i++) {
+            a.callers().join(keys, CallClass.SCHEDULED, "sync", CallOptions.NONE.withConcurrencyKey("account-7"));
+        }
+        Permit around = b.callers().acquire(keys, CallClass.SCHEDULED, Duration.ofSeconds(10), "web",
+                CallOptions.NONE.withDeadline(Duration.ofSeconds(5)));
+        assertEquals(keys, around.limit(), "granted within its deadline, around the held key's calls");
+
+        // the starvation guard lifts a waiting backfill above the scheduled calls that joined after it: none of them
+        // is ahead of it any more
+        String guarded = "guarded-position";
+        a.limits().put(guarded, dev.gate.api.LimitSpec.of(1, Duration.ofSeconds(30))
+                .withAging(Duration.ofMillis(300), CallClass.MANUAL));
+        a.callers().acquire(guarded, CallClass.SCHEDULED, Duration.ofSeconds(5), "timer", CallOptions.NONE);
+        Ticket old = a.callers().join(guarded, CallClass.BACKFILL, "history", CallOptions.NONE);
+        for (int i = 0; i < 3; i++) {
+            b.callers().join(guarded, CallClass.SCHEDULED, "timer", CallOptions.NONE);
+        }
+        Estimate before = b.programs().estimate(old.callId()).orElseThrow();
+        assertEquals(0, before.position(), "the guard lifts it before any later call: none is surely ahead");
+    }
+
+    @Test
     void aDeadlineThatPassesWhileWaitingExpiresTheCallWhichIsNeverGranted() throws Exception {
         String limit = "missed-deadline";
         copies.limit(limit, 2, Duration.ofSeconds(8));

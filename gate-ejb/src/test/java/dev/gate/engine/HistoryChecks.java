@@ -229,11 +229,35 @@ final class HistoryChecks {
                         found.add(t + ": the report of a granted call was refused");
                     }
                 }
+                case UNKNOWN_LIMIT -> {
+                    if (!run.absentAt(t.limit(), t.at())) {
+                        found.add(t + ": told the limit is unknown while it was declared");
+                    }
+                }
+                case INVALID -> {
+                    int cost = costOf(t);
+                    // the generator asks within the gate's bounds: only a re-pace below a call's cost makes it one
+                    // the gate must refuse
+                    if (!t.detail().contains("cost:") || cost <= run.fewestCalls(t.limit(),
+                            t.at().minusSeconds(2), t.at())) {
+                        found.add(t + ": a request within the gate's bounds (cost " + cost + ") refused as invalid");
+                    }
+                }
+                case LINE_FULL, KEYED, KEY_REUSED, FAILED ->
+                        // no line bound is declared, every key fits its limit's kind, every submission key is new:
+                        // none of these is a right answer here, and a failure never is
+                        found.add(t + ": refused (" + t.answer() + ") where no rule refuses it");
                 default -> {
-                    // NOT_NOW, REFUSED: nothing in the tables to hold them to
+                    // NOT_NOW: judged by the lock-out check
                 }
             }
         }
+    }
+
+    /** The units a program's step asked for. */
+    private int costOf(Told t) {
+        History.Step step = run.history.programs().get(t.program()).get(t.step());
+        return step instanceof History.Join j ? j.cost() : step instanceof History.Try x ? x.cost() : 1;
     }
 
     /** The rules of a limit as windows to check: sliding (zone null) or on blocks. */

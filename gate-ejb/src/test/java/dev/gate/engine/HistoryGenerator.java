@@ -140,8 +140,8 @@ final class HistoryGenerator {
         if (roll < 80) {
             return 1;
         }
-        if (plan.calls() >= 100_000 && roll < 90) { // a bulk call as large as the rule allows
-            return 1 + r.nextInt(smallest);
+        if (plan.calls() >= 100_000 && roll < 90) { // a bulk call as large as the rule and the gate allow
+            return 1 + r.nextInt(Math.min(smallest, dev.gate.rules.Cost.MOST));
         }
         return 1 + r.nextInt(Math.min(3, smallest));
     }

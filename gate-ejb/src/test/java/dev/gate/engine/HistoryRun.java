@@ -10,6 +10,11 @@ import dev.gate.api.GateBusyException;
 import dev.gate.api.GateException;
 import dev.gate.api.GatePausedException;
 import dev.gate.api.GateTimeoutException;
+import dev.gate.api.InvalidRequestException;
+import dev.gate.api.KeyedLimitException;
+import dev.gate.api.LineFullException;
+import dev.gate.api.SubmissionKeyReusedException;
+import dev.gate.api.UnknownLimitException;
 import dev.gate.api.LimitSpec;
 import dev.gate.api.Permit;
 import dev.gate.domain.CallRow;
@@ -50,10 +55,14 @@ final class HistoryRun {
     static final Duration FLOOR = Duration.ofMillis(300);
     static final List<Duration> LADDER = List.of(Duration.ofMillis(300), Duration.ofMillis(600));
 
-    /** What a caller heard. */
+    /**
+     * What a caller heard. A refusal by its reason: an unknown limit, a bad request (INVALID), a full line, a key the
+     * limit does not take (KEYED), a submission key used for another limit (KEY_REUSED); FAILED is the gate's own
+     * failure (GateFailedException, or an exception the gate did not mean to throw): always a finding.
+     */
     enum Answer {
-        GRANTED, CONSUMED, JOINED, SHARED_OUTCOME, SAME_CALL, NOT_NOW, REFUSED, DEADLINE, TIMED_OUT, ENDED, PAUSED,
-        RECORDED, REPORT_REFUSED, ABANDONED
+        GRANTED, CONSUMED, JOINED, SHARED_OUTCOME, SAME_CALL, NOT_NOW, UNKNOWN_LIMIT, INVALID, LINE_FULL, KEYED,
+        KEY_REUSED, FAILED, DEADLINE, TIMED_OUT, ENDED, PAUSED, RECORDED, REPORT_REFUSED, ABANDONED
     }
 
     record Told(int program, int step, int limit, Long callId, Answer answer, Instant at, String detail) {
@@ -485,7 +494,12 @@ final class HistoryRun {
                 : e instanceof GateTimeoutException ? Answer.TIMED_OUT
                 : e instanceof CallEndedException ? Answer.ENDED
                 : e instanceof GatePausedException || e instanceof GateBusyException ? Answer.PAUSED
-                : Answer.REFUSED; // an unknown limit, a bad request
+                : e instanceof UnknownLimitException ? Answer.UNKNOWN_LIMIT
+                : e instanceof InvalidRequestException ? Answer.INVALID
+                : e instanceof LineFullException ? Answer.LINE_FULL
+                : e instanceof KeyedLimitException ? Answer.KEYED
+                : e instanceof SubmissionKeyReusedException ? Answer.KEY_REUSED
+                : Answer.FAILED; // GateFailedException, or a GateException of no kind: the gate's own failure
         Long call = e instanceof GateTimeoutException t ? Long.valueOf(t.callId()) : id;
         tell(p, s, limit, call, answer, e.getClass().getSimpleName() + ": " + e.getMessage());
     }
@@ -559,6 +573,45 @@ final class HistoryRun {
         Instant last = removed.get(removed.size() - 1);
         return acts.stream().noneMatch(x -> x.done() && x.step().limit() == limit
                 && x.step().kind() == History.OperatorKind.REDECLARE && x.started().isAfter(last));
+    }
+
+    /**
+     * Whether {@code limit} may have been absent at {@code t}: its declaration refused, or removed before then and
+     * not declared again for certain (a re-declaration still under way may not have committed).
+     */
+    boolean absentAt(int limit, Instant t) {
+        if (refusedLimits.stream().anyMatch(r -> r.startsWith("L" + limit + ":"))) {
+            return true;
+        }
+        for (Act removal : List.copyOf(acts)) {
+            if (!removal.done() || removal.step().limit() != limit || removal.step().kind() != History.OperatorKind.REMOVE
+                    || removal.started().isAfter(t)) {
+                continue;
+            }
+            boolean madeAgain = acts.stream().anyMatch(x -> x.done() && x.step().limit() == limit
+                    && x.step().kind() == History.OperatorKind.REDECLARE && x.started().isAfter(removal.ended())
+                    && x.ended().isBefore(t));
+            if (!madeAgain) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The fewest calls the main rule may have had at some moment from {@code from} to {@code to}. */
+    int fewestCalls(int limit, Instant from, Instant to) {
+        int calls = history.limits().get(limit).calls();
+        int fewest = Integer.MAX_VALUE;
+        for (Act act : List.copyOf(repaced.get(limit))) {
+            int after = act.step().kind() == History.OperatorKind.REPACE ? (int) act.step().arg()
+                    : history.limits().get(limit).calls();
+            if (act.ended().isBefore(from)) {
+                calls = after; // in force before the span
+            } else if (!act.started().isAfter(to)) {
+                fewest = Math.min(fewest, after); // under way or done within it
+            }
+        }
+        return Math.min(fewest, calls);
     }
 
     /** The main rule's calls in force at {@code t}, and the looser of two when a change was under way then. */

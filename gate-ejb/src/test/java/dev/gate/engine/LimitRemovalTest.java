@@ -99,6 +99,43 @@ class LimitRemovalTest extends OnOneCopy {
         assertEquals(0, copies.count("SELECT count(*) FROM gate_limit"));
     }
 
+    @Test
+    void aLimitRemovedAndDeclaredAgainWithinItsWindowCountsTheSendsStillInIt() throws Exception {
+        // on the old code a removal forgot the send log: made anew at once, the limit sent a whole window again while
+        // the vendor still counted the first
+        gate.limits().put("renewed", LimitSpec.of(5, Duration.ofMinutes(1)).withBurst(5));
+        gate.limits().put("renewed-keys", LimitSpec.of(3, Duration.ofMinutes(1)).withBurst(3).withKeyed(true));
+        CallOptions user = CallOptions.NONE.withLimitKey("user-1");
+        for (int i = 0; i < 5; i++) {
+            assertTrue(gate.callers().tryConsume("renewed", CallClass.INTERACTIVE, "api", CallOptions.NONE)
+                    .isGranted());
+            if (i < 3) {
+                assertTrue(gate.callers().tryConsume("renewed-keys", CallClass.INTERACTIVE, "api", user).isGranted());
+            }
+        }
+        for (String limit : new String[] {"renewed", "renewed-keys"}) {
+            assertTrue(gate.limits().remove(limit, "ops").removed());
+        }
+        assertEquals(0, copies.count("SELECT count(*) FROM gate_send"), "the send log goes with the limit");
+        gate.limits().put("renewed", LimitSpec.of(5, Duration.ofMinutes(1)).withBurst(5));
+        gate.limits().put("renewed-keys", LimitSpec.of(3, Duration.ofMinutes(1)).withBurst(3).withKeyed(true));
+
+        dev.gate.api.Attempt again = gate.callers().tryConsume("renewed", CallClass.INTERACTIVE, "api",
+                CallOptions.NONE);
+        assertTrue(!again.isGranted() && again.retryAfter().compareTo(Duration.ofSeconds(50)) > 0,
+                "the minute still holds the five sends: " + (again.isGranted() ? "granted" : again.retryAfter()));
+        dev.gate.api.Attempt key = gate.callers().tryConsume("renewed-keys", CallClass.INTERACTIVE, "api", user);
+        assertTrue(!key.isGranted(), "the key made anew counts its three sends too");
+        assertEquals(0, copies.count("SELECT count(*) FROM gate_removed_send WHERE limit_name LIKE 'renewed%'"),
+                "taken back, not kept twice");
+        // once a kept send leaves the longest window it is pruned (nothing made anew takes it back)
+        copies.sql("INSERT INTO gate_removed_send VALUES ('gone-limit', now() - interval '2 h', now() - interval '1 h')");
+        copies.start("keeper", GateCopies.FAST.withRetention(Duration.ofHours(1), Duration.ofMillis(100)),
+                new java.util.concurrent.ScheduledThreadPoolExecutor(2));
+        GateCopies.await("the housekeeping prunes a kept send past its window", Duration.ofSeconds(10),
+                () -> count("SELECT count(*) FROM gate_removed_send") == 0);
+    }
+
     private long count(String sql) {
         try {
             return copies.count(sql);

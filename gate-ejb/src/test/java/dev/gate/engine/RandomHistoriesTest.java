@@ -143,6 +143,10 @@ class RandomHistoriesTest {
         }
     }
 
+    private static final java.util.Set<HistoryRun.Answer> REFUSALS = java.util.EnumSet.of(
+            HistoryRun.Answer.UNKNOWN_LIMIT, HistoryRun.Answer.INVALID, HistoryRun.Answer.LINE_FULL,
+            HistoryRun.Answer.KEYED, HistoryRun.Answer.KEY_REUSED, HistoryRun.Answer.FAILED);
+
     /** Runs a history, drains the line, probes each limit, and checks it; what broke. */
     private List<String> check(History history) throws Exception {
         HistoryRun run = new HistoryRun(history, a, b);
@@ -162,8 +166,8 @@ class RandomHistoriesTest {
                 + ", the vendor received " + run.receipts.size() + " calls, " + watch.gone().size()
                 + " calls left the tables (retention, removal)" + (run.refusedLimits.isEmpty() ? ""
                 : "; declarations refused: " + run.refusedLimits) + run.told.stream()
-                .filter(t -> t.answer() == HistoryRun.Answer.REFUSED).map(HistoryRun.Told::detail).distinct().limit(3)
-                .map(d -> "; refused: " + d).collect(java.util.stream.Collectors.joining())
+                .filter(t -> REFUSALS.contains(t.answer())).map(t -> t.answer() + " " + t.detail()).distinct()
+                .limit(3).map(d -> "; refused: " + d).collect(java.util.stream.Collectors.joining())
                 + (found.isEmpty() ? "" : "; " + found.size() + " broken"));
         return found;
     }

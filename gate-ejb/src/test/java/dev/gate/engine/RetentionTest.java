@@ -102,6 +102,37 @@ class RetentionTest {
                 callsWrittenAt) >= 35_000, "calls inside retention are kept");
     }
 
+    @Test
+    void aRuleGivenAfterRetentionPrunedItsWindowCountsThePrunedSendsAsUsedNeverAsRoom() throws Exception {
+        // on the old code a unit the log no longer held read as missing, and missing as room: a limit saturated for
+        // 20 minutes, then given a rule of 1,000 an hour, sent on as if the hour held only the 11 minutes kept
+        Engine gate = copies.start("gate");
+        dev.gate.api.LimitSpec minute = dev.gate.api.LimitSpec.of(100, Duration.ofMinutes(1));
+        dev.gate.api.LimitSpec hourToo = minute.withMoreRules(java.util.List.of(
+                new dev.gate.api.LimitSpec.Rule(1000, Duration.ofHours(1))));
+        for (String limit : new String[] {"twenty-minutes", "fifteen-minutes"}) {
+            gate.limits().put(limit, minute);
+            int sent = limit.startsWith("twenty") ? 1200 : 900; // one a second, the last a second ago
+            copies.logSends(limit, sent, Duration.ofSeconds(sent), Duration.ofSeconds(1));
+            // retention kept the longest window and its margin: 11 minutes
+            copies.sql("DELETE FROM gate_send WHERE limit_name = ? AND sent_at < clock_timestamp() - interval '11 min'",
+                    limit);
+            gate.limits().put(limit, hourToo);
+        }
+        // 1,200 sent in the hour: full, though the log holds 660 of them; the window frees when the 1,000th most
+        // recent unit leaves it (it went 16.7 minutes ago, 43 minutes from now; the log can tell 49 at most)
+        dev.gate.api.Attempt tried = gate.callers().tryNow("twenty-minutes", dev.gate.api.CallClass.INTERACTIVE, "web",
+                dev.gate.api.CallOptions.NONE);
+        assertTrue(!tried.isGranted() && tried.retryAfter().compareTo(Duration.ofMinutes(40)) > 0,
+                "the hour is full: " + (tried.isGranted() ? "granted" : tried.retryAfter()));
+        Ticket joined = gate.callers().join("twenty-minutes", dev.gate.api.CallClass.INTERACTIVE, "web",
+                dev.gate.api.CallOptions.NONE);
+        assertEquals("WAITING", copies.state(joined.callId()), "the grant pass reads the hour full too");
+        // 900 sent in the hour: room for 100 more, and the log can say so (no unit it lacks is in the window)
+        assertTrue(gate.callers().tryNow("fifteen-minutes", dev.gate.api.CallClass.INTERACTIVE, "web",
+                dev.gate.api.CallOptions.NONE).isGranted(), "room the log can see is room");
+    }
+
     private long count(String sql) {
         try {
             return copies.count(sql);

@@ -63,25 +63,13 @@ class SubmissionKeyTest extends OnTwoCopies {
     void tenConcurrentRetriesOfOneSubmissionMakeOneCall() throws Exception {
         String limit = "retried-at-once";
         copies.limit(limit, 1, Duration.ofMinutes(1));
-        ExecutorService pool = Executors.newFixedThreadPool(10);
-        CountDownLatch start = new CountDownLatch(1);
-        List<Future<ProgramCalls.Submitted>> tries = new ArrayList<>();
-        for (int i = 0; i < 10; i++) {
-            Engine copy = i % 2 == 0 ? a : b;
-            tries.add(pool.submit(() -> {
-                start.await();
-                return copy.programs().submit("worker", limit, CallClass.BACKFILL, CallOptions.NONE, null, "once");
-            }));
-        }
-        start.countDown();
         Set<Long> ids = new HashSet<>();
         int repeated = 0;
-        for (Future<ProgramCalls.Submitted> f : tries) {
-            ProgramCalls.Submitted s = f.get(20, TimeUnit.SECONDS);
+        for (ProgramCalls.Submitted s : tenAtOnce(copy -> copy.programs().submit("worker", limit, CallClass.BACKFILL,
+                CallOptions.NONE, null, "once"))) {
             ids.add(s.call().id());
             repeated += s.repeated() ? 1 : 0;
         }
-        pool.shutdown();
         assertEquals(1, ids.size(), "one call for the ten tries");
         assertEquals(9, repeated);
         assertEquals(1, copies.count("SELECT count(*) FROM gate_call WHERE limit_name = ?", limit));
@@ -139,6 +127,25 @@ class SubmissionKeyTest extends OnTwoCopies {
         a.programs().submit("filler", limit, CallClass.SCHEDULED, CallOptions.NONE, null, "fill");
         long shared = a.programs().submit("web", limit, CallClass.SCHEDULED, CallOptions.NONE, "d", "web-1").call()
                 .id();
+        int repeated = 0;
+        for (ProgramCalls.Submitted s : tenAtOnce(copy -> copy.programs().submit("app", limit, CallClass.SCHEDULED,
+                CallOptions.NONE, "d", "app-1"))) {
+            assertEquals(shared, s.call().id());
+            assertTrue(s.joined());
+            repeated += s.repeated() ? 1 : 0;
+        }
+        assertEquals(9, repeated);
+        assertEquals(1, copies.count("SELECT count(*) FROM gate_call_joiner WHERE call_id = ?", shared));
+        assertEquals(1, copies.count("SELECT saved_sends FROM gate_saved WHERE limit_name = ?", limit));
+    }
+
+    /** A submission's step that may throw, on one copy. */
+    private interface OnCopy {
+        ProgramCalls.Submitted submit(Engine copy) throws Exception;
+    }
+
+    /** The same submission ten times at once, from both copies in turn: what each was told. */
+    private List<ProgramCalls.Submitted> tenAtOnce(OnCopy submission) throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(10);
         CountDownLatch start = new CountDownLatch(1);
         List<Future<ProgramCalls.Submitted>> tries = new ArrayList<>();
@@ -146,20 +153,15 @@ class SubmissionKeyTest extends OnTwoCopies {
             Engine copy = i % 2 == 0 ? a : b;
             tries.add(pool.submit(() -> {
                 start.await();
-                return copy.programs().submit("app", limit, CallClass.SCHEDULED, CallOptions.NONE, "d", "app-1");
+                return submission.submit(copy);
             }));
         }
         start.countDown();
-        int repeated = 0;
+        List<ProgramCalls.Submitted> told = new ArrayList<>();
         for (Future<ProgramCalls.Submitted> f : tries) {
-            ProgramCalls.Submitted s = f.get(20, TimeUnit.SECONDS);
-            assertEquals(shared, s.call().id());
-            assertTrue(s.joined());
-            repeated += s.repeated() ? 1 : 0;
+            told.add(f.get(20, TimeUnit.SECONDS));
         }
         pool.shutdown();
-        assertEquals(9, repeated);
-        assertEquals(1, copies.count("SELECT count(*) FROM gate_call_joiner WHERE call_id = ?", shared));
-        assertEquals(1, copies.count("SELECT saved_sends FROM gate_saved WHERE limit_name = ?", limit));
+        return told;
     }
 }

@@ -114,8 +114,10 @@ final class TableWatch implements AutoCloseable {
                     }
                 }
             }
+            // a limit made anew after its removal takes back the sends its windows still count, as call 0: the watch
+            // saw each of them before, under its call
             try (PreparedStatement ps = c.prepareStatement("SELECT limit_name, call_id, sent_at, slot_at, seq "
-                    + "FROM gate_send WHERE split_part(limit_name, '~', 1) = ANY (?)")) {
+                    + "FROM gate_send WHERE split_part(limit_name, '~', 1) = ANY (?) AND call_id <> 0")) {
                 ps.setArray(1, c.createArrayOf("varchar", names));
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {

@@ -183,4 +183,31 @@ class VendorCountHoldTest extends OnTwoCopies {
         assertEquals(1, a.operators().recent(10).stream().filter(x -> x.getAction().equals("vendor-count")).count(),
                 "one record for the hold, however many reports");
     }
+
+    @Test
+    void aCountOfTheParentsQuotaReportedOnOneKeysCallHoldsEveryKey() throws Exception {
+        // on the old code the count held the reporting key alone (with its quota named), or was dropped as more than
+        // the key's rule allows (with none): a try on another key went at once, over the vendor's whole account
+        a.limits().put("account", LimitSpec.of(600, Duration.ofMinutes(1)));
+        a.limits().put("stores", LimitSpec.of(5, Duration.ofSeconds(1)).withKeyed(true).withParent("account"));
+        dev.gate.api.Attempt first = a.callers().tryNow("stores", CallClass.SCHEDULED, "web",
+                CallOptions.NONE.withLimitKey("store-1"));
+        assertTrue(first.isGranted());
+        // the vendor: 0 left of the account's 600 for a minute (another client used the rest)
+        a.callers().complete(first.permit().callId(), "web", 200, null, 0, 60L, 600);
+        dev.gate.api.Attempt other = b.callers().tryNow("stores", CallClass.SCHEDULED, "web",
+                CallOptions.NONE.withLimitKey("store-2"));
+        assertTrue(!other.isGranted(), "another key is held by the account's count");
+        assertTrue(other.retryAfter().compareTo(Duration.ofSeconds(50)) > 0, "until its reset: " + other.retryAfter());
+        assertEquals(1, copies.count("SELECT count(*) FROM gate_slot WHERE limit_name = 'account' "
+                + "AND vendor_remaining = 0 AND vendor_reset_at > clock_timestamp() + interval '50 s'"));
+
+        // with no quota named, a remaining above every key's rule is the account's, not a count to drop
+        a.operators().resume("account", "ops"); // ends the hold
+        Permit third = a.callers().await(a.callers().join("stores", CallClass.SCHEDULED, "web",
+                CallOptions.NONE.withLimitKey("store-3")), Duration.ofSeconds(5));
+        a.callers().complete(third.callId(), "web", 200, null, 550, 60L, null);
+        assertEquals(1, copies.count("SELECT count(*) FROM gate_slot WHERE limit_name = 'account' "
+                + "AND vendor_remaining = 550"), "taken as the account's count");
+    }
 }

@@ -81,4 +81,18 @@ class VendorCountTest {
         assertFalse(VendorCount.explained(2, 50, both, own), "a quota no rule has: the count holds, as always");
         assertFalse(VendorCount.explained(30, null, alone, p -> 20), "no rule could be this count's: explains nothing");
     }
+
+    @Test
+    void aCountOnAKeysCallIsItsParentsWhenItNamesAParentsRuleOrOnlyTheParentCouldHoldIt() {
+        List<Integer> key = List.of(5, 100);
+        List<Integer> parent = List.of(600, 10_000);
+        assertTrue(VendorCount.ofParent(0, 600, key, parent), "the quota names the parent's rule");
+        assertFalse(VendorCount.ofParent(0, 5, key, parent), "the quota names the key's rule");
+        assertTrue(VendorCount.ofParent(0, 5, List.of(5), List.of(5)),
+                "a quota both have: the parent's, which holds the key as well");
+        assertFalse(VendorCount.ofParent(0, 7, key, parent), "a quota neither has: the key's (taken as a key's count)");
+        assertTrue(VendorCount.ofParent(550, null, key, parent), "more than any key's rule: the parent's");
+        assertFalse(VendorCount.ofParent(50, null, key, parent), "no quota, and the key could hold it: the key's");
+        assertFalse(VendorCount.ofParent(20_000, null, key, parent), "more than the parent's too: nobody's");
+    }
 }

@@ -99,7 +99,7 @@ class IndexPlanTest {
     @Test
     void theWindowProbeIsAPointLookupBySendNumber() throws SQLException {
         // one rule besides the last send: the 600th most recent send, if it lies inside the 60 s window
-        String plan = explain(SendProbe.sql(1), "vendor-7", 5000L, "vendor-7", 4401L);
+        String plan = explain(SendProbe.sql(1), "vendor-7", 5000L, 4401L, "vendor-7", 4401L);
         assertTrue(plan.contains("gate_send_seq"), plan);
         assertFalse(plan.contains("Seq Scan"), plan);
     }

@@ -29,7 +29,7 @@ class SchemaTest {
             assertEquals(Set.of("gate_limit", "gate_slot", "gate_call", "gate_send", "gate_account",
                     "gate_limit_rule", "gate_call_joiner", "gate_saved", "gate_action", "databasechangelog",
                     "databasechangeloglock", "gate_backfill_result", "gate_backfill_fetch", "gate_program_turn",
-                    "gate_line_full", "gate_key_count",
+                    "gate_line_full", "gate_key_count", "gate_removed_send",
                     // JBeret's job repository, owned by the changelog too
                     "job_instance", "job_execution", "step_execution", "partition_execution"), tables(c));
             assertTrue(applied >= 6, "change sets applied: " + applied);
