@@ -80,7 +80,7 @@ record History(long seed, List<LimitPlan> limits, List<List<Step>> programs, Lis
     }
 
     /** One thing a program does. */
-    sealed interface Step permits Join, Try, Cancel, Sleep {
+    sealed interface Step permits Join, Try, Cancel, Sleep, Elsewhere {
     }
 
     /** Joins and waits: as an EJB caller, or over the program path (submission keys, dedupe, own leases). */
@@ -115,6 +115,14 @@ record History(long seed, List<LimitPlan> limits, List<List<Step>> programs, Lis
         public String toString() {
             return "join L" + limit + (key == null ? "" : " key " + key) + " " + callClass + " and cancel after "
                     + afterMs + " ms";
+        }
+    }
+
+    /** Another client of the vendor's account (a keyed limit's: its parent's) uses {@code units} of it. */
+    record Elsewhere(int limit, int units) implements Step {
+        @Override
+        public String toString() {
+            return "another client uses " + units + " of L" + limit + "'s account";
         }
     }
 

@@ -7,7 +7,6 @@ import dev.gate.engine.HistoryRun.Act;
 import dev.gate.engine.HistoryRun.Answer;
 import dev.gate.engine.HistoryRun.Receipt;
 import dev.gate.engine.HistoryRun.Told;
-import dev.gate.rules.CalendarBlocks;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -66,10 +65,10 @@ final class HistoryChecks {
         checks.prunedOnlyWhenDoneAndOld(watch.gone());
         checks.found.addAll(run.broken);
         checks.everyCallEndedOnceAndAsItsCallerWasTold();
+        checks.theVendorNeverRefusedTheGatesOwnSending();
         for (Map.Entry<String, List<Send>> line : checks.sends.entrySet()) {
             int l = checks.limitOf(line.getKey());
             checks.noWindowOverItsCalls(line.getKey(), l);
-            checks.noReceiptWindowOverItsCalls(line.getKey(), l);
             checks.noGrantWhilePausedOrHeld(line.getKey(), l);
             if (run.history.limits().get(l).strict()) {
                 checks.higherClassFirstAndFirstComeFirstServed(line.getKey());
@@ -140,9 +139,10 @@ final class HistoryChecks {
         for (Call call : calls.values()) {
             for (HistoryRun.Fault f : List.copyOf(run.faults)) {
                 if (f.kind() == History.OperatorKind.KILL && call.owner().equals(f.struck()) && call.granted() != null
-                        && call.granted().isAfter(f.from().plusMillis(300))) {
+                        && call.granted().isAfter(f.dead().plusMillis(100))) {
                     found.add("call " + call.id() + " of the killed copy " + f.struck() + " was granted at "
-                            + call.granted() + ", after its copy died at " + f.from());
+                            + call.granted() + ", after its copy died at " + f.dead() + " (killed from " + f.from()
+                            + ")");
                 }
             }
             if (call.state().equals("WAITING") || call.state().equals("GRANTED")) {
@@ -260,22 +260,12 @@ final class HistoryChecks {
         return step instanceof History.Join j ? j.cost() : step instanceof History.Try x ? x.cost() : 1;
     }
 
-    /** The rules of a limit as windows to check: sliding (zone null) or on blocks. */
-    private record Window(String name, long windowMs, String zone, LocalTime at, int fixedCalls) {
-    }
-
-    private List<Window> windows(int l) {
+    /** The rules of a line as the vendor states them (a key's: its own rule; its parent's are checked on its line). */
+    private List<HistoryVendor.Rule> windows(String line, int l) {
         LimitPlan plan = run.history.limits().get(l);
-        List<Window> w = new ArrayList<>();
-        w.add(new Window("main rule", plan.windowMs(), plan.alignedZone(), LocalTime.MIDNIGHT, -1));
-        if (plan.more() != null) {
-            w.add(new Window("more rule", plan.more().windowMs(), null, null, plan.more().calls()));
-        }
-        if (plan.quota() != null) {
-            w.add(new Window("quota", plan.quota().blockMs(), plan.quota().zone(), run.quotaAt(plan),
-                    plan.quota().calls()));
-        }
-        return w;
+        return plan.keyed() && !line.equals(run.names[l])
+                ? List.of(HistoryVendor.Rule.sliding("key rule", plan.calls(), plan.windowMs()))
+                : plan.keyed() ? List.of() : run.vendorRules(plan);
     }
 
     /** Since when the limit's history goes back at {@code t}: its last removal before (a limit made anew after). */
@@ -293,62 +283,89 @@ final class HistoryChecks {
         return b.isAfter(a) ? b : a;
     }
 
-    private int calls(int l, Window w, Instant t) {
-        return w.fixedCalls() >= 0 ? w.fixedCalls() : run.callsAt(l, t);
+    /** A rule's calls at {@code t}: the main rule's as re-paced by then. */
+    private int calls(int l, HistoryVendor.Rule w, Instant t) {
+        return w.name().equals("main rule") ? run.callsAt(l, t) : w.calls();
     }
 
-    /** Never more than the vendor allows, by the send log: at each send, the window ending there. */
+    /**
+     * Never more than the vendor allows, by the send log: at each send, the window ending there, by the vendor's own
+     * rules (a grant reaches the vendor up to the margin later: it counts in the block of its grant and the margin).
+     */
     private void noWindowOverItsCalls(String line, int l) {
         List<Send> log = log(line);
-        for (Window w : windows(l)) {
-            CalendarBlocks blocks = w.zone() == null ? null
-                    : new CalendarBlocks(Duration.ofMillis(w.windowMs()), ZoneId.of(w.zone()), w.at());
+        long margin = run.history.limits().get(l).marginMs();
+        for (HistoryVendor.Rule w : windows(line, l)) {
             for (int i = 0; i < log.size(); i++) {
                 Instant t = log.get(i).sentAt();
-                Instant from = later(blocks == null ? t.minusMillis(w.windowMs()) : blocks.at(t).start()
-                        .minusNanos(1_000), epoch(l, t));
+                Instant from = later(w.aligned() ? w.block(t)[0].minusMillis(margin).minusNanos(1_000)
+                        : t.minusMillis(w.ms()), epoch(l, t));
                 int in = 0;
                 for (int j = i; j >= 0 && log.get(j).sentAt().isAfter(from); j--) {
                     in++;
                 }
                 int allowed = calls(l, w, t);
                 if (in > allowed) {
-                    found.add(line + " " + w.name() + ": " + in + " units in the window ending at " + t
-                            + " (send " + log.get(i).seq() + "), allowed " + allowed);
+                    found.add(line + " " + w + ": " + in + " units in the window ending at " + t + " (send "
+                            + log.get(i).seq() + "), allowed " + allowed);
                     break;
                 }
             }
         }
     }
 
-    /** ... and at the vendor: receipts on its clock, where each came within the margin after its grant. */
-    private void noReceiptWindowOverItsCalls(String line, int l) {
-        long margin = run.history.limits().get(l).marginMs();
-        List<Receipt> got = run.receipts.stream().filter(r -> ofLine(calls.get(r.callId()), line))
-                .sorted((x, y) -> x.at().compareTo(y.at())).toList();
-        for (Window w : windows(l)) {
-            CalendarBlocks blocks = w.zone() == null ? null
-                    : new CalendarBlocks(Duration.ofMillis(w.windowMs()), ZoneId.of(w.zone()), w.at());
-            for (int i = 0; i < got.size(); i++) {
-                Instant t = got.get(i).at();
-                Instant from = later(blocks == null ? t.minusMillis(w.windowMs()) : blocks.at(t).start()
-                        .minusNanos(1_000), epoch(l, t));
-                int in = 0;
-                boolean late = false;
-                for (int j = i; j >= 0 && got.get(j).at().isAfter(from); j--) {
-                    in += got.get(j).cost();
-                    Call call = calls.get(got.get(j).callId());
-                    late |= call == null || call.granted() == null
-                            || got.get(j).at().isAfter(call.granted().plusMillis(margin));
-                }
-                int allowed = calls(l, w, t);
-                if (in > allowed && !late) {
-                    found.add(line + " " + w.name() + ": the vendor received " + in + " units in the window "
-                            + "ending at " + t + ", allowed " + allowed);
-                    break;
+    /**
+     * Never more than the vendor allows, as the vendor judged it: it never refused a request of the gate's for the
+     * gate's own sending, nor took two requests for one call. A refusal is explained only by another client's units
+     * in the full rule that came after the last count the gate was told of that account (it could not have known of
+     * them), or by a unit of the gate's in it that reached the vendor later than its receipt margin after its grant
+     * (the caller's own path took longer than the margin the gate was told of).
+     */
+    private void theVendorNeverRefusedTheGatesOwnSending() {
+        for (long twice : run.vendor.requestedTwice()) {
+            found.add("the vendor received two requests for call " + twice);
+        }
+        for (HistoryVendor.Request q : run.vendor.requests()) {
+            if (q.callId() < 0 || !q.answer().refused()) {
+                continue;
+            }
+            Call call = calls.get(q.callId());
+            if (call == null || late(call, q.at())) {
+                continue;
+            }
+            boolean explained = false;
+            for (HistoryVendor.Full full : q.fullRules()) {
+                Instant told = lastCountTold(full.account(), q.at());
+                for (HistoryVendor.Use u : run.vendor.used(full.account())) {
+                    if (u.at().isAfter(q.at()) || !full.rule().counts(u.at(), q.at())) {
+                        continue;
+                    }
+                    Call by = u.gate() ? calls.get(u.callId()) : null;
+                    explained |= u.gate() ? by == null || late(by, u.at()) : u.at().isAfter(told);
                 }
             }
+            if (!explained) {
+                found.add("the vendor refused call " + q.callId() + " (" + q.units() + " units, granted "
+                        + call.granted() + ") at " + q.at() + " for the gate's own sending: " + q.fullRules()
+                        + " full");
+            }
         }
+    }
+
+    /** Whether a call's request reached the vendor later than its limit's receipt margin after its grant. */
+    private boolean late(Call call, Instant at) {
+        LimitPlan plan = run.history.limits().get(call.limit());
+        long margin = plan.keyed() ? Math.min(plan.marginMs(), run.history.limits().get(plan.keyedUnder()).marginMs())
+                : plan.marginMs();
+        return call.granted() == null || at.isAfter(call.granted().plusMillis(margin));
+    }
+
+    /** When the gate was last told the vendor's count of an account (or of a key inside it) before {@code t}. */
+    private Instant lastCountTold(String account, Instant t) {
+        return run.reported.stream().filter(r -> r.report().kind() == ReportKind.COUNT
+                        && (r.account().equals(account) || r.account().startsWith(account + "/"))
+                        && r.at().isBefore(t)).map(HistoryRun.Reported::sent).max(Instant::compareTo)
+                .orElse(Instant.MIN);
     }
 
     /** A time the limit may grant nothing. */
@@ -392,7 +409,7 @@ final class HistoryChecks {
                         Duration.ofMillis(plan.maxCoolDownMs()));
                 held.add(new Hold(call.done(), call.done().plus(asked)));
             } else if (r.report().kind() == ReportKind.COUNT && r.report().remaining() == 0
-                    && !explained(line, l, call, r.report().quota())) {
+                    && countHolds(line, call, r) && !explained(line, l, call, r.report().quota())) {
                 // nothing left by the vendor's word, and not the gate's own full window: held (as a cool-down, at
                 // most the limit's maxCoolDown and longest window) until a later count replaces it
                 long hold = Math.min(r.report().resetSeconds() * 1000, Math.min(plan.maxCoolDownMs(),
@@ -426,6 +443,26 @@ final class HistoryChecks {
                 }
             }
         }
+    }
+
+    /**
+     * Whether a count reported on {@code call} holds {@code line}: a plain limit's its own; a key's count holds the
+     * key's line, and one of the parent's account (its quota one of the parent's rules; with none, a remaining more
+     * than the key's rule and no more than the parent's largest: the documented rule) holds the parent's line, every
+     * key's grant in it.
+     */
+    private boolean countHolds(String line, Call call, HistoryRun.Reported r) {
+        LimitPlan plan = run.history.limits().get(call.limit());
+        if (!plan.keyed()) {
+            return true;
+        }
+        List<Integer> parent = rulesAt(run, plan.keyedUnder(), r.at()).stream().map(HistoryVendor.Rule::calls)
+                .toList();
+        Integer quota = r.report().quota();
+        boolean ofParent = quota != null ? parent.contains(quota)
+                : r.report().remaining() > plan.calls() && r.report().remaining() <= parent.stream()
+                .mapToInt(Integer::intValue).max().orElse(0);
+        return ofParent != line.equals(call.line());
     }
 
     /** Higher class first, first come first served inside a class: no grant while an earlier eligible call waited. */
@@ -499,7 +536,7 @@ final class HistoryChecks {
                             && y.leftWaiting().isAfter(now) && !y.state().equals("EXPIRED")
                             && (!plan.strict() || order.compare(y, head) <= 0))
                     .mapToInt(Call::cost).max().orElse(head.cost());
-            if (!dueAt(at -> rulesAt(l, at), log, now, cost).sendNow()) {
+            if (dueAt(run, l, log, now, cost).isAfter(now)) {
                 continue;
             }
             boolean sent = log.stream().anyMatch(s -> !s.sentAt().isBefore(now)
@@ -535,35 +572,6 @@ final class HistoryChecks {
         return out.toString();
     }
 
-    /**
-     * The rules' decision at {@code t} on the send log before it, for a call of {@code cost}: the beat at most the
-     * last call's gaps after its slot (or its send, when later), by the gap in force when it was sent (a change takes
-     * effect at the next slot); every window's unit that must leave, the blocks, by the rules in force at {@code t}.
-     */
-    static dev.gate.rules.SlotDecision dueAt(java.util.function.Function<Instant, dev.gate.rules.LimitRules> rulesAt,
-                                             List<Send> log, Instant t, int cost) {
-        dev.gate.rules.LimitRules rules = rulesAt.apply(t);
-        List<Send> before = log.stream().filter(s -> s.sentAt().isBefore(t)).toList();
-        if (before.isEmpty()) {
-            return dev.gate.rules.SlotDecision.sendNow(t);
-        }
-        Send last = before.get(before.size() - 1);
-        int lastCost = (int) before.stream().filter(s -> s.callId() == last.callId()).count();
-        Instant position = last.slotAt() != null && last.slotAt().isAfter(last.sentAt()) ? last.slotAt()
-                : last.sentAt();
-        // a burst or a restart only brings it sooner; the larger of the two gaps, as a change's moment is not exact
-        Duration gap = rules.gap().compareTo(rulesAt.apply(last.sentAt()).gap()) > 0 ? rules.gap()
-                : rulesAt.apply(last.sentAt()).gap();
-        Instant beat = position.plus(gap.multipliedBy(lastCost));
-        List<java.util.Optional<Instant>> leave = new ArrayList<>();
-        for (dev.gate.rules.Pace p : rules.rules()) {
-            int calls = p.calls();
-            int index = before.size() - (calls - Math.min(cost, calls) + 1);
-            leave.add(index >= 0 ? java.util.Optional.of(before.get(index).sentAt()) : java.util.Optional.empty());
-        }
-        return dev.gate.rules.SlotRule.decide(rules, t, beat, leave, java.util.Optional.of(last.sentAt()), null);
-    }
-
     /** One limit's send log, in order. */
     static List<Send> sendsOf(GateDatabase db, String limit) throws SQLException {
         List<Send> out = new ArrayList<>();
@@ -580,27 +588,16 @@ final class HistoryChecks {
         return out;
     }
 
-    /** The limit's rules as the cap and the beat count them (margins included), with the main rule's calls at t. */
-    private dev.gate.rules.LimitRules rulesAt(int l, Instant t) {
-        return rulesAt(run, l, t);
+    /** The limit's rules as the vendor states them, its main rule's calls as re-paced at {@code t}. */
+    static List<HistoryVendor.Rule> rulesAt(HistoryRun run, int l, Instant t) {
+        List<HistoryVendor.Rule> rules = new ArrayList<>(run.vendorRules(run.history.limits().get(l)));
+        rules.set(0, rules.get(0).withCalls(run.callsAt(l, t)));
+        return rules;
     }
 
-    static dev.gate.rules.LimitRules rulesAt(HistoryRun run, int l, Instant t) {
-        LimitPlan plan = run.history.limits().get(l);
-        List<dev.gate.rules.Pace> paces = new ArrayList<>();
-        int main = run.callsAt(l, t);
-        paces.add(plan.alignedZone() == null ? dev.gate.rules.Pace.of(main, plan.windowMs())
-                : dev.gate.rules.Pace.aligned(main, new CalendarBlocks(Duration.ofMillis(plan.windowMs()),
-                ZoneId.of(plan.alignedZone()), LocalTime.MIDNIGHT)));
-        if (plan.more() != null) {
-            paces.add(dev.gate.rules.Pace.of(plan.more().calls(), plan.more().windowMs()));
-        }
-        if (plan.quota() != null) {
-            paces.add(dev.gate.rules.Pace.aligned(plan.quota().calls(), new CalendarBlocks(
-                    Duration.ofMillis(plan.quota().blockMs()), ZoneId.of(plan.quota().zone()), run.quotaAt(plan))));
-        }
-        return dev.gate.rules.ReceiptMargin.of(Duration.ofMillis(plan.marginMs()))
-                .widen(new dev.gate.rules.LimitRules(paces, Duration.ZERO, Math.max(1, plan.burst())));
+    /** When, by the oracle's reading of the rules, a call of {@code cost} may go on the limit at {@code t}. */
+    static Instant dueAt(HistoryRun run, int l, List<Send> log, Instant t, int cost) {
+        return HistoryOracle.dueAt(at -> rulesAt(run, l, at), run.history.limits().get(l).marginMs(), log, t, cost);
     }
 
     /**
@@ -658,15 +655,14 @@ final class HistoryChecks {
             return false;
         }
         boolean any = false;
-        for (Window w : windows(l)) {
+        for (HistoryVendor.Rule w : windows(line, l)) {
             int calls = calls(l, w, call.done());
             if (quota != null && calls != quota) {
                 continue;
             }
             any = true;
-            Instant from = w.zone() == null ? call.done().minusMillis(w.windowMs() + plan.marginMs())
-                    : new CalendarBlocks(Duration.ofMillis(w.windowMs()), ZoneId.of(w.zone()), w.at())
-                    .at(call.done()).start().minusMillis(plan.marginMs());
+            Instant from = w.aligned() ? w.block(call.done())[0].minusMillis(plan.marginMs())
+                    : call.done().minusMillis(w.ms() + plan.marginMs());
             long own = log(line).stream().filter(s -> s.seq() <= unit && !s.sentAt().isBefore(from)).count();
             if (own < calls) {
                 return false;

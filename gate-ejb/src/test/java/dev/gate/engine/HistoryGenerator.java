@@ -95,8 +95,10 @@ final class HistoryGenerator {
         String aligned = r.nextInt(4) == 0 ? zone(r) : null;
         Quota quota = !bulk && r.nextInt(4) == 0 ? new Quota(2 + r.nextInt(4), BLOCKS[r.nextInt(BLOCKS.length)],
                 zone(r), 1500 + r.nextInt(2500)) : null;
-        return new LimitPlan(calls, window, 150 + r.nextInt(100), burst, r.nextInt(7) == 0, r.nextInt(7) == 0,
-                1000 + r.nextInt(2000), more, aligned, quota, null);
+        boolean fair = r.nextInt(7) == 0;
+        boolean aging = r.nextInt(7) == 0 && !fair; // a limit takes one of the two orders, never both
+        return new LimitPlan(calls, window, 150 + r.nextInt(100), burst, fair, aging, 1000 + r.nextInt(2000), more,
+                aligned, quota, null);
     }
 
     /** Each kind of zone as often: a region, an offset in one of Java's spellings, an Etc name. */
@@ -113,6 +115,10 @@ final class HistoryGenerator {
         int roll = r.nextInt(100);
         if (roll < 22) {
             return new Sleep(50 + r.nextInt(550));
+        }
+        if (roll < 27 && r.nextInt(5) > 0) { // the account's quota, shared with a client the gate does not see
+            LimitPlan account = plan.keyed() ? limits.get(plan.keyedUnder()) : plan;
+            return new History.Elsewhere(limit, 1 + r.nextInt(Math.min(20, account.calls()))); // up to all of it
         }
         if (roll < 30) {
             return new Cancel(limit, key, callClass, 50 + r.nextInt(500));
@@ -147,10 +153,7 @@ final class HistoryGenerator {
     }
 
     private static Report report(Random r, LimitPlan plan) {
-        int roll = r.nextInt(100);
-        if (plan.keyed() && roll >= 67 && roll < 80) {
-            roll = 50; // the vendor's count is of the vendor's account, reported on its plain limits: a 200 here
-        }
+        int roll = r.nextInt(100); // the vendor answers; the program reads its answer as planned here
         if (roll < 55) {
             return Report.OK;
         }
@@ -158,9 +161,8 @@ final class HistoryGenerator {
             Integer[] asks = {null, 1, 2, 30};
             return new Report(ReportKind.SLOW_DOWN, asks[r.nextInt(asks.length)], null, null, null);
         }
-        if (roll < 80) {
-            return new Report(ReportKind.COUNT, null, r.nextInt(3), 1L + r.nextInt(60),
-                    r.nextBoolean() ? null : plan.calls());
+        if (roll < 80) { // the vendor's count, its quota read or not (the figures are the vendor's)
+            return new Report(ReportKind.COUNT, null, 0, 1L, r.nextBoolean() ? null : 1);
         }
         if (roll < 90) {
             return new Report(ReportKind.ABANDON, null, null, null, null);

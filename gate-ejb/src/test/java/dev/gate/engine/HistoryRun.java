@@ -62,7 +62,9 @@ final class HistoryRun {
      */
     enum Answer {
         GRANTED, CONSUMED, JOINED, SHARED_OUTCOME, SAME_CALL, NOT_NOW, UNKNOWN_LIMIT, INVALID, LINE_FULL, KEYED,
-        KEY_REUSED, FAILED, DEADLINE, TIMED_OUT, ENDED, PAUSED, RECORDED, REPORT_REFUSED, ABANDONED
+        KEY_REUSED, FAILED, DEADLINE, TIMED_OUT, ENDED, PAUSED, RECORDED, REPORT_REFUSED, ABANDONED,
+        /** Not the gate's: another client of the vendor's account used some of it. */
+        ELSEWHERE
     }
 
     record Told(int program, int step, int limit, Long callId, Answer answer, Instant at, String detail) {
@@ -79,15 +81,19 @@ final class HistoryRun {
     }
 
     /** A report the gate took, with what it said: sent at {@code sent}, answered at {@code at}. */
-    record Reported(int limit, long callId, Report report, Instant sent, Instant at) {
+    record Reported(int limit, String account, long callId, Report report, Instant sent, Instant at) {
     }
 
     /** An operator's step as it ran: from when to when, and a pause's end. */
     record Act(OperatorStep step, Instant started, Instant ended, Instant pausedUntil, boolean done) {
     }
 
-    /** A fault made: from when to when, and the instance it struck (killed, or its link cut). */
-    record Fault(History.OperatorKind kind, Instant from, Instant until, String struck) {
+    /**
+     * A fault made: from when to when, and the instance it struck (killed, or its link cut); {@code dead}: when a
+     * killed copy's last session had closed (its instance lock gone: a grant pass it had under way could commit
+     * until then), for a cut its start.
+     */
+    record Fault(History.OperatorKind kind, Instant from, Instant until, String struck, Instant dead) {
 
         /** While the fault, or the recovery after it, may hold a copy's callers (a recovery probe every 250 ms). */
         boolean covers(Instant t) {
@@ -139,6 +145,8 @@ final class HistoryRun {
     final List<String> refusedLimits = Collections.synchronizedList(new ArrayList<>());
     final List<String> broken = Collections.synchronizedList(new ArrayList<>());
     final List<Fault> faults = Collections.synchronizedList(new ArrayList<>());
+    /** The vendor the programs call: its own accounts, rules and state, the judge of promise 1. */
+    final HistoryVendor vendor = new HistoryVendor();
     /** Per limit, the main rule's calls as declared and each re-pace, with when it ran. */
     final List<List<Act>> repaced = new ArrayList<>();
 
@@ -146,7 +154,17 @@ final class HistoryRun {
     private final SecondCopy b;
     private final int run;
 
+    /** How the vendor's rules differ from what the gate is told (the identity: they agree). */
+    private final java.util.function.UnaryOperator<List<HistoryVendor.Rule>> vendorTruth;
+
     HistoryRun(History history, Engine a, SecondCopy b) {
+        this(history, a, b, java.util.function.UnaryOperator.identity());
+    }
+
+    /** A run whose vendor's accounts differ from the limits the gate is given: a gate wrong about its vendor. */
+    HistoryRun(History history, Engine a, SecondCopy b,
+               java.util.function.UnaryOperator<List<HistoryVendor.Rule>> vendorTruth) {
+        this.vendorTruth = vendorTruth;
         this.history = history;
         this.a = a;
         this.b = b;
@@ -161,6 +179,12 @@ final class HistoryRun {
 
     /** Runs the history to its end: every program done, the operator done. */
     HistoryRun run() throws InterruptedException {
+        for (int i = 0; i < names.length; i++) {
+            LimitPlan plan = history.limits().get(i);
+            if (!plan.keyed()) { // a keyed limit's keys open their accounts inside their parent's at their first call
+                vendor.account(account(i, null), vendorTruth.apply(vendorRules(plan)), null);
+            }
+        }
         for (int i = 0; i < names.length; i++) {
             try {
                 a.limits().put(names[i], spec(history.limits().get(i)), "history");
@@ -184,6 +208,37 @@ final class HistoryRun {
         }
         ended = Instant.now();
         return this;
+    }
+
+    /** The vendor's account a call of limit {@code l} (and key, or null) is made on. */
+    static String account(int l, String key) {
+        return "L" + l + (key == null ? "" : "/" + key);
+    }
+
+    /** The vendor's account of a call, opened (a key's inside its parent's) at its first call. */
+    private String openAccount(int l, String key) {
+        LimitPlan plan = history.limits().get(l);
+        if (plan.keyed()) {
+            vendor.account(account(l, key), List.of(HistoryVendor.Rule.sliding("key rule", plan.calls(),
+                    plan.windowMs())), vendor.account(account(plan.keyedUnder(), null)));
+        }
+        return account(l, key);
+    }
+
+    /** The vendor's own rules of a plain limit's account, as its documentation would state them. */
+    List<HistoryVendor.Rule> vendorRules(LimitPlan plan) {
+        List<HistoryVendor.Rule> rules = new ArrayList<>();
+        rules.add(plan.alignedZone() == null ? HistoryVendor.Rule.sliding("main rule", plan.calls(), plan.windowMs())
+                : HistoryVendor.Rule.blocks("main rule", plan.calls(), plan.windowMs(), ZoneId.of(plan.alignedZone()),
+                LocalTime.MIDNIGHT));
+        if (plan.more() != null) {
+            rules.add(HistoryVendor.Rule.sliding("more rule", plan.more().calls(), plan.more().windowMs()));
+        }
+        if (plan.quota() != null) {
+            rules.add(HistoryVendor.Rule.blocks("quota", plan.quota().calls(), plan.quota().blockMs(),
+                    ZoneId.of(plan.quota().zone()), quotaAt(plan)));
+        }
+        return rules;
     }
 
     LimitSpec spec(LimitPlan plan) {
@@ -242,6 +297,11 @@ final class HistoryRun {
                     tryNow(copy, program, p, s, tried);
                 } else if (step instanceof Cancel cancel) {
                     cancel(copy, program, p, s, cancel);
+                } else if (step instanceof History.Elsewhere other) {
+                    LimitPlan plan = history.limits().get(other.limit());
+                    int of = plan.keyed() ? plan.keyedUnder() : other.limit(); // the vendor's whole account
+                    HistoryVendor.Answer answer = vendor.elsewhere(account(of, null), other.units());
+                    tell(p, s, of, null, Answer.ELSEWHERE, other.units() + " units: " + answer.status());
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -285,7 +345,7 @@ final class HistoryRun {
             return;
         }
         tell(p, s, join.limit(), permit.callId(), Answer.GRANTED, null);
-        report(copy, program, p, s, join.limit(), permit.callId(), join.cost(), join.report(), false);
+        report(copy, program, p, s, join.limit(), join.key(), permit.callId(), join.cost(), join.report(), false);
     }
 
     private void http(Engine first, String program, int p, int s, Join join) throws InterruptedException {
@@ -363,7 +423,7 @@ final class HistoryRun {
             return;
         }
         tell(p, s, join.limit(), id, Answer.GRANTED, null);
-        report(copy, program, p, s, join.limit(), id, join.cost(), join.report(), true);
+        report(copy, program, p, s, join.limit(), join.key(), id, join.cost(), join.report(), true);
     }
 
     /** A dedupe joiner polls the call it joined until it ends; what it last saw is what it was told. */
@@ -412,12 +472,13 @@ final class HistoryRun {
         }
         long id = attempt.permit().callId();
         if (tried.consume()) { // the request itself, served as it is granted
+            vendor.request(openAccount(tried.limit(), tried.key()), id, tried.cost());
             receipts.add(new Receipt(tried.limit(), id, tried.cost(), Instant.now()));
             tell(p, s, tried.limit(), id, Answer.CONSUMED, null);
             return;
         }
         tell(p, s, tried.limit(), id, Answer.GRANTED, "a try");
-        report(copy, program, p, s, tried.limit(), id, tried.cost(), tried.report(), false);
+        report(copy, program, p, s, tried.limit(), tried.key(), id, tried.cost(), tried.report(), false);
     }
 
     private void cancel(Engine copy, String program, int p, int s, Cancel cancel) {
@@ -427,7 +488,7 @@ final class HistoryRun {
             try {
                 Permit permit = copy.callers().await(ticket, Duration.ofMillis(cancel.afterMs()));
                 tell(p, s, cancel.limit(), permit.callId(), Answer.GRANTED, null);
-                report(copy, program, p, s, cancel.limit(), permit.callId(), 1, Report.OK, false);
+                report(copy, program, p, s, cancel.limit(), cancel.key(), permit.callId(), 1, Report.OK, false);
             } catch (GateException e) {
                 refused(p, s, cancel.limit(), ticket.callId(), e);
             }
@@ -436,11 +497,18 @@ final class HistoryRun {
         }
     }
 
-    /** The vendor call with the grant (unless given up), then the report. */
-    private void report(Engine copy, String program, int p, int s, int limit, long id, int cost, Report report,
-                        boolean http) {
-        if (report.kind() != History.ReportKind.ABANDON) {
+    /**
+     * The vendor call with the grant (unless given up), then the report: what the vendor answered, as the program
+     * reads it ({@code planned} says how: a 429 with or without its Retry-After, a 200 with or without the count).
+     */
+    private void report(Engine copy, String program, int p, int s, int limit, String key, long id, int cost,
+                        Report planned, boolean http) {
+        Report report = planned;
+        String account = openAccount(limit, key);
+        if (planned.kind() != History.ReportKind.ABANDON) {
+            HistoryVendor.Answer answer = vendor.request(account, id, cost);
             receipts.add(new Receipt(limit, id, cost, Instant.now()));
+            report = said(planned, answer);
         }
         Instant sent = Instant.now();
         try {
@@ -460,11 +528,26 @@ final class HistoryRun {
                     return; // nobody reports: the lease runs out
                 }
             }
-            reported.add(new Reported(limit, id, report, sent, Instant.now()));
+            reported.add(new Reported(limit, account, id, report, sent, Instant.now()));
             tell(p, s, limit, id, Answer.RECORDED, report.toString());
         } catch (GateException | RuntimeException e) {
             tell(p, s, limit, id, Answer.REPORT_REFUSED, e.toString());
         }
+    }
+
+    /** What a program reports of the vendor's answer: its 429 (with its Retry-After unless the plan reads none), or
+     * its 200 (with the count where the plan reads it, its quota where the plan names one). */
+    private static Report said(Report planned, HistoryVendor.Answer answer) {
+        return switch (planned.kind()) {
+            case ABANDON, LAPSE -> planned;
+            default -> answer.refused()
+                    ? new Report(History.ReportKind.SLOW_DOWN, planned.kind() == History.ReportKind.SLOW_DOWN
+                    && planned.retryAfterSeconds() == null ? null : answer.retryAfterSeconds(), null, null, null)
+                    : planned.kind() == History.ReportKind.COUNT
+                    ? new Report(History.ReportKind.COUNT, null, answer.remaining(), answer.resetSeconds(),
+                    planned.quota() == null ? null : answer.quota())
+                    : Report.OK;
+        };
     }
 
     private void complete(Engine copy, String program, long id, int status, Integer retryAfter, Integer remaining,
@@ -522,8 +605,10 @@ final class HistoryRun {
                 switch (step.kind()) {
                     case PAUSE -> until = a.operators().pause(limit, Duration.ofMillis(step.arg()), "ops");
                     case RESUME -> b.engine().operators().resume(limit, "ops");
-                    case REPACE -> a.limits().rePace(limit, Pace.of((int) step.arg(), plan.windowMs()), "ops");
-                    case REDECLARE -> b.engine().limits().put(limit, spec(plan), "ops");
+                    case REPACE -> rePace(step.limit(), (int) step.arg(),
+                            () -> a.limits().rePace(limit, Pace.of((int) step.arg(), plan.windowMs()), "ops"));
+                    case REDECLARE -> rePace(step.limit(), plan.calls(),
+                            () -> b.engine().limits().put(limit, spec(plan), "ops"));
                     case REMOVE -> {
                         if (!a.limits().remove(limit, "ops").removed()) {
                             throw new GateException("live calls: not removed"); // refused, nothing changed
@@ -532,14 +617,15 @@ final class HistoryRun {
                     case CUT -> {
                         String cut = b.owner();
                         b.cut(Duration.ofMillis(step.arg()));
-                        faults.add(new Fault(step.kind(), started, Instant.now(), cut));
+                        faults.add(new Fault(step.kind(), started, Instant.now(), cut, started));
                     }
                     case KILL -> {
                         String killed = b.owner();
                         b.kill();
+                        Instant dead = Instant.now();
                         Thread.sleep(step.arg());
                         b.startAgain();
-                        faults.add(new Fault(step.kind(), started, Instant.now(), killed));
+                        faults.add(new Fault(step.kind(), started, Instant.now(), killed, dead));
                     }
                 }
                 Act act = new Act(step, started, Instant.now(), until, true);
@@ -555,6 +641,27 @@ final class HistoryRun {
             } catch (Exception e) {
                 broken.add("the operator's " + step + " failed: " + e);
             }
+        }
+    }
+
+    /** A change of the gate's limit that any step of the gate's own may throw. */
+    private interface Change {
+        void run() throws Exception;
+    }
+
+    /**
+     * The operator follows the vendor's new plan for a limit's main rule: a higher one once the vendor has it, a lower
+     * one before the vendor's takes effect (the gate is never looser than the vendor).
+     */
+    private void rePace(int limit, int calls, Change gate) throws Exception {
+        String account = account(limit, null);
+        boolean higher = calls > vendor.account(account).rules.get(0).calls();
+        if (higher) {
+            vendor.rePlan(account, calls);
+        }
+        gate.run(); // refused: the gate keeps the stricter plan
+        if (!higher) {
+            vendor.rePlan(account, calls);
         }
     }
 

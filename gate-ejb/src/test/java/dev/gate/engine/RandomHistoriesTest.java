@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
@@ -147,9 +148,50 @@ class RandomHistoriesTest {
             HistoryRun.Answer.UNKNOWN_LIMIT, HistoryRun.Answer.INVALID, HistoryRun.Answer.LINE_FULL,
             HistoryRun.Answer.KEYED, HistoryRun.Answer.KEY_REUSED, HistoryRun.Answer.FAILED);
 
+    /**
+     * The vendor is the judge: a gate told a rule the vendor's account does not have is caught, with no switch in the
+     * gate's own code. Told one call more than the account allows, the vendor refuses the gate's own sending; told the
+     * quota's zone an hour off, the gate starts a new day's block that the vendor has not, and sends it again.
+     */
+    @Test
+    void aGateWrongAboutItsVendorIsCaught() throws Exception {
+        History.LimitPlan three = new History.LimitPlan(3, 2000, 150, 0, false, false, 2000, null, null, null, null);
+        List<History.Step> calls = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            calls.add(new History.Join(0, null, CallClass.SCHEDULED, 1, i % 2 == 0, null, null, null, false,
+                    History.Report.OK));
+        }
+        History oneMore = new History(1, List.of(three), List.of(calls, calls), List.of());
+        List<String> found = check(oneMore, new HistoryRun(oneMore, a, b, rules -> List.of(
+                rules.get(0).withCalls(2))));
+        System.out.println("told one call more than the vendor allows: " + found);
+        assertTrue(found.stream().anyMatch(f -> f.startsWith("the vendor refused")), String.valueOf(found));
+
+        // a day's quota of 3 whose block ends 1.5 s into the history, as the gate is told; the vendor's day starts
+        // at the same local time an hour earlier (its zone an hour east): its block goes on past the gate's edge
+        // (a burst of 3: the beat of a day's 3 is 8 hours; a fresh limit, and a new block, may send its burst at once)
+        History.LimitPlan daily = new History.LimitPlan(100, 1000, 150, 3, false, false, 2000, null, null,
+                new History.Quota(3, 86_400_000L, "+00:00", 1500), null);
+        List<History.Step> sixCalls = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            sixCalls.add(new History.Join(0, null, CallClass.SCHEDULED, 1, false, null, null, null, false,
+                    History.Report.OK));
+        }
+        History zoneOff = new History(2, List.of(daily), List.of(sixCalls), List.of());
+        HistoryRun zoneRun = new HistoryRun(zoneOff, a, b, rules -> List.of(rules.get(0),
+                HistoryVendor.Rule.blocks("quota", 3, 86_400_000L, java.time.ZoneOffset.ofHours(1),
+                        rules.get(1).at())));
+        found = check(zoneOff, zoneRun);
+        System.out.println("told the quota's zone an hour off: " + found);
+        assertTrue(found.stream().anyMatch(f -> f.startsWith("the vendor refused")), String.valueOf(found));
+    }
+
     /** Runs a history, drains the line, probes each limit, and checks it; what broke. */
     private List<String> check(History history) throws Exception {
-        HistoryRun run = new HistoryRun(history, a, b);
+        return check(history, new HistoryRun(history, a, b));
+    }
+
+    private List<String> check(History history, HistoryRun run) throws Exception {
         List<String> names = java.util.Arrays.asList(run.names);
         List<String> found;
         TableWatch watch = new TableWatch(copies, run.names,
@@ -163,7 +205,9 @@ class RandomHistoriesTest {
         System.out.println("history " + history.seed() + ": " + history.limits().size() + " limits, "
                 + history.steps() + " steps; callers told " + run.told.stream().collect(java.util.stream.Collectors
                 .groupingBy(HistoryRun.Told::answer, java.util.TreeMap::new, java.util.stream.Collectors.counting()))
-                + ", the vendor received " + run.receipts.size() + " calls, " + watch.gone().size()
+                + ", the vendor received " + run.receipts.size() + " calls (refused " + run.vendor.requests().stream()
+                .filter(q -> q.callId() >= 0 && q.answer().refused()).count() + "; another client's requests "
+                + run.vendor.requests().stream().filter(q -> q.callId() < 0).count() + "), " + watch.gone().size()
                 + " calls left the tables (retention, removal)" + (run.refusedLimits.isEmpty() ? ""
                 : "; declarations refused: " + run.refusedLimits) + run.told.stream()
                 .filter(t -> REFUSALS.contains(t.answer())).map(t -> t.answer() + " " + t.detail()).distinct()
@@ -275,8 +319,7 @@ class RandomHistoriesTest {
     /** When, by the rules on the send log alone, the limit's next unit is due: the beat, every window, every block. */
     private Instant dueBySendLog(HistoryRun run, int l) throws Exception {
         Instant now = Instant.now();
-        return HistoryChecks.dueAt(at -> HistoryChecks.rulesAt(run, l, at), HistoryChecks.sendsOf(copies,
-                run.names[l]), now, 1).notBefore();
+        return HistoryChecks.dueAt(run, l, HistoryChecks.sendsOf(copies, run.names[l]), now, 1);
     }
 
     private static Instant later(Instant a, Instant b) {
