@@ -55,11 +55,9 @@ public final class FreeSlot {
             r AS (
                 SELECT rr.calls, rr.window_ms, rr.aligned_zone, rr.aligned_at,
                        coalesce(t.receipt_margin_ms::numeric, least(rr.window_ms / 200.0, 100)) AS margin_ms,
-                       CASE WHEN t.send_seq - rr.calls + least(t.cost, rr.calls) >= 1
-                            THEN (SELECT g.sent_at FROM gate_send g
-                                  WHERE g.limit_name = t.limit_name
-                                    AND g.seq >= t.send_seq - rr.calls + least(t.cost, rr.calls)
-                                  ORDER BY g.seq LIMIT 1) END AS nth_sent
+                       """ + SendProbe.unitSent("t.limit_name", "(t.send_seq - rr.calls + least(t.cost, rr.calls))")
+            + """
+             AS nth_sent
                 FROM t CROSS JOIN LATERAL (
                     SELECT CASE WHEN t.adaptive AND t.adaptive_calls IS NOT NULL
                                 THEN least(t.calls, t.adaptive_calls + greatest(1, (t.calls * 2 + 50) / 100)

@@ -30,15 +30,15 @@ public final class LimitTable {
 
     // A changed limit's waiting calls that cost more than its smallest rule's calls now: they could never go within it
     // (a costlier head would go once the window is empty and overfill it), so they leave the line with the change.
-    // Likewise a costlier call on a limit made keyed: a keyed limit's calls cost one unit (its grants take one of
-    // the parent's sends each: one of cost 5 would be counted there as 1).
+    // Likewise a costlier call on a limit made keyed (a parent is for keyed limits only): a keyed limit's calls cost
+    // one unit (its grants take one of the parent's sends each: one of cost 5 would be counted there as 1).
     static final String CANCEL_COSTLIER = """
             UPDATE gate_call c SET state = 'CANCELLED', done_at = clock_timestamp()
             FROM gate_limit l
             WHERE c.limit_name = ? AND c.state = 'WAITING' AND l.name = c.limit_name
               AND (c.cost > least(l.calls, coalesce((SELECT min(r.calls) FROM gate_limit_rule r
                                                      WHERE r.limit_name = l.name), l.calls))
-                   OR (c.cost > 1 AND (l.keyed OR l.parent_name IS NOT NULL)))
+                   OR (c.cost > 1 AND l.keyed))
             RETURNING c.id, c.limit_name, c.call_class, c.owner, c.state""";
 
     /** What a change did: whether it made the limit, and the waiting calls it took out of the line (too costly now). */

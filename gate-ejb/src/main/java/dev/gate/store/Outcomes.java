@@ -259,29 +259,34 @@ public final class Outcomes {
         });
     }
 
-    // The calls of each rule of a limit: its own, then its more rules.
+    // The calls of each rule of a key and of its parent (each limit's own, then its more rules), in one trip.
+    // Parameters: key, key, parent, parent.
     private static final String RULE_CALLS = """
-            SELECT l.calls FROM gate_limit l WHERE l.name = ?
-            UNION ALL
-            SELECT r.calls FROM gate_limit_rule r WHERE r.limit_name = ?""";
+            SELECT ARRAY(SELECT l.calls FROM gate_limit l WHERE l.name = ?
+                         UNION ALL SELECT r.calls FROM gate_limit_rule r WHERE r.limit_name = ?) AS key_calls,
+                   ARRAY(SELECT l.calls FROM gate_limit l WHERE l.name = ?
+                         UNION ALL SELECT r.calls FROM gate_limit_rule r WHERE r.limit_name = ?) AS parent_calls""";
 
     /** Whether a count reported on a call of the key {@code limit} is of its {@code parent}'s rules (VendorCount). */
     private static boolean countsTheParent(Connection c, String limit, String parent, VendorReport report)
             throws SQLException {
-        return dev.gate.rules.VendorCount.ofParent(report.remaining(), report.quota(), ruleCalls(c, limit),
-                ruleCalls(c, parent));
-    }
-
-    private static List<Integer> ruleCalls(Connection c, String limit) throws SQLException {
-        List<Integer> calls = new java.util.ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement(RULE_CALLS)) {
             ps.setString(1, limit);
             ps.setString(2, limit);
+            ps.setString(3, parent);
+            ps.setString(4, parent);
             try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    calls.add(rs.getInt(1));
-                }
+                rs.next();
+                return dev.gate.rules.VendorCount.ofParent(report.remaining(), report.quota(), calls(rs, "key_calls"),
+                        calls(rs, "parent_calls"));
             }
+        }
+    }
+
+    private static List<Integer> calls(ResultSet rs, String column) throws SQLException {
+        List<Integer> calls = new java.util.ArrayList<>();
+        for (Object n : (Object[]) rs.getArray(column).getArray()) {
+            calls.add(((Number) n).intValue());
         }
         return calls;
     }

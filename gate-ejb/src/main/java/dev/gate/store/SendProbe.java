@@ -29,11 +29,21 @@ record SendProbe(Instant now, Optional<Instant> lastSent, List<Optional<Instant>
         return SlotRule.decide(rules, at, slot, nthSent, lastSent, pausedUntil);
     }
 
-    // The time of a unit (parameters: limit, number, number): its own, or, pruned, the oldest unit's after it (the
-    // first kept: units are numbered in send order, and retention deletes the oldest first); none below number 1.
-    static final String UNIT_SENT = """
-            CASE WHEN ?::bigint >= 1 THEN (SELECT sent_at FROM gate_send
-                                           WHERE limit_name = ? AND seq >= ? ORDER BY seq LIMIT 1) END""";
+    /**
+     * The time of unit {@code unit} (an SQL expression) of limit {@code limit}: its own, or, pruned, the oldest kept
+     * unit's after it (units are numbered in send order, and retention deletes the oldest first: no later than that);
+     * none below number 1 (never sent). An index range on (limit, number) that stops at its first row: as cheap as
+     * the point lookup when the unit is kept.
+     */
+    static String unitSent(String limit, String unit) {
+        return " " + """
+                CASE WHEN %2$s >= 1 THEN (SELECT u.sent_at FROM gate_send u
+                                          WHERE u.limit_name = %1$s AND u.seq >= %2$s ORDER BY u.seq LIMIT 1) END"""
+                .formatted(limit, unit) + " ";
+    }
+
+    // The probe's unit (parameters: number, limit, number).
+    private static final String UNIT_SENT = unitSent("?", "?::bigint");
 
     // A probe of its own, in a new snapshot, once the lock is held: after a grant of this pass, or when the lock's
     // snapshot missed a grant committed meanwhile. Sends are numbered per limit under this lock, so each probe is a

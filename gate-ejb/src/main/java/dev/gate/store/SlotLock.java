@@ -50,14 +50,10 @@ final class SlotLock {
                    clock_timestamp() AS now,
                    (SELECT sent_at FROM gate_send g WHERE g.limit_name = s.limit_name AND g.seq = s.send_seq)
                        AS last_sent,
-                   CASE WHEN s.send_seq - l.calls + 1 >= 1
-                        THEN (SELECT sent_at FROM gate_send g WHERE g.limit_name = s.limit_name
-                                                                AND g.seq >= s.send_seq - l.calls + 1
-                              ORDER BY g.seq LIMIT 1) END AS nth_sent,
-                   ARRAY(SELECT CASE WHEN s.send_seq - r.calls + 1 >= 1
-                                     THEN (SELECT sent_at FROM gate_send g
-                                           WHERE g.limit_name = r.limit_name AND g.seq >= s.send_seq - r.calls + 1
-                                           ORDER BY g.seq LIMIT 1) END
+                   """ + SendProbe.unitSent("s.limit_name", "(s.send_seq - l.calls + 1)") + """
+             AS nth_sent,
+                   ARRAY(SELECT """ + SendProbe.unitSent("r.limit_name", "(s.send_seq - r.calls + 1)") + """
+
                          FROM gate_limit_rule r WHERE r.limit_name = l.name ORDER BY r.window_ms, r.calls) AS rule_nth_sent
             FROM gate_slot s JOIN gate_limit l ON l.name = s.limit_name
             WHERE s.limit_name = ?

@@ -5,7 +5,6 @@ import dev.gate.engine.History.LimitPlan;
 import dev.gate.engine.History.ReportKind;
 import dev.gate.engine.HistoryRun.Act;
 import dev.gate.engine.HistoryRun.Answer;
-import dev.gate.engine.HistoryRun.Receipt;
 import dev.gate.engine.HistoryRun.Told;
 
 import java.sql.Connection;

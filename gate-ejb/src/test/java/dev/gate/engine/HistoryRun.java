@@ -76,10 +76,6 @@ final class HistoryRun {
         }
     }
 
-    /** A vendor call: the call, its units, when the vendor received it. */
-    record Receipt(int limit, long callId, int cost, Instant at) {
-    }
-
     /** A report the gate took, with what it said: sent at {@code sent}, answered at {@code at}. */
     record Reported(int limit, String account, long callId, Report report, Instant sent, Instant at) {
     }
@@ -139,7 +135,6 @@ final class HistoryRun {
     /** When the last program and the operator were done. */
     volatile Instant ended;
     final List<Told> told = Collections.synchronizedList(new ArrayList<>());
-    final List<Receipt> receipts = Collections.synchronizedList(new ArrayList<>());
     final List<Reported> reported = Collections.synchronizedList(new ArrayList<>());
     final List<Act> acts = Collections.synchronizedList(new ArrayList<>());
     final List<String> refusedLimits = Collections.synchronizedList(new ArrayList<>());
@@ -473,7 +468,6 @@ final class HistoryRun {
         long id = attempt.permit().callId();
         if (tried.consume()) { // the request itself, served as it is granted
             vendor.request(openAccount(tried.limit(), tried.key()), id, tried.cost());
-            receipts.add(new Receipt(tried.limit(), id, tried.cost(), Instant.now()));
             tell(p, s, tried.limit(), id, Answer.CONSUMED, null);
             return;
         }
@@ -507,7 +501,6 @@ final class HistoryRun {
         String account = openAccount(limit, key);
         if (planned.kind() != History.ReportKind.ABANDON) {
             HistoryVendor.Answer answer = vendor.request(account, id, cost);
-            receipts.add(new Receipt(limit, id, cost, Instant.now()));
             report = said(planned, answer);
         }
         Instant sent = Instant.now();

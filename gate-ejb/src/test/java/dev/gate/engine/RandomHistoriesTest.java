@@ -205,7 +205,8 @@ class RandomHistoriesTest {
         System.out.println("history " + history.seed() + ": " + history.limits().size() + " limits, "
                 + history.steps() + " steps; callers told " + run.told.stream().collect(java.util.stream.Collectors
                 .groupingBy(HistoryRun.Told::answer, java.util.TreeMap::new, java.util.stream.Collectors.counting()))
-                + ", the vendor received " + run.receipts.size() + " calls (refused " + run.vendor.requests().stream()
+                + ", the vendor received " + run.vendor.requests().stream().filter(q -> q.callId() >= 0).count()
+                + " calls (refused " + run.vendor.requests().stream()
                 .filter(q -> q.callId() >= 0 && q.answer().refused()).count() + "; another client's requests "
                 + run.vendor.requests().stream().filter(q -> q.callId() < 0).count() + "), " + watch.gone().size()
                 + " calls left the tables (retention, removal)" + (run.refusedLimits.isEmpty() ? ""
