@@ -15,6 +15,7 @@ import dev.gate.store.IdleKeys;
 import dev.gate.store.Keys;
 import dev.gate.store.Jpa;
 import dev.gate.store.Leases;
+import dev.gate.store.Lending;
 import dev.gate.store.LimitRemovals;
 import dev.gate.store.LimitTable;
 import dev.gate.store.LineRoom;
@@ -89,8 +90,9 @@ public final class Engine {
         this.settings = Objects.requireNonNull(settings);
         PoolNeeds.check(poolName, poolSize, settings);
         this.scheduler = scheduler;
-        Tx tx = new Tx(dataSource);
-        this.jpa = new Jpa(dataSource);
+        DataSource lending = Lending.of(dataSource); // however the pool fails to lend, the callers hear "paused"
+        Tx tx = new Tx(lending);
+        this.jpa = new Jpa(lending);
         // the work nobody waits on (housekeeping, the delivery poll, the slot loop's read, the meters' read) waits out
         // a short stall; a caller's step and a grant do not
         Tx background = tx.ridingStalls();
@@ -115,7 +117,7 @@ public final class Engine {
         this.housekeeper = new Housekeeper(owner, settings, leases, new Retention(background),
                 new IdleKeys(background), new StaleKeys(background), waiters, delivery, recovery, health, loop::wake,
                 tally);
-        this.listener = new GrantListener(dataSource, owner, threads, delivery::announced, health::failed);
+        this.listener = new GrantListener(lending, owner, threads, delivery::announced, health::failed);
         KeyedLines lines = new KeyedLines(admission, keys);
         FreeSlot freeSlot = new FreeSlot(tx);
         CallCosts costs = new CallCosts(admission, new CostCeilings(tx));
@@ -131,7 +133,7 @@ public final class Engine {
                 new ActionLog(tx), waiters, delivery, loop);
         this.limits = new LimitControl(admission, limitTable, new LimitRemovals(tx), new LineView(jpa),
                 new LineView(backgroundJpa), loop, staleKeys, operators);
-        this.upkeep = new TableUpkeep(new GateTables(dataSource), settings, health, threads);
+        this.upkeep = new TableUpkeep(new GateTables(lending), settings, health, threads);
     }
 
     /**

@@ -14,12 +14,14 @@ import java.util.Optional;
 final class SubmissionKeys {
 
     // A retried submission: the call the program already made with this key, or joined by a dedupe key, whatever
-    // became of it (a joiner's key is kept while its call is: it goes with the call).
+    // became of it (a joiner's key is kept while its call is: it goes with the call). A program that used one key for
+    // both (its mistake) hears of the call it made.
     private static final String SUBMITTED_BEFORE = """
             SELECT id, limit_name, false AS joined FROM gate_call WHERE owner = ? AND submission_key = ?
             UNION ALL
             SELECT c.id, c.limit_name, true FROM gate_call_joiner j JOIN gate_call c ON c.id = j.call_id
-            WHERE j.owner = ? AND j.submission_key = ?""";
+            WHERE j.owner = ? AND j.submission_key = ?
+            ORDER BY joined LIMIT 1""";
 
     private SubmissionKeys() {
     }

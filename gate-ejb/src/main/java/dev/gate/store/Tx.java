@@ -144,7 +144,8 @@ public final class Tx {
 
     /**
      * A connection of the pool's. One it cannot lend is unavailability whatever the reason: no database, or the pool
-     * closed with its instance (a step in flight as the instance stops hears "paused", as from {@link Jpa}).
+     * closed with its instance (a step in flight as the instance stops hears "paused", as from {@link Jpa}); see
+     * {@link Lending} for a pool that says so otherwise than with a SQLException.
      */
     private Connection connection() throws StoreUnavailable {
         try {

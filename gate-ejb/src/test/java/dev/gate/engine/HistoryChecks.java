@@ -200,7 +200,7 @@ final class HistoryChecks {
                     }
                 }
                 case SAME_CALL -> {
-                    if (!t.detail().equals("first answer call " + t.callId() + ", repeated true")) {
+                    if (!t.detail().startsWith("first answer call " + t.callId() + ", repeated true")) {
                         found.add(t + ": a submission sent again with its key did not find the call it made");
                     }
                 }
@@ -359,12 +359,27 @@ final class HistoryChecks {
         return call.granted() == null || at.isAfter(call.granted().plusMillis(margin));
     }
 
-    /** When the gate was last told the vendor's count of an account (or of a key inside it) before {@code t}. */
+    /**
+     * When the gate was last told the vendor's count of an account (or of a key inside it) before {@code t}, if it
+     * still held to it at {@code t}: an operator's resume since ends a count's hold, and so does the limit's
+     * maxCoolDown (the operator's bound on any hold, shorter than the vendor's reset); the gate knows nothing then
+     * (Instant.MIN).
+     */
     private Instant lastCountTold(String account, Instant t) {
-        return run.reported.stream().filter(r -> r.report().kind() == ReportKind.COUNT
+        HistoryRun.Reported last = run.reported.stream().filter(r -> r.report().kind() == ReportKind.COUNT
                         && (r.account().equals(account) || r.account().startsWith(account + "/"))
-                        && r.at().isBefore(t)).map(HistoryRun.Reported::sent).max(Instant::compareTo)
-                .orElse(Instant.MIN);
+                        && r.at().isBefore(t)).max((x, y) -> x.sent().compareTo(y.sent())).orElse(null);
+        if (last == null) {
+            return Instant.MIN;
+        }
+        int l = Integer.parseInt(account.substring(1).split("/")[0]);
+        LimitPlan plan = run.history.limits().get(l);
+        int held = plan.keyed() && account.contains("/") ? plan.keyedUnder() : l; // the operator acts on the parent
+        boolean resumed = run.acts.stream().anyMatch(a -> a.done() && a.step().limit() == held
+                && a.step().kind() == History.OperatorKind.RESUME && a.ended().isAfter(last.sent())
+                && a.started().isBefore(t));
+        boolean capped = t.isAfter(last.at().plusMillis(Math.min(plan.maxCoolDownMs(), longestWindow(plan))));
+        return resumed || capped ? Instant.MIN : last.sent();
     }
 
     /** A time the limit may grant nothing. */

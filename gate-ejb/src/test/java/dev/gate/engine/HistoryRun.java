@@ -343,7 +343,37 @@ final class HistoryRun {
         report(copy, program, p, s, join.limit(), join.key(), permit.callId(), join.cost(), join.report(), false);
     }
 
+    /**
+     * An HTTP program's join; sent twice, its submission is sent again at once (its answer lost) and once more after
+     * its call ended (a late retry, or a joiner's after the shared call ended): each time it finds its call.
+     */
     private void http(Engine first, String program, int p, int s, Join join) throws InterruptedException {
+        Long id = httpOnce(first, program, p, s, join);
+        if (id == null || !join.sentTwice() || !removals(join.limit()).isEmpty()) {
+            return; // a removed limit's calls (and keys) go with it: a key sent after that names nothing
+        }
+        String key = "r" + run + "-p" + p + "-s" + s;
+        CallOptions options = options(join.key(), join.cost(), join.deadlineMs(), join.concurrencyKey(), HTTP_LEASE);
+        for (Engine copy : List.of(first, a)) { // its copy paused by a fault: sent to the other
+            try {
+                ProgramCalls.Submitted again = copy.programs().submit(program, names[join.limit()], join.callClass(),
+                        options, join.dedupeKey(), key, true);
+                tell(p, s, join.limit(), again.call().id(), Answer.SAME_CALL, "first answer call " + id
+                        + ", repeated " + again.repeated() + " (after it ended)");
+                return;
+            } catch (GatePausedException | GateBusyException e) {
+                if (copy == a) {
+                    refused(p, s, join.limit(), id, e);
+                }
+            } catch (GateException e) {
+                refused(p, s, join.limit(), id, e);
+                return;
+            }
+        }
+    }
+
+    /** The join as sent and followed to its end; its call's id (null: refused). */
+    private Long httpOnce(Engine first, String program, int p, int s, Join join) throws InterruptedException {
         Engine copy = first;
         String limit = names[join.limit()];
         String key = "r" + run + "-p" + p + "-s" + s;
@@ -369,13 +399,13 @@ final class HistoryRun {
             }
         } catch (GateException e) {
             refused(p, s, join.limit(), null, e);
-            return;
+            return null;
         }
         long id = submitted.call().id();
         if (submitted.joined()) {
             tell(p, s, join.limit(), id, Answer.JOINED, null);
             sharedOutcome(copy, program, p, s, join.limit(), id);
-            return;
+            return id;
         }
         CallRow row = submitted.call();
         long until = System.nanoTime() + MAX_WAIT.toNanos();
@@ -391,7 +421,7 @@ final class HistoryRun {
                             break;
                         }
                     }
-                    return;
+                    return id;
                 }
                 Thread.sleep(100);
                 try {
@@ -406,19 +436,20 @@ final class HistoryRun {
                 }
                 if (row == null) {
                     tell(p, s, join.limit(), id, Answer.ENDED, "gone");
-                    return;
+                    return id;
                 }
             }
         } catch (GateException e) {
             refused(p, s, join.limit(), id, e);
-            return;
+            return id;
         }
         if (row.state() != CallState.GRANTED) {
             tell(p, s, join.limit(), id, Answer.ENDED, String.valueOf(row.state()));
-            return;
+            return id;
         }
         tell(p, s, join.limit(), id, Answer.GRANTED, null);
         report(copy, program, p, s, join.limit(), join.key(), id, join.cost(), join.report(), true);
+        return id;
     }
 
     /** A dedupe joiner polls the call it joined until it ends; what it last saw is what it was told. */

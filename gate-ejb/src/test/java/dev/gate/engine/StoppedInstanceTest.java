@@ -39,4 +39,38 @@ class StoppedInstanceTest {
             assertTrue(paused.getMessage().startsWith("calls are paused"), paused.getMessage());
         }
     }
+
+    @Test
+    void aStepWhosePoolFailsToLendAConnectionOutrightIsPausedNotABug() throws Exception {
+        // found by the random histories (seed 56022): a step on a copy being killed met HikariCP closing under its
+        // getConnection, which threw a NullPointerException; the caller heard it, not "calls are paused"
+        HikariDataSource base = copies.pool(GateCopies.POOL);
+        com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
+        base.copyStateTo(config);
+        base.close();
+        java.util.concurrent.atomic.AtomicBoolean closing = new java.util.concurrent.atomic.AtomicBoolean();
+        HikariDataSource pool = new HikariDataSource(config) {
+            @Override
+            public java.sql.Connection getConnection() throws java.sql.SQLException {
+                if (closing.get()) { // as HikariCP's pool entry does when its connection is closed under it
+                    throw new NullPointerException("Cannot invoke \"java.sql.Connection.setNetworkTimeout("
+                            + "java.util.concurrent.Executor, int)\" because \"connection\" is null");
+                }
+                return super.getConnection();
+            }
+        };
+        copies.closeAfter(pool);
+        Engine gate = copies.start("lending", GateCopies.FAST, new ScheduledThreadPoolExecutor(2), pool);
+        copies.limit("lending", 10, Duration.ofSeconds(1));
+        assertTrue(gate.callers().tryNow("lending", CallClass.INTERACTIVE, "p", CallOptions.NONE).isGranted());
+        closing.set(true);
+        for (var step : java.util.List.<org.junit.jupiter.api.function.Executable>of(
+                () -> gate.callers().tryNow("lending", CallClass.INTERACTIVE, "p", CallOptions.NONE),
+                () -> gate.callers().tryConsume("lending", CallClass.INTERACTIVE, "p", CallOptions.NONE),
+                () -> gate.programs().submit("p", "lending", CallClass.INTERACTIVE,
+                        CallOptions.NONE.withDeadline(Duration.ofSeconds(2)), null))) {
+            GatePausedException paused = assertThrows(GatePausedException.class, step);
+            assertTrue(paused.getMessage().startsWith("calls are paused"), paused.getMessage());
+        }
+    }
 }

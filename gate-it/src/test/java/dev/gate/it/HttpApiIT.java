@@ -534,6 +534,30 @@ class HttpApiIT extends GateDeployedAlone {
     }
 
     @Test
+    void aJoinerSentAgainWithItsIdempotencyKeyFindsTheCallItJoinedEvenAfterItEnded() {
+        // the joiner's key was not kept: sent again after the shared call ended, it made a call of its own (a second
+        // vendor send); while the call lived, a second joiner
+        Api.put("ops", "/limits/http-dedupe-retry", "{\"calls\":1,\"windowSeconds\":60}");
+        Api.post("web", "/limits/http-dedupe-retry/calls", "{\"class\":\"SCHEDULED\"}"); // the slot is taken
+        java.net.URI calls = java.net.URI.create(Api.BASE + "/limits/http-dedupe-retry/calls");
+        String body = "{\"class\":\"SCHEDULED\",\"dedupeKey\":\"report-7\"}";
+        long id = Api.post("web", "/limits/http-dedupe-retry/calls", body).json().getJsonNumber("id").longValue();
+        Api.Answer joined = Api.at("worker", "POST", calls, body, "Idempotency-Key", "join-1");
+        assertEquals(true, joined.json().getBoolean("joined"), joined.body());
+        Api.Answer again = Api.at("worker", "POST", calls, body, "Idempotency-Key", "join-1");
+        assertEquals(200, again.status(), again.body());
+        assertEquals(id, again.json().getJsonNumber("id").longValue());
+        assertEquals(true, again.json().getBoolean("repeated"), again.body());
+        assertEquals(1, again.json().getInt("joiners"), "one joiner, not two");
+        assertEquals(204, Api.delete("web", "/calls/" + id).status()); // the shared call ends
+        Api.Answer late = Api.at("worker", "POST", calls, body, "Idempotency-Key", "join-1");
+        assertEquals(200, late.status(), late.body());
+        assertEquals(id, late.json().getJsonNumber("id").longValue(), "the call it joined, not a new one");
+        assertEquals("CANCELLED", late.json().getString("state"));
+        assertEquals(true, late.json().getBoolean("joined") && late.json().getBoolean("repeated"), late.body());
+    }
+
+    @Test
     void aSubmissionSentAgainWithItsIdempotencyKeyAnswersTheCallItMadeAndAddsNone() {
         Api.put("ops", "/limits/http-retry", "{\"calls\":1,\"windowSeconds\":60}");
         Api.put("ops", "/limits/http-retry-other", "{\"calls\":1,\"windowSeconds\":60}");
