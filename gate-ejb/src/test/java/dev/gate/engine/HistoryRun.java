@@ -745,15 +745,18 @@ final class HistoryRun {
         return Math.min(fewest, calls);
     }
 
+    /** How long before and after an operator's change the checks read either rule (the host's and database's clocks). */
+    static final Duration SETTLING = Duration.ofMillis(50);
+
     /** The main rule's calls in force at {@code t}, and the looser of two when a change was under way then. */
     int callsAt(int limit, Instant t) {
         int calls = history.limits().get(limit).calls();
         for (Act act : repaced.get(limit)) {
             int after = act.step().kind() == History.OperatorKind.REPACE ? (int) act.step().arg()
                     : history.limits().get(limit).calls();
-            if (t.isAfter(act.ended().plusMillis(50))) {
+            if (t.isAfter(act.ended().plus(SETTLING))) {
                 calls = after;
-            } else if (t.isAfter(act.started().minusMillis(50))) {
+            } else if (t.isAfter(act.started().minus(SETTLING))) {
                 calls = Math.max(calls, after);
             }
         }
