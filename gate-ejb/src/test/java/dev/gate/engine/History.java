@@ -18,7 +18,15 @@ record History(long seed, List<LimitPlan> limits, List<List<Step>> programs, Lis
      * its rule, under the parent limit {@code keyedUnder} (an index, earlier in the list; null: not keyed).
      */
     record LimitPlan(int calls, long windowMs, long marginMs, int burst, boolean fair, boolean aging,
-                     long maxCoolDownMs, MoreRule more, String alignedZone, Quota quota, Integer keyedUnder) {
+                     long maxCoolDownMs, MoreRule more, String alignedZone, Quota quota, Integer keyedUnder,
+                     LineBound line, long minIntervalMs, boolean adaptive) {
+
+        /** A limit with none of the line bound, minimum spacing or adaptive rate. */
+        LimitPlan(int calls, long windowMs, long marginMs, int burst, boolean fair, boolean aging, long maxCoolDownMs,
+                  MoreRule more, String alignedZone, Quota quota, Integer keyedUnder) {
+            this(calls, windowMs, marginMs, burst, fair, aging, maxCoolDownMs, more, alignedZone, quota, keyedUnder,
+                    null, 0, false);
+        }
 
         /** Only strict order when neither programs take turns nor the starvation guard lifts a class. */
         boolean strict() {
@@ -35,7 +43,17 @@ record History(long seed, List<LimitPlan> limits, List<List<Step>> programs, Lis
                     + (alignedZone == null ? "" : " on blocks in " + alignedZone)
                     + (more == null ? "" : ", and " + more) + (quota == null ? "" : ", and " + quota)
                     + ", margin " + marginMs + " ms" + (burst > 0 ? ", burst " + burst : "") + (fair ? ", fair" : "")
-                    + (aging ? ", aging" : "") + ", max cool-down " + maxCoolDownMs + " ms";
+                    + (aging ? ", aging" : "") + ", max cool-down " + maxCoolDownMs + " ms"
+                    + (line == null ? "" : ", " + line) + (minIntervalMs > 0 ? ", spaced " + minIntervalMs + " ms" : "")
+                    + (adaptive ? ", adaptive" : "");
+        }
+    }
+
+    /** How long the line may grow: at most {@code maxWaiting} calls waiting, {@code perProgram} of one program's. */
+    record LineBound(int maxWaiting, Integer perProgram) {
+        @Override
+        public String toString() {
+            return "at most " + maxWaiting + " waiting" + (perProgram == null ? "" : ", " + perProgram + " a program");
         }
     }
 
@@ -59,8 +77,11 @@ record History(long seed, List<LimitPlan> limits, List<List<Step>> programs, Lis
         }
     }
 
-    /** How a program reports its grant. */
-    enum ReportKind { OK, SLOW_DOWN, COUNT, ABANDON, LAPSE }
+    /**
+     * How a program reports its grant: ACCOUNT_COUNT reports the count of the vendor's whole account (on a key's call:
+     * its parent's, with its quota), as a vendor that reports only the account-wide count would have it read.
+     */
+    enum ReportKind { OK, SLOW_DOWN, COUNT, ACCOUNT_COUNT, ABANDON, LAPSE }
 
     /** A report: a 429's Retry-After (null: none), or the vendor's count (remaining, reset, quota or null). */
     record Report(ReportKind kind, Integer retryAfterSeconds, Integer remaining, Long resetSeconds, Integer quota) {
@@ -73,6 +94,7 @@ record History(long seed, List<LimitPlan> limits, List<List<Step>> programs, Lis
                 case SLOW_DOWN -> "429" + (retryAfterSeconds == null ? "" : " Retry-After " + retryAfterSeconds);
                 case COUNT -> "200 with '" + remaining + " left for " + resetSeconds + " s'"
                         + (quota == null ? "" : " of " + quota);
+                case ACCOUNT_COUNT -> "200 with the account's count";
                 case ABANDON -> "abandon";
                 case LAPSE -> "no report (the lease lapses)";
             };
@@ -133,12 +155,12 @@ record History(long seed, List<LimitPlan> limits, List<List<Step>> programs, Lis
         }
     }
 
-    enum OperatorKind { PAUSE, RESUME, REPACE, REDECLARE, REMOVE, CUT, KILL }
+    enum OperatorKind { PAUSE, RESUME, REPACE, REDECLARE, REMOVE, CANCEL, DRAIN, CUT, KILL }
 
     /**
-     * The operator's hand at {@code atMs} after the start: a pause of {@code arg} ms, or a re-pace to {@code arg}; or a
-     * fault: copy b's database link cut for {@code arg} ms, or copy b killed and a new one started {@code arg} ms
-     * later.
+     * The operator's hand at {@code atMs} after the start: a pause of {@code arg} ms, a re-pace to {@code arg}, a
+     * cancel of the call a program joined last, a drain of program {@code arg}'s waiting calls; or a fault: copy b's
+     * database link cut for {@code arg} ms, or copy b killed and a new one started {@code arg} ms later.
      */
     record OperatorStep(long atMs, OperatorKind kind, int limit, long arg) {
         @Override
@@ -149,6 +171,8 @@ record History(long seed, List<LimitPlan> limits, List<List<Step>> programs, Lis
                 case REPACE -> "re-pace L" + limit + " to " + arg + " calls";
                 case REDECLARE -> "re-declare L" + limit;
                 case REMOVE -> "remove L" + limit;
+                case CANCEL -> "cancel the call last joined on L" + limit;
+                case DRAIN -> "drain program " + arg + "'s calls of L" + limit;
                 case CUT -> "cut copy b's database link for " + arg + " ms";
                 case KILL -> "kill copy b, start another " + arg + " ms later";
             };

@@ -33,7 +33,7 @@ final class HistoryChecks {
     private static final Duration SETTLED = Duration.ofMillis(150);
 
     /** A call as the tables hold it at the end. */
-    record Call(long id, int limit, String line, int rank, String owner, String state, Instant enqueued, Instant granted,
+    record Call(long id, int limit, String line, int rank, String program, String owner, String state, Instant enqueued, Instant granted,
                 Instant done, Integer status, Instant deadline, String concurrencyKey, String dedupeKey,
                 String submissionKey, int cost, boolean aged) {
 
@@ -69,6 +69,7 @@ final class HistoryChecks {
             int l = checks.limitOf(line.getKey());
             checks.noWindowOverItsCalls(line.getKey(), l);
             checks.noGrantWhilePausedOrHeld(line.getKey(), l);
+            checks.noTwoSendsCloserThanTheSpacing(line.getKey(), l);
             if (run.history.limits().get(l).strict()) {
                 checks.higherClassFirstAndFirstComeFirstServed(line.getKey());
             }
@@ -205,7 +206,12 @@ final class HistoryChecks {
                     }
                 }
                 case DEADLINE -> {
-                    String key = "r";
+                    Instant could = grantableBy(t);
+                    if (could != null) {
+                        found.add(t + ": refused for its deadline, yet the rules in force could have granted it by "
+                                + could);
+                    }
+                    String key = t.detail().startsWith("a twin") ? "none" : "r"; // a twin's step made the call
                     for (Call c : calls.values()) {
                         if (c.submissionKey() != null && c.submissionKey().endsWith("-p" + t.program() + "-s"
                                 + t.step()) && c.submissionKey().startsWith(key)) {
@@ -236,21 +242,87 @@ final class HistoryChecks {
                 case INVALID -> {
                     int cost = costOf(t);
                     // the generator asks within the gate's bounds: only a re-pace below a call's cost makes it one
-                    // the gate must refuse
-                    if (!t.detail().contains("cost:") || cost <= run.fewestCalls(t.limit(),
-                            t.at().minusSeconds(2), t.at())) {
+                    // the gate must refuse, and a cost above 1 on a keyed limit (it takes calls of one unit)
+                    boolean keyed = run.history.limits().get(t.limit()).keyed();
+                    if (!t.detail().contains("cost:") || (keyed ? cost == 1 : cost <= run.fewestCalls(t.limit(),
+                            t.at().minusSeconds(2), t.at()))) {
                         found.add(t + ": a request within the gate's bounds (cost " + cost + ") refused as invalid");
                     }
                 }
-                case LINE_FULL, KEYED, KEY_REUSED, FAILED ->
-                        // no line bound is declared, every key fits its limit's kind, every submission key is new:
-                        // none of these is a right answer here, and a failure never is
+                case LINE_FULL -> {
+                    if (!lineMayHaveBeenFull(t)) {
+                        found.add(t + ": refused as line full, and its line could not have been");
+                    }
+                }
+                case KEYED, KEY_REUSED, FAILED ->
+                        // every key fits its limit's kind, every submission key is new: neither is a right answer
+                        // here, and a failure never is
                         found.add(t + ": refused (" + t.answer() + ") where no rule refuses it");
                 default -> {
                     // NOT_NOW: judged by the lock-out check
                 }
             }
         }
+    }
+
+    /**
+     * Whether a join refused as line full met its bound: its limit has one, and at least that many calls of its line
+     * (of its program, for the per-program bound) may have been waiting as it joined (each from its joining to its
+     * leaving the line, give or take the time a statement takes to be heard).
+     */
+    private boolean lineMayHaveBeenFull(Told t) {
+        History.LineBound bound = run.history.limits().get(t.limit()).line();
+        if (bound == null) {
+            return false;
+        }
+        Instant from = t.at().minusMillis(500); // the join's statement ran before its caller heard
+        String program = "p" + t.program();
+        long line = 0;
+        long own = 0;
+        for (Call c : calls.values()) {
+            if (c.limit() != t.limit() || c.enqueued().isAfter(t.at())
+                    || c.leftWaiting() != null && c.leftWaiting().isBefore(from)) {
+                continue;
+            }
+            line++;
+            if (c.program().equals(program)) {
+                own++;
+            }
+        }
+        return line >= bound.maxWaiting() || bound.perProgram() != null && own >= bound.perProgram();
+    }
+
+    /** How long before its caller heard it a join's statement may have run (its estimate's "now"). */
+    private static final Duration HEARD_WITHIN = Duration.ofMillis(250);
+
+    /**
+     * When a join refused for its deadline could have been granted, by the oracle's reading of the rules, where that
+     * is well inside its deadline and nothing else could have held it: no other call of its line waiting, no pause or
+     * hold that could have run, no fault or change under way (else null: the refusal is not judged). A limit with keys
+     * under it is not judged (their calls share its line).
+     */
+    private Instant grantableBy(Told t) {
+        History.Step step = run.history.programs().get(t.program()).get(t.step());
+        int l = t.limit();
+        if (!(step instanceof History.Join join) || join.deadlineMs() == null || t.callId() != null
+                || run.history.limits().get(l).keyed()
+                || run.history.limits().stream().anyMatch(p -> p.keyed() && p.keyedUnder() == l)) {
+            return null;
+        }
+        Instant from = t.at().minus(HEARD_WITHIN);
+        Instant by = from.plusMillis(join.deadlineMs());
+        boolean others = calls.values().stream().anyMatch(c -> c.limit() == l && !c.enqueued().isAfter(t.at())
+                && (c.leftWaiting() == null || c.leftWaiting().isAfter(from.minus(SETTLED))));
+        boolean held = holdsAtMost(l).stream().anyMatch(h -> h.from().isBefore(by) && h.until().isAfter(from));
+        boolean changing = run.faults.stream().anyMatch(f -> f.covers(from) || f.covers(by))
+                || run.acts.stream().anyMatch(a -> a.step().limit() == l && a.started().isBefore(by)
+                && a.ended().plusMillis(200).isAfter(from));
+        if (others || held || changing) {
+            return null;
+        }
+        Instant due = dueAt(run, l, log(run.names[l]), t.at(), join.cost());
+        // the gate's estimate may read the log a little before its caller heard: a unit sent since does not count
+        return due.plus(HEARD_WITHIN).plus(LATENESS).isBefore(by) ? due : null;
     }
 
     /** The units a program's step asked for. */
@@ -309,6 +381,28 @@ final class HistoryChecks {
                             + log.get(i).seq() + "), allowed " + allowed);
                     break;
                 }
+            }
+        }
+    }
+
+    /**
+     * A limit's minimum spacing holds between the sends of any two calls ("even where the beat would put two late
+     * sends close together"), a call's units going together; across a removal the limit starts anew.
+     */
+    private void noTwoSendsCloserThanTheSpacing(String line, int l) {
+        long spacing = run.history.limits().get(l).minIntervalMs();
+        List<Send> log = log(line);
+        for (int i = 1; i < log.size() && spacing > 0; i++) {
+            Send before = log.get(i - 1);
+            Send send = log.get(i);
+            if (send.callId() == before.callId() || !epoch(l, send.sentAt()).equals(epoch(l, before.sentAt()))) {
+                continue;
+            }
+            if (Duration.between(before.sentAt(), send.sentAt()).toMillis() < spacing - SLACK.toMillis()) {
+                found.add(line + ": send " + send.seq() + " (call " + send.callId() + ") at " + send.sentAt() + ", "
+                        + Duration.between(before.sentAt(), send.sentAt()).toMillis() + " ms after send "
+                        + before.seq() + " (call " + before.callId() + "): the limit's spacing is " + spacing + " ms");
+                return;
             }
         }
     }
@@ -487,10 +581,9 @@ final class HistoryChecks {
                 continue;
             }
             for (Call y : mine) {
-                if (y == x || y.cost() > 1 || y.state().equals("EXPIRED") || y.dedupeKey() != null
-                        || !y.enqueued().isBefore(x.granted().minus(SETTLED))
+                if (y == x || y.state().equals("EXPIRED") || !y.enqueued().isBefore(x.granted().minus(SETTLED))
                         || y.leftWaiting() == null || !y.leftWaiting().isAfter(x.granted().plus(SLACK))
-                        || y.deadline() != null || keyHeld(mine, y, x.granted())
+                        || pastDeadline(y, x.granted()) || keyHeld(mine, y, x.granted())
                         || run.ownerDownAt(y.owner(), x.granted())) {
                     continue;
                 }
@@ -504,6 +597,11 @@ final class HistoryChecks {
                 }
             }
         }
+    }
+
+    /** Whether a call's deadline had passed by {@code t} (the grant statement passes over such a call). */
+    private static boolean pastDeadline(Call call, Instant t) {
+        return call.deadline() != null && call.deadline().isBefore(t.plus(SLACK));
     }
 
     /** How late a due grant may come on a busy 2-core box (the loop's wake, a commit, a copy hearing of it). */
@@ -533,9 +631,9 @@ final class HistoryChecks {
             }
             java.util.Comparator<Call> order = (x, y) -> x.rank() != y.rank() ? Integer.compare(x.rank(), y.rank())
                     : x.enqueued().compareTo(y.enqueued());
-            List<Call> waiting = mine.stream().filter(y -> !y.state().equals("EXPIRED") && y.dedupeKey() == null
+            List<Call> waiting = mine.stream().filter(y -> !y.state().equals("EXPIRED")
                     && y.enqueued().isBefore(now.minus(SETTLED)) && y.leftWaiting() != null
-                    && y.leftWaiting().isAfter(now.plus(LATENESS)) && y.deadline() == null
+                    && y.leftWaiting().isAfter(now.plus(LATENESS)) && !pastDeadline(y, now.plus(LATENESS))
                     && !keyHeld(mine, y, now) && !keyHeld(mine, y, now.plus(LATENESS))
                     && !run.ownerDownAt(y.owner(), now))
                     .sorted(order).toList();
@@ -611,7 +709,21 @@ final class HistoryChecks {
 
     /** When, by the oracle's reading of the rules, a call of {@code cost} may go on the limit at {@code t}. */
     static Instant dueAt(HistoryRun run, int l, List<Send> log, Instant t, int cost) {
-        return HistoryOracle.dueAt(at -> rulesAt(run, l, at), run.history.limits().get(l).marginMs(), log, t, cost);
+        LimitPlan plan = run.history.limits().get(l);
+        return HistoryOracle.dueAt(at -> slowestAt(run, l, at), plan.marginMs(), plan.minIntervalMs(), log, t, cost);
+    }
+
+    /**
+     * The rules at their slowest at {@code t}: an adaptive limit's main rule may have been cut to a tenth of its
+     * calls (at least one), as its documentation bounds it; the lock-out checks wait for that.
+     */
+    private static List<HistoryVendor.Rule> slowestAt(HistoryRun run, int l, Instant t) {
+        List<HistoryVendor.Rule> rules = rulesAt(run, l, t);
+        if (run.history.limits().get(l).adaptive()) {
+            rules = new ArrayList<>(rules);
+            rules.set(0, rules.get(0).withCalls(Math.max(1, rules.get(0).calls() / 10)));
+        }
+        return rules;
     }
 
     /**

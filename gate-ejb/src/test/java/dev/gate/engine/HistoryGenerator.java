@@ -25,7 +25,8 @@ import java.util.TreeSet;
  * Random histories from a seed: one or two limits of random rules and options, two to four programs of joins (both
  * ways in, every class, costs, deadlines, concurrency and dedupe keys, submissions sent twice), tries and cancels,
  * each grant reported one way or another (200, 429 with or without Retry-After, the vendor's count, abandoned, left to
- * lapse), and an operator who pauses, resumes, re-paces and re-declares.
+ * lapse), and an operator who pauses, resumes, re-paces, re-declares, removes (and declares again), cancels and
+ * drains, and makes faults. Limits take line bounds, minimum spacing and the adaptive rate now and then.
  */
 final class HistoryGenerator {
 
@@ -76,11 +77,16 @@ final class HistoryGenerator {
             long arg = switch (kind) {
                 case PAUSE -> 1000 + r.nextInt(1000);
                 case REPACE -> 1 + r.nextInt(Math.min(limits.get(limit).calls() * 2, 20));
+                case DRAIN -> r.nextInt(programCount);
                 case CUT -> 300 + r.nextInt(2200);
                 case KILL -> 200 + r.nextInt(1000);
                 default -> 0;
             };
             operator.add(new OperatorStep(at, kind, limit, arg));
+            if (kind == OperatorKind.REMOVE) { // and declared again (its programs go on calling it)
+                at += 200 + r.nextInt(600);
+                operator.add(new OperatorStep(at, OperatorKind.REDECLARE, limit, 0));
+            }
         }
         return new History(seed, limits, programs, operator);
     }
@@ -97,8 +103,12 @@ final class HistoryGenerator {
                 zone(r), 1500 + r.nextInt(2500)) : null;
         boolean fair = r.nextInt(7) == 0;
         boolean aging = r.nextInt(7) == 0 && !fair; // a limit takes one of the two orders, never both
+        History.LineBound line = r.nextInt(5) == 0 ? new History.LineBound(1 + r.nextInt(3),
+                r.nextBoolean() ? null : 1) : null;
+        long spacing = !bulk && r.nextInt(6) == 0 ? window / calls * (2 + r.nextInt(2)) : 0; // wider than the beat
+        boolean adaptive = r.nextInt(6) == 0;
         return new LimitPlan(calls, window, 150 + r.nextInt(100), burst, fair, aging, 1000 + r.nextInt(2000), more,
-                aligned, quota, null);
+                aligned, quota, null, line, spacing, adaptive);
     }
 
     /** Each kind of zone as often: a region, an offset in one of Java's spellings, an Etc name. */
@@ -123,7 +133,8 @@ final class HistoryGenerator {
         if (roll < 30) {
             return new Cancel(limit, key, callClass, 50 + r.nextInt(500));
         }
-        int cost = plan.keyed() ? 1 : cost(r, plan); // a keyed limit takes calls of one unit
+        // a keyed limit takes calls of one unit: now and then a costlier one, which it refuses
+        int cost = plan.keyed() ? (r.nextInt(12) == 0 ? 2 : 1) : cost(r, plan);
         Report report = report(r, plan);
         if (roll < 45) {
             return new Try(limit, key, callClass, cost, r.nextInt(3) == 0,
@@ -162,7 +173,8 @@ final class HistoryGenerator {
             return new Report(ReportKind.SLOW_DOWN, asks[r.nextInt(asks.length)], null, null, null);
         }
         if (roll < 80) { // the vendor's count, its quota read or not (the figures are the vendor's)
-            return new Report(ReportKind.COUNT, null, 0, 1L, r.nextBoolean() ? null : 1);
+            return plan.keyed() && r.nextInt(3) == 0 ? new Report(ReportKind.ACCOUNT_COUNT, null, null, null, null)
+                    : new Report(ReportKind.COUNT, null, 0, 1L, r.nextBoolean() ? null : 1);
         }
         if (roll < 90) {
             return new Report(ReportKind.ABANDON, null, null, null, null);

@@ -13,7 +13,8 @@ import java.util.function.Function;
  * or its send if later, plus a gap per unit of it; the gap the slowest rule's window, widened by the receipt margin
  * where it slides, over its calls; a block of the vendor's calendar that began since the last send starts the beat
  * anew) and every rule has room for the call's units: a sliding rule's window, widened by the margin, ending now;
- * a block's, counting a send that reaches it within the margin. It errs late: a burst allowance or a restarted beat
+ * a block's, counting a send that reaches it within the margin; and never sooner than the minimum spacing after the
+ * last call (per unit of it), a new block or not. It errs late: a burst allowance or a restarted beat
  * only brings a send sooner.
  */
 final class HistoryOracle {
@@ -26,9 +27,10 @@ final class HistoryOracle {
      * {@code t} (units after it are not read).
      *
      * @param rulesAt the limit's rules in force at a moment (a re-pace changes the main rule's calls)
+     * @param spacingMs the limit's minimum spacing between two sends (0: none)
      */
-    static Instant dueAt(Function<Instant, List<HistoryVendor.Rule>> rulesAt, long marginMs, List<Send> log,
-                         Instant t, int cost) {
+    static Instant dueAt(Function<Instant, List<HistoryVendor.Rule>> rulesAt, long marginMs, long spacingMs,
+                         List<Send> log, Instant t, int cost) {
         List<HistoryVendor.Rule> rules = rulesAt.apply(t);
         List<Send> before = log.stream().filter(s -> s.sentAt().isBefore(t)).toList();
         if (before.isEmpty()) {
@@ -40,13 +42,18 @@ final class HistoryOracle {
         Instant position = last.slotAt() != null && last.slotAt().isAfter(last.sentAt()) ? last.slotAt()
                 : last.sentAt();
         // the larger of the gaps in force at the last send and now (a change takes effect at the next slot)
-        long gapUs = Math.max(gapUs(rules, marginMs), gapUs(rulesAt.apply(last.sentAt()), marginMs));
+        long gapUs = Math.max(Math.max(gapUs(rules, marginMs), gapUs(rulesAt.apply(last.sentAt()), marginMs)),
+                spacingMs * 1000L); // the minimum spacing, where it is wider than the beat
         Instant beat = position.plus(Duration.ofNanos(gapUs * 1_000L * lastCost));
         for (HistoryVendor.Rule r : rules) { // the vendor's next block starts the beat anew
             Instant next = r.aligned() ? r.block(last.sentAt().plusMillis(marginMs))[1] : null;
             if (next != null && next.isBefore(beat)) {
                 beat = next;
             }
+        }
+        Instant spaced = position.plusMillis(spacingMs * lastCost); // but never sooner than the spacing (seed 60037)
+        if (spaced.isAfter(beat)) {
+            beat = spaced;
         }
         if (beat.isAfter(due)) {
             due = beat;

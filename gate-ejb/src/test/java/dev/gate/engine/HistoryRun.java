@@ -144,6 +144,12 @@ final class HistoryRun {
     final HistoryVendor vendor = new HistoryVendor();
     /** Per limit, the main rule's calls as declared and each re-pace, with when it ran. */
     final List<List<Act>> repaced = new ArrayList<>();
+    /** The calls joined, in order, with their limit: an operator's cancel takes one still waiting out of the line. */
+    private final List<long[]> joined = Collections.synchronizedList(new ArrayList<>());
+    /** The threads of twins following a call they joined. */
+    private final List<Thread> twins = Collections.synchronizedList(new ArrayList<>());
+    /** The calls whose caller has heard how its wait ended. */
+    private final java.util.Set<Long> heard = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     private final Engine a;
     private final SecondCopy b;
@@ -201,6 +207,13 @@ final class HistoryRun {
                 t.interrupt();
             }
         }
+        for (Thread t : List.copyOf(twins)) {
+            t.join(30_000);
+            if (t.isAlive()) {
+                broken.add(t.getName() + " did not hear its call's end within 30 s");
+                t.interrupt();
+            }
+        }
         ended = Instant.now();
         return this;
     }
@@ -254,6 +267,15 @@ final class HistoryRun {
         }
         if (plan.alignedZone() != null) {
             spec = spec.withAligned(ZoneId.of(plan.alignedZone()), LocalTime.MIDNIGHT);
+        }
+        if (plan.line() != null) {
+            spec = spec.withMaxWaiting(plan.line().maxWaiting(), plan.line().perProgram());
+        }
+        if (plan.minIntervalMs() > 0) {
+            spec = spec.withMinInterval(Duration.ofMillis(plan.minIntervalMs()));
+        }
+        if (plan.adaptive()) {
+            spec = spec.withAdaptiveRate(true);
         }
         List<LimitSpec.Rule> more = new ArrayList<>();
         if (plan.more() != null) {
@@ -332,6 +354,7 @@ final class HistoryRun {
             refused(p, s, join.limit(), null, e);
             return;
         }
+        joined.add(new long[] {join.limit(), ticket.callId()});
         Permit permit;
         try {
             permit = copy.callers().await(ticket, MAX_WAIT);
@@ -402,6 +425,10 @@ final class HistoryRun {
             return null;
         }
         long id = submitted.call().id();
+        joined.add(new long[] {join.limit(), id});
+        if (join.dedupeKey() != null && !submitted.joined()) {
+            twin(copy, program, p, s, join, options, key + "-twin");
+        }
         if (submitted.joined()) {
             tell(p, s, join.limit(), id, Answer.JOINED, null);
             sharedOutcome(copy, program, p, s, join.limit(), id);
@@ -450,6 +477,47 @@ final class HistoryRun {
         tell(p, s, join.limit(), id, Answer.GRANTED, null);
         report(copy, program, p, s, join.limit(), join.key(), id, join.cost(), join.report(), true);
         return id;
+    }
+
+    /**
+     * Another instance of the program submits the same work (its dedupe key) while the call lives, through the other
+     * copy: it joins the call and follows it to its end (on a thread of its own; the run waits for it). Were the call
+     * gone already, its new call is taken back.
+     */
+    private void twin(Engine first, String program, int p, int s, Join join, CallOptions options, String key) {
+        Engine copy = first == a ? b.engine() : a;
+        ProgramCalls.Submitted twin;
+        try {
+            twin = copy.programs().submit(program, names[join.limit()], join.callClass(), options, join.dedupeKey(),
+                    key, true);
+        } catch (GateException e) {
+            refused(p, s, join.limit(), null, e, "a twin: ");
+            return;
+        }
+        long id = twin.call().id();
+        if (!twin.joined()) {
+            try {
+                if (copy.programs().cancel(program, id)) {
+                    tell(p, s, join.limit(), id, Answer.TIMED_OUT, "a twin's new call, cancelled by its program");
+                } else {
+                    tell(p, s, join.limit(), id, Answer.ABANDONED, String.valueOf(copy.programs().abandon(program,
+                            id)));
+                }
+            } catch (GateException e) {
+                refused(p, s, join.limit(), id, e);
+            }
+            return;
+        }
+        tell(p, s, join.limit(), id, Answer.JOINED, "a twin");
+        Thread follower = new Thread(() -> {
+            try {
+                sharedOutcome(copy, program, p, s, join.limit(), id);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, names[0] + "-p" + p + "-twin");
+        twins.add(follower);
+        follower.start();
     }
 
     /** A dedupe joiner polls the call it joined until it ends; what it last saw is what it was told. */
@@ -510,6 +578,7 @@ final class HistoryRun {
         try {
             Ticket ticket = copy.callers().join(names[cancel.limit()], cancel.callClass(), program,
                     options(cancel.key(), 1, null, null, EJB_LEASE));
+            joined.add(new long[] {cancel.limit(), ticket.callId()});
             try {
                 Permit permit = copy.callers().await(ticket, Duration.ofMillis(cancel.afterMs()));
                 tell(p, s, cancel.limit(), permit.callId(), Answer.GRANTED, null);
@@ -570,6 +639,9 @@ final class HistoryRun {
                     : planned.kind() == History.ReportKind.COUNT
                     ? new Report(History.ReportKind.COUNT, null, answer.remaining(), answer.resetSeconds(),
                     planned.quota() == null ? null : answer.quota())
+                    : planned.kind() == History.ReportKind.ACCOUNT_COUNT
+                    ? new Report(History.ReportKind.COUNT, null, answer.accountRemaining(),
+                    answer.accountResetSeconds(), answer.accountQuota())
                     : Report.OK;
         };
     }
@@ -597,6 +669,11 @@ final class HistoryRun {
     }
 
     private void refused(int p, int s, int limit, Long id, GateException e) {
+        refused(p, s, limit, id, e, "");
+    }
+
+    /** As above, its detail led by {@code who} (a twin's: its step's call is not its). */
+    private void refused(int p, int s, int limit, Long id, GateException e, String who) {
         Answer answer = e instanceof DeadlineException ? Answer.DEADLINE
                 : e instanceof GateTimeoutException ? Answer.TIMED_OUT
                 : e instanceof CallEndedException ? Answer.ENDED
@@ -608,11 +685,14 @@ final class HistoryRun {
                 : e instanceof SubmissionKeyReusedException ? Answer.KEY_REUSED
                 : Answer.FAILED; // GateFailedException, or a GateException of no kind: the gate's own failure
         Long call = e instanceof GateTimeoutException t ? Long.valueOf(t.callId()) : id;
-        tell(p, s, limit, call, answer, e.getClass().getSimpleName() + ": " + e.getMessage());
+        tell(p, s, limit, call, answer, who + e.getClass().getSimpleName() + ": " + e.getMessage());
     }
 
     private void tell(int p, int s, int limit, Long id, Answer answer, String detail) {
         told.add(new Told(p, s, limit, id, answer, Instant.now(), detail));
+        if (id != null) {
+            heard.add(id);
+        }
     }
 
     private void operator() {
@@ -638,6 +718,20 @@ final class HistoryRun {
                             throw new GateException("live calls: not removed"); // refused, nothing changed
                         }
                     }
+                    case CANCEL -> { // the call joined last of those whose callers still wait
+                        Long last = null;
+                        synchronized (joined) {
+                            for (long[] j : joined) {
+                                if (j[0] == step.limit() && !heard.contains(j[1])) {
+                                    last = j[1];
+                                }
+                            }
+                        }
+                        if (last == null || !b.engine().operators().cancel(limit, last, "ops")) {
+                            throw new GateException("no call waiting to cancel"); // nothing changed
+                        }
+                    }
+                    case DRAIN -> a.operators().drain("p" + step.arg(), limit, "ops");
                     case CUT -> {
                         String cut = b.owner();
                         b.cut(Duration.ofMillis(step.arg()));

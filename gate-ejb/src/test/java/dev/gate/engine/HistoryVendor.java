@@ -93,8 +93,12 @@ final class HistoryVendor {
         }
     }
 
-    /** What the vendor answered. */
-    record Answer(int status, int remaining, long resetSeconds, int quota, Integer retryAfterSeconds) {
+    /**
+     * What the vendor answered: of its tightest rule, and of the tightest rule of the whole account (a key's parent's;
+     * a plain account's own), as a vendor that reports the account-wide count would.
+     */
+    record Answer(int status, int remaining, long resetSeconds, int quota, Integer retryAfterSeconds,
+                  int accountRemaining, long accountResetSeconds, int accountQuota) {
         boolean refused() {
             return status == 429;
         }
@@ -167,6 +171,9 @@ final class HistoryVendor {
         int remaining = Integer.MAX_VALUE;
         long resetMs = 0;
         int quota = 0;
+        int accountRemaining = Integer.MAX_VALUE;
+        long accountResetMs = 0;
+        int accountQuota = 0;
         for (Account a = account; a != null; a = a.parent) {
             for (Rule r : a.rules) {
                 List<Use> in = a.used.stream().filter(u -> r.counts(u.at(), now)).toList();
@@ -177,22 +184,29 @@ final class HistoryVendor {
                     continue;
                 }
                 int left = r.calls() - used - units;
+                // when the quota is whole again: the block's end, or when this request's units leave the window
+                long whole = r.aligned() ? Duration.between(now, r.block(now)[1]).toMillis() : r.ms();
                 if (left < remaining) {
                     remaining = left;
                     quota = r.calls();
-                    // when the quota is whole again: the block's end, or when this request's units leave the window
-                    resetMs = r.aligned() ? Duration.between(now, r.block(now)[1]).toMillis() : r.ms();
+                    resetMs = whole;
+                }
+                if (a.parent == null && left < accountRemaining) {
+                    accountRemaining = left;
+                    accountQuota = r.calls();
+                    accountResetMs = whole;
                 }
             }
         }
         Answer answer;
         if (!full.isEmpty()) {
-            answer = new Answer(429, 0, 0, 0, (int) Math.max(1, (retryAfterMs + 999) / 1000));
+            answer = new Answer(429, 0, 0, 0, (int) Math.max(1, (retryAfterMs + 999) / 1000), 0, 0, 0);
         } else {
             for (Account a = account; a != null; a = a.parent) {
                 a.used.add(new Use(now, units, callId));
             }
-            answer = new Answer(200, remaining, Math.max(1, (resetMs + 999) / 1000), quota, null);
+            answer = new Answer(200, remaining, Math.max(1, (resetMs + 999) / 1000), quota, null, accountRemaining,
+                    Math.max(1, (accountResetMs + 999) / 1000), accountQuota);
         }
         requests.add(new Request(account.name, callId, units, now, answer, List.copyOf(full)));
         return answer;

@@ -97,7 +97,11 @@ class RandomHistoriesTest {
         }
     }
 
-    private static final int IN_THE_SUITE = 8;
+    /**
+     * The suite's seeds: together they plan every feature ({@link HistoryFeaturesTest} holds them to it and names
+     * new ones when the generator changes); long mode's randomness runs from {@code -Dgate.histories.seed}.
+     */
+    static final long[] SUITE = {44_980, 44_897, 43_613, 43_013, 43_000, 43_001, 43_002, 43_003};
     /** The tests' timings, with finished calls kept only {@link HistoryChecks#RETENTION} and pruned twice a second. */
     private static final EngineSettings PRUNING = new EngineSettings(GateCopies.FAST.defaultLease(),
             GateCopies.FAST.minLease(), GateCopies.FAST.maxLease(), GateCopies.FAST.heartbeat(),
@@ -110,22 +114,25 @@ class RandomHistoriesTest {
     @Test
     void everyHistoryKeepsTheFourPromises() throws Exception {
         String replay = System.getProperty("gate.history.seed");
-        int count = Integer.getInteger("gate.histories", IN_THE_SUITE);
+        Integer count = Integer.getInteger("gate.histories");
         long first = Long.getLong("gate.histories.seed", 43_000L);
         List<Long> seeds = new ArrayList<>();
         if (replay != null) {
             seeds.add(Long.parseLong(replay));
-        } else {
+        } else if (count != null) {
             for (int i = 0; i < count; i++) {
                 seeds.add(first + i);
             }
+        } else {
+            java.util.Arrays.stream(SUITE).forEach(seeds::add);
         }
+        java.util.Map<String, Integer> ran = new java.util.HashMap<>();
         int steps = 0;
         long t0 = System.nanoTime();
         List<String> broken = new ArrayList<>(); // each failing history, shrunk; the run goes on to the next
         for (long seed : seeds) {
             History history = HistoryGenerator.generate(seed);
-            List<String> found = check(history);
+            List<String> found = check(history, ran);
             steps += history.steps();
             if (!found.isEmpty()) {
                 System.out.println("history " + seed + " broke a promise:\n" + history + String.join("\n", found));
@@ -139,6 +146,12 @@ class RandomHistoriesTest {
         }
         System.out.printf("histories: %d (%d steps) in %.0f s, %d broke a promise%n", seeds.size(), steps,
                 (System.nanoTime() - t0) / 1e9, broken.size());
+        System.out.println("| feature | histories that ran it |\n| --- | --- |");
+        for (String feature : java.util.stream.Stream.concat(HistoryFeatures.PLANNED.stream(),
+                HistoryFeatures.SEEN.stream()).toList()) {
+            int n = ran.getOrDefault(feature, 0);
+            System.out.printf("| %s | %d of %d (%.0f%%) |%n", feature, n, seeds.size(), 100.0 * n / seeds.size());
+        }
         if (!broken.isEmpty()) {
             fail(broken.size() + " of " + seeds.size() + " histories broke a promise:\n" + String.join("\n\n", broken));
         }
@@ -188,10 +201,20 @@ class RandomHistoriesTest {
 
     /** Runs a history, drains the line, probes each limit, and checks it; what broke. */
     private List<String> check(History history) throws Exception {
-        return check(history, new HistoryRun(history, a, b));
+        return check(history, new java.util.HashMap<>());
+    }
+
+    /** As above, counting in {@code ran} each feature the history exercised. */
+    private List<String> check(History history, java.util.Map<String, Integer> ran) throws Exception {
+        return check(history, new HistoryRun(history, a, b), ran);
     }
 
     private List<String> check(History history, HistoryRun run) throws Exception {
+        return check(history, run, new java.util.HashMap<>());
+    }
+
+    private List<String> check(History history, HistoryRun run, java.util.Map<String, Integer> ran)
+            throws Exception {
         List<String> names = java.util.Arrays.asList(run.names);
         List<String> found;
         TableWatch watch = new TableWatch(copies, run.names,
@@ -202,6 +225,10 @@ class RandomHistoriesTest {
             found.addAll(probe(run));
         }
         found.addAll(HistoryChecks.of(run, watch));
+        java.util.Set<String> exercised = new java.util.LinkedHashSet<>(HistoryFeatures.planned(history));
+        exercised.addAll(HistoryFeatures.seen(run, List.copyOf(watch.calls().values())));
+        exercised.forEach(f -> ran.merge(f, 1, Integer::sum));
+        System.out.println("history " + history.seed() + " exercised: " + String.join(", ", exercised));
         System.out.println("history " + history.seed() + ": " + history.limits().size() + " limits, "
                 + history.steps() + " steps; callers told " + run.told.stream().collect(java.util.stream.Collectors
                 .groupingBy(HistoryRun.Told::answer, java.util.TreeMap::new, java.util.stream.Collectors.counting()))

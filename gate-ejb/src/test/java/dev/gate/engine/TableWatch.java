@@ -97,7 +97,7 @@ final class TableWatch implements AutoCloseable {
         Instant readAt;
         try (Connection c = db.connect()) {
             try (PreparedStatement ps = c.prepareStatement("""
-                    SELECT id, limit_name, call_class, owner, state, enqueued_at, granted_at, done_at, outcome_status,
+                    SELECT id, limit_name, call_class, program, owner, state, enqueued_at, granted_at, done_at, outcome_status,
                            deadline_at, concurrency_key, dedupe_key, submission_key, cost, aged, clock_timestamp() AS now
                     FROM gate_call WHERE split_part(limit_name, '~', 1) = ANY (?)""")) {
                 ps.setArray(1, c.createArrayOf("varchar", names));
@@ -107,7 +107,8 @@ final class TableWatch implements AutoCloseable {
                         Integer status = rs.getObject("outcome_status") == null ? null : rs.getInt("outcome_status");
                         String line = rs.getString("limit_name");
                         now.put(rs.getLong("id"), new Call(rs.getLong("id"), limitOf.applyAsInt(line), line,
-                                rs.getInt("call_class"), rs.getString("owner"), rs.getString("state"),
+                                rs.getInt("call_class"), rs.getString("program"), rs.getString("owner"),
+                                rs.getString("state"),
                                 at(rs, "enqueued_at"), at(rs, "granted_at"), at(rs, "done_at"), status,
                                 at(rs, "deadline_at"), rs.getString("concurrency_key"), rs.getString("dedupe_key"),
                                 rs.getString("submission_key"), rs.getInt("cost"), rs.getBoolean("aged")));
