@@ -268,7 +268,7 @@ final class HistoryChecks {
     /**
      * Whether a join refused as line full met its bound: its limit has one, and at least that many calls of its line
      * (of its program, for the per-program bound) may have been waiting as it joined (each from its joining to its
-     * leaving the line, give or take the time a statement takes to be heard).
+     * leaving the line, give or take the time a statement takes to be heard; a killed copy's calls not once it died).
      */
     private boolean lineMayHaveBeenFull(Told t) {
         History.LineBound bound = run.history.limits().get(t.limit()).line();
@@ -281,7 +281,7 @@ final class HistoryChecks {
         long own = 0;
         for (Call c : calls.values()) {
             if (c.limit() != t.limit() || c.enqueued().isAfter(t.at())
-                    || c.leftWaiting() != null && c.leftWaiting().isBefore(from)) {
+                    || c.leftWaiting() != null && c.leftWaiting().isBefore(from) || deadBy(c.owner(), from)) {
                 continue;
             }
             line++;
@@ -323,6 +323,15 @@ final class HistoryChecks {
         Instant due = dueAt(run, l, log(run.names[l]), t.at(), join.cost());
         // the gate's estimate may read the log a little before its caller heard: a unit sent since does not count
         return due.plus(HEARD_WITHIN).plus(LATENESS).isBefore(by) ? due : null;
+    }
+
+    /**
+     * Whether the copy that owns a call was killed and its last session closed before {@code t}: its waiting calls
+     * count in no reading of the line after (defect 4 of issue 52).
+     */
+    private boolean deadBy(String owner, Instant t) {
+        return run.faults.stream().anyMatch(f -> f.kind() == History.OperatorKind.KILL && owner.equals(f.struck())
+                && f.dead().plus(SETTLED).isBefore(t));
     }
 
     /** The units a program's step asked for. */

@@ -509,15 +509,42 @@ final class HistoryRun {
             return;
         }
         tell(p, s, join.limit(), id, Answer.JOINED, "a twin");
+        if (join.sentTwice()) { // its answer lost: sent again with its key, and again once the call ended
+            twinAgain(copy, program, p, s, join, options, key, id, "");
+        }
         Thread follower = new Thread(() -> {
             try {
                 sharedOutcome(copy, program, p, s, join.limit(), id);
+                if (join.sentTwice() && removals(join.limit()).isEmpty()) {
+                    twinAgain(copy, program, p, s, join, options, key, id, " (after it ended)");
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
         }, names[0] + "-p" + p + "-twin");
         twins.add(follower);
         follower.start();
+    }
+
+    /** A twin's submission sent again with its key: it must find the call it joined (defect 1 of issue 52). */
+    private void twinAgain(Engine copy, String program, int p, int s, Join join, CallOptions options, String key,
+                           long first, String when) {
+        for (Engine to : List.of(copy, a)) { // its copy paused by a fault: sent to the other
+            try {
+                ProgramCalls.Submitted again = to.programs().submit(program, names[join.limit()], join.callClass(),
+                        options, join.dedupeKey(), key, true);
+                tell(p, s, join.limit(), again.call().id(), Answer.SAME_CALL, "first answer call " + first
+                        + ", repeated " + again.repeated() + when + ", a twin's");
+                return;
+            } catch (GatePausedException | GateBusyException e) {
+                if (to == a) {
+                    refused(p, s, join.limit(), first, e, "a twin: ");
+                }
+            } catch (GateException e) {
+                refused(p, s, join.limit(), first, e, "a twin: ");
+                return;
+            }
+        }
     }
 
     /** A dedupe joiner polls the call it joined until it ends; what it last saw is what it was told. */

@@ -97,6 +97,11 @@ class RandomHistoriesTest {
         }
     }
 
+    /*
+     * -Dgate.histories.untilBroken=true stops at the first broken history (the power runs: a fix reverted, how many
+     * histories the checker needs to find it).
+     */
+
     /**
      * The suite's seeds: together they plan every feature ({@link HistoryFeaturesTest} holds them to it and names
      * new ones when the generator changes); long mode's randomness runs from {@code -Dgate.histories.seed}.
@@ -142,6 +147,9 @@ class RandomHistoriesTest {
                         + shrunk + String.join("\n", again.isEmpty() ? found : again);
                 System.out.println("BROKEN " + report);
                 broken.add(report);
+                if (Boolean.getBoolean("gate.histories.untilBroken")) {
+                    break; // the power runs: how many histories it took to find a reverted fix
+                }
             }
         }
         System.out.printf("histories: %d (%d steps) in %.0f s, %d broke a promise%n", seeds.size(), steps,
