@@ -54,6 +54,8 @@ final class HistoryRun {
     static final Duration EJB_LEASE = Duration.ofSeconds(3);
     static final Duration FLOOR = Duration.ofMillis(300);
     static final List<Duration> LADDER = List.of(Duration.ofMillis(300), Duration.ofMillis(600));
+    /** How long an operator tries again a removal refused for the limit's live calls. */
+    static final Duration REMOVAL_TRIES = Duration.ofSeconds(3);
 
     /**
      * What a caller heard. A refusal by its reason: an unknown limit, a bad request (INVALID), a full line, a key the
@@ -740,9 +742,13 @@ final class HistoryRun {
                             () -> a.limits().rePace(limit, Pace.of((int) step.arg(), plan.windowMs()), "ops"));
                     case REDECLARE -> rePace(step.limit(), plan.calls(),
                             () -> b.engine().limits().put(limit, spec(plan), "ops"));
-                    case REMOVE -> {
-                        if (!a.limits().remove(limit, "ops").removed()) {
-                            throw new GateException("live calls: not removed"); // refused, nothing changed
+                    case REMOVE -> { // refused while the limit has live calls: the operator tries again for 3 s
+                        long giveUp = System.nanoTime() + REMOVAL_TRIES.toNanos();
+                        while (!a.limits().remove(limit, "ops").removed()) {
+                            if (System.nanoTime() - giveUp > 0) {
+                                throw new GateException("live calls: not removed"); // refused, nothing changed
+                            }
+                            Thread.sleep(100);
                         }
                     }
                     case CANCEL -> { // the call joined last of those whose callers still wait
