@@ -371,6 +371,7 @@ final class HistoryChecks {
     /**
      * Never more than the vendor allows, by the send log: at each send, the window ending there, by the vendor's own
      * rules (a grant reaches the vendor up to the margin later: it counts in the block of its grant and the margin).
+     * A removal does not start the windows anew: the limit declared again takes back the sends they still count.
      */
     private void noWindowOverItsCalls(String line, int l) {
         List<Send> log = log(line);
@@ -378,8 +379,8 @@ final class HistoryChecks {
         for (HistoryVendor.Rule w : windows(line, l)) {
             for (int i = 0; i < log.size(); i++) {
                 Instant t = log.get(i).sentAt();
-                Instant from = later(w.aligned() ? w.block(t)[0].minusMillis(margin).minusNanos(1_000)
-                        : t.minusMillis(w.ms()), epoch(l, t));
+                Instant from = w.aligned() ? w.block(t)[0].minusMillis(margin).minusNanos(1_000)
+                        : t.minusMillis(w.ms());
                 int in = 0;
                 for (int j = i; j >= 0 && log.get(j).sentAt().isAfter(from); j--) {
                     in++;

@@ -50,7 +50,7 @@ final class HistoryGenerator {
         for (int i = 0; i < limitCount; i++) {
             limits.add(limit(r));
         }
-        if (r.nextInt(5) == 0 && limits.get(0).calls() < 100_000) { // a keyed limit under the first: keys of a store
+        if (r.nextInt(3) == 0 && limits.get(0).calls() < 100_000) { // a keyed limit under the first: keys of a store
             limits.add(new LimitPlan(1 + r.nextInt(3), WINDOWS[r.nextInt(WINDOWS.length)], 150 + r.nextInt(100), 0,
                     false, false, 1000 + r.nextInt(2000), null, null, null, 0));
         }
@@ -173,7 +173,7 @@ final class HistoryGenerator {
             return new Report(ReportKind.SLOW_DOWN, asks[r.nextInt(asks.length)], null, null, null);
         }
         if (roll < 80) { // the vendor's count, its quota read or not (the figures are the vendor's)
-            return plan.keyed() && r.nextInt(3) == 0 ? new Report(ReportKind.ACCOUNT_COUNT, null, null, null, null)
+            return plan.keyed() && r.nextBoolean() ? new Report(ReportKind.ACCOUNT_COUNT, null, null, null, null)
                     : new Report(ReportKind.COUNT, null, 0, 1L, r.nextBoolean() ? null : 1);
         }
         if (roll < 90) {
