@@ -258,8 +258,14 @@ final class HistoryChecks {
                         // every key fits its limit's kind, every submission key is new: neither is a right answer
                         // here, and a failure never is
                         found.add(t + ": refused (" + t.answer() + ") where no rule refuses it");
+                case NOT_NOW -> {
+                    if (dueThroughout(t)) {
+                        found.add(t + ": a try told not now while a unit was due, no call waited and nothing could "
+                                + "hold the limit");
+                    }
+                }
                 default -> {
-                    // NOT_NOW: judged by the lock-out check
+                    // the rest are judged above by the tables, or are not the gate's (another client's use)
                 }
             }
         }
@@ -332,6 +338,37 @@ final class HistoryChecks {
     private boolean deadBy(String owner, Instant t) {
         return run.faults.stream().anyMatch(f -> f.kind() == History.OperatorKind.KILL && owner.equals(f.struck())
                 && f.dead().plus(SETTLED).isBefore(t));
+    }
+
+    /**
+     * Whether a try told "not now" met a line that, by the oracle's reading of the rules, was due for its units all
+     * the while its statement may have run, with no call of a live copy waiting and no pause, hold, fault or change
+     * that could have run (a limit with keys under it, and a key's try, are not judged: they share a line).
+     */
+    private boolean dueThroughout(Told t) {
+        History.Step step = run.history.programs().get(t.program()).get(t.step());
+        int l = t.limit();
+        if (!(step instanceof History.Try tried) || tried.key() != null || run.history.limits().get(l).keyed()
+                || run.history.limits().stream().anyMatch(p -> p.keyed() && p.keyedUnder() == l)
+                || run.absentAt(l, t.at())) {
+            return false;
+        }
+        Instant from = t.at().minus(HEARD_WITHIN);
+        boolean waiting = calls.values().stream().anyMatch(c -> c.limit() == l
+                && c.enqueued().isBefore(t.at().plus(SLACK))
+                && (c.leftWaiting() == null || c.leftWaiting().isAfter(from.minus(SETTLED)))
+                && !deadBy(c.owner(), from));
+        boolean held = holdsAtMost(l).stream().anyMatch(h -> h.from().isBefore(t.at().plus(SLACK))
+                && h.until().plus(SLACK).isAfter(from));
+        boolean changing = run.faults.stream().anyMatch(f -> f.covers(from) || f.covers(t.at()))
+                || run.acts.stream().anyMatch(a -> a.step().limit() == l && a.started().isBefore(t.at().plusMillis(200))
+                && a.ended().plusMillis(200).isAfter(from));
+        if (waiting || held || changing) {
+            return false;
+        }
+        List<Send> log = log(run.names[l]);
+        return !dueAt(run, l, log, from.minus(SLACK), tried.cost()).isAfter(from.minus(SLACK))
+                && !dueAt(run, l, log, t.at(), tried.cost()).isAfter(t.at());
     }
 
     /** The units a program's step asked for. */
