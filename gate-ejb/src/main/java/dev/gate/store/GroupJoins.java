@@ -75,6 +75,19 @@ public final class GroupJoins {
      */
     public GroupEntered joinGroupAndGrant(String limit, List<GroupMember> members,
                                           Consumer<GrantPass> passBeforeCommit) throws StoreUnavailable {
+        try {
+            return joinGroupAndGrantOnce(limit, members, passBeforeCommit);
+        } catch (IllegalStateException e) {
+            if (!LimitGone.is(e)) {
+                throw e;
+            }
+            // removed while the insert waited for its row: none joined, each joins alone and hears it is unknown
+            return new GroupEntered(members.stream().map(m -> Optional.<CallRow>empty()).toList(), GrantPass.nothing());
+        }
+    }
+
+    private GroupEntered joinGroupAndGrantOnce(String limit, List<GroupMember> members,
+                                               Consumer<GrantPass> passBeforeCommit) throws StoreUnavailable {
         return tx.run(c -> {
             int n = members.size();
             Integer[] classes = new Integer[n];

@@ -112,6 +112,21 @@ public final class Joins {
                                           Duration lease, Duration deadline, CallKeys keys,
                                           LongConsumer beforeCommit, Consumer<GrantPass> passBeforeCommit)
             throws StoreUnavailable {
+        try {
+            return joinAndGrantOnce(limit, callClass, cost, program, owner, lease, deadline, keys, beforeCommit,
+                    passBeforeCommit);
+        } catch (IllegalStateException e) {
+            if (LimitGone.is(e)) {
+                return Optional.empty(); // removed while the insert waited for its row: the limit is unknown
+            }
+            throw e;
+        }
+    }
+
+    private Optional<Entered> joinAndGrantOnce(String limit, CallClass callClass, Cost cost, String program,
+                                               String owner, Duration lease, Duration deadline, CallKeys keys,
+                                               LongConsumer beforeCommit, Consumer<GrantPass> passBeforeCommit)
+            throws StoreUnavailable {
         return tx.run(c -> {
             List<Inserted> inserted = new ArrayList<>(1);
             Optional<Joined> joined = join(c, limit, callClass, cost, program, owner, lease, deadline, keys, true,
