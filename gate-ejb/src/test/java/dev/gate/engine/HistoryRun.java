@@ -379,22 +379,7 @@ final class HistoryRun {
         }
         String key = "r" + run + "-p" + p + "-s" + s;
         CallOptions options = options(join.key(), join.cost(), join.deadlineMs(), join.concurrencyKey(), HTTP_LEASE);
-        for (Engine copy : List.of(first, a)) { // its copy paused by a fault: sent to the other
-            try {
-                ProgramCalls.Submitted again = copy.programs().submit(program, names[join.limit()], join.callClass(),
-                        options, join.dedupeKey(), key, true);
-                tell(p, s, join.limit(), again.call().id(), Answer.SAME_CALL, "first answer call " + id
-                        + ", repeated " + again.repeated() + " (after it ended)");
-                return;
-            } catch (GatePausedException | GateBusyException e) {
-                if (copy == a) {
-                    refused(p, s, join.limit(), id, e);
-                }
-            } catch (GateException e) {
-                refused(p, s, join.limit(), id, e);
-                return;
-            }
-        }
+        sendAgain(first, program, p, s, join, options, key, id, " (after it ended)", "");
     }
 
     /** The join as sent and followed to its end; its call's id (null: refused). */
@@ -512,13 +497,13 @@ final class HistoryRun {
         }
         tell(p, s, join.limit(), id, Answer.JOINED, "a twin");
         if (join.sentTwice()) { // its answer lost: sent again with its key, and again once the call ended
-            twinAgain(copy, program, p, s, join, options, key, id, "");
+            sendAgain(copy, program, p, s, join, options, key, id, "", "a twin: ");
         }
         Thread follower = new Thread(() -> {
             try {
                 sharedOutcome(copy, program, p, s, join.limit(), id);
                 if (join.sentTwice() && removals(join.limit()).isEmpty()) {
-                    twinAgain(copy, program, p, s, join, options, key, id, " (after it ended)");
+                    sendAgain(copy, program, p, s, join, options, key, id, " (after it ended)", "a twin: ");
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -528,22 +513,25 @@ final class HistoryRun {
         follower.start();
     }
 
-    /** A twin's submission sent again with its key: it must find the call it joined (defect 1 of issue 52). */
-    private void twinAgain(Engine copy, String program, int p, int s, Join join, CallOptions options, String key,
-                           long first, String when) {
+    /**
+     * A submission sent again with its key (its answer lost, or a late retry): it must find the call it made, or
+     * joined (a twin's: defect 1 of issue 52). {@code who} leads a twin's answers.
+     */
+    private void sendAgain(Engine copy, String program, int p, int s, Join join, CallOptions options, String key,
+                           long first, String when, String who) {
         for (Engine to : List.of(copy, a)) { // its copy paused by a fault: sent to the other
             try {
                 ProgramCalls.Submitted again = to.programs().submit(program, names[join.limit()], join.callClass(),
                         options, join.dedupeKey(), key, true);
                 tell(p, s, join.limit(), again.call().id(), Answer.SAME_CALL, "first answer call " + first
-                        + ", repeated " + again.repeated() + when + ", a twin's");
+                        + ", repeated " + again.repeated() + when + (who.isEmpty() ? "" : ", " + who));
                 return;
             } catch (GatePausedException | GateBusyException e) {
                 if (to == a) {
-                    refused(p, s, join.limit(), first, e, "a twin: ");
+                    refused(p, s, join.limit(), first, e, who);
                 }
             } catch (GateException e) {
-                refused(p, s, join.limit(), first, e, "a twin: ");
+                refused(p, s, join.limit(), first, e, who);
                 return;
             }
         }
