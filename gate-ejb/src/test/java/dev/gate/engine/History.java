@@ -159,10 +159,21 @@ record History(long seed, List<LimitPlan> limits, List<List<Step>> programs, Lis
 
     /**
      * The operator's hand at {@code atMs} after the start: a pause of {@code arg} ms, a re-pace to {@code arg}, a
-     * cancel of the call a program joined last, a drain of program {@code arg}'s waiting calls; or a fault: copy b's
-     * database link cut for {@code arg} ms, or copy b killed and a new one started {@code arg} ms later.
+     * cancel of the call a program joined last, a drain of program {@code arg}'s waiting calls; or a fault that strikes
+     * {@code copy} (0: copy a, which holds the limits' first declarations; 1: copy b): its database link cut for
+     * {@code arg} ms, or the copy killed and a new one started {@code arg} ms later.
      */
-    record OperatorStep(long atMs, OperatorKind kind, int limit, long arg) {
+    record OperatorStep(long atMs, OperatorKind kind, int limit, long arg, int copy) {
+
+        /** A step that strikes copy b, if a fault. */
+        OperatorStep(long atMs, OperatorKind kind, int limit, long arg) {
+            this(atMs, kind, limit, arg, 1);
+        }
+
+        String copyName() {
+            return copy == 0 ? "a" : "b";
+        }
+
         @Override
         public String toString() {
             return "+" + atMs + " ms: " + switch (kind) {
@@ -173,8 +184,8 @@ record History(long seed, List<LimitPlan> limits, List<List<Step>> programs, Lis
                 case REMOVE -> "remove L" + limit;
                 case CANCEL -> "cancel the call last joined on L" + limit;
                 case DRAIN -> "drain program " + arg + "'s calls of L" + limit;
-                case CUT -> "cut copy b's database link for " + arg + " ms";
-                case KILL -> "kill copy b, start another " + arg + " ms later";
+                case CUT -> "cut copy " + copyName() + "'s database link for " + arg + " ms";
+                case KILL -> "kill copy " + copyName() + ", start another " + arg + " ms later";
             };
         }
     }

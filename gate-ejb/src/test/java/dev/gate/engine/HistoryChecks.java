@@ -67,6 +67,7 @@ final class HistoryChecks {
         checks.found.addAll(run.broken);
         checks.everyCallEndedOnceAndAsItsCallerWasTold();
         checks.theVendorNeverRefusedTheGatesOwnSending();
+        checks.noGrantBeforeItsEstimate();
         for (Map.Entry<String, List<Send>> line : checks.sends.entrySet()) {
             int l = checks.limitOf(line.getKey());
             checks.noWindowOverItsCalls(line.getKey(), l);
@@ -92,6 +93,54 @@ final class HistoryChecks {
     private int limitOf(String line) {
         String template = dev.gate.rules.LimitKey.templateOf(line);
         return java.util.Arrays.asList(run.names).indexOf(template);
+    }
+
+    /**
+     * A waiting call's estimate errs only late, and its position counts only calls that go first: a call is not
+     * granted before the estimate its program read, nor before as many calls of its line as its position said were
+     * ahead were granted. Judged where nothing could bring its grant forward after the read: no call of its line that
+     * waited then left it ungranted, no operator step or fault, no vendor's count reported on its limit or its
+     * parent, and neither the adaptive rate nor the starvation guard on it.
+     */
+    private void noGrantBeforeItsEstimate() {
+        for (HistoryRun.Estimated e : List.copyOf(run.estimates)) {
+            Call call = calls.get(e.callId());
+            LimitPlan plan = run.history.limits().get(e.limit());
+            if (call == null || call.granted() == null || endUnknown.contains(call.id()) || plan.adaptive()
+                    || plan.aging()) {
+                continue;
+            }
+            Instant read = e.estimate().now();
+            Instant granted = call.granted();
+            Integer parent = plan.keyedUnder();
+            boolean forward = run.faults.stream().anyMatch(f -> f.from().isBefore(granted)
+                    && f.until().plusSeconds(4).isAfter(read))
+                    || run.acts.stream().anyMatch(a -> a.started().isBefore(granted.plus(SLACK))
+                    && a.ended().plusMillis(200).isAfter(read))
+                    || run.reported.stream().anyMatch(r -> (r.limit() == e.limit() || parent != null
+                    && r.limit() == parent) && r.report().kind() == ReportKind.COUNT
+                    && r.sent().isBefore(granted.plus(SLACK)) && r.at().plus(SETTLED).isAfter(read))
+                    || calls.values().stream().anyMatch(c -> c.line().equals(call.line()) && c.granted() == null
+                    && (endUnknown.contains(c.id()) || c.enqueued().isBefore(read.plus(SETTLED))
+                    && (c.done() == null || c.done().isAfter(read.minus(SETTLED))
+                    && c.done().isBefore(granted.plus(SETTLED)))));
+            if (forward) {
+                continue;
+            }
+            if (granted.isBefore(e.estimate().grantAt().minus(SLACK))) {
+                found.add("call " + call.id() + " (L" + e.limit() + ", " + call.line() + ") granted at " + granted
+                        + ", before its estimate: at " + read + " it read position " + e.estimate().position()
+                        + ", granted at the earliest at " + e.estimate().grantAt());
+            }
+            long before = calls.values().stream().filter(c -> c.line().equals(call.line()) && c.id() != call.id()
+                    && c.granted() != null && c.granted().isAfter(read.minus(SLACK))
+                    && !c.granted().isAfter(granted.plus(SLACK))).count();
+            if (before < e.estimate().position()) {
+                found.add("call " + call.id() + " (L" + e.limit() + ", " + call.line() + ") read position "
+                        + e.estimate().position() + " at " + read + ", and only " + before + " calls of its line were"
+                        + " granted before it, at " + granted);
+            }
+        }
     }
 
     /** The retention of the checker's copies: finished calls older than it are pruned. */

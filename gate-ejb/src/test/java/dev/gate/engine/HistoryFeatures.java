@@ -32,7 +32,8 @@ final class HistoryFeatures {
     static final List<String> SEEN = List.of("a vendor's refusal (another client's units)",
             "a count with units left", "a count of the parent's quota on a key", "a deadline refusal",
             "a line found full", "a wait timed out", "a call ended by the operator", "a call joined by dedupe",
-            "a limit removed and declared again", "a call of a killed copy in the tables");
+            "a limit removed and declared again", "a call of a killed copy in the tables",
+            "a waiting call's estimate read");
 
     private HistoryFeatures() {
     }
@@ -51,7 +52,12 @@ final class HistoryFeatures {
                 "report the vendor's count", "report the count with its quota", "report the account's count on a key",
                 "abandon", "let the lease lapse"));
         for (OperatorKind k : OperatorKind.values()) {
-            all.add("operator " + k.name().toLowerCase());
+            if (k == OperatorKind.CUT || k == OperatorKind.KILL) {
+                all.add("operator " + k.name().toLowerCase() + " copy a");
+                all.add("operator " + k.name().toLowerCase() + " copy b");
+            } else {
+                all.add("operator " + k.name().toLowerCase());
+            }
         }
         all.add("operator acts on a parent");
         return List.copyOf(all);
@@ -102,7 +108,8 @@ final class HistoryFeatures {
             }
         }
         for (OperatorStep o : h.operator()) {
-            f.add("operator " + o.kind().name().toLowerCase());
+            f.add("operator " + o.kind().name().toLowerCase() + (o.kind() == OperatorKind.CUT
+                    || o.kind() == OperatorKind.KILL ? " copy " + o.copyName() : ""));
             int limit = o.limit();
             add(f, h.limits().stream().anyMatch(l -> l.keyed() && l.keyedUnder() == limit),
                     "operator acts on a parent");
@@ -189,6 +196,7 @@ final class HistoryFeatures {
             add(f, !run.removals(l).isEmpty() && run.acts.stream().anyMatch(a -> a.done() && a.step().limit() == limit
                     && a.step().kind() == OperatorKind.REDECLARE), "a limit removed and declared again");
         }
+        add(f, !run.estimates.isEmpty(), "a waiting call's estimate read");
         add(f, run.faults.stream().anyMatch(x -> x.kind() == OperatorKind.KILL
                 && calls.stream().anyMatch(c -> c.owner().equals(x.struck()))), "a call of a killed copy in the tables");
         return f;

@@ -65,6 +65,8 @@ final class HistoryGenerator {
             programs.add(steps);
         }
         List<OperatorStep> operator = new ArrayList<>();
+        // which copy a fault strikes, drawn apart so that a seed's history keeps what it had before copy a was struck
+        Random struck = new Random(~seed);
         int ops = r.nextInt(4);
         long at = 0;
         for (int i = 0; i < ops; i++) {
@@ -82,7 +84,8 @@ final class HistoryGenerator {
                 case KILL -> 200 + r.nextInt(1000);
                 default -> 0;
             };
-            operator.add(new OperatorStep(at, kind, limit, arg));
+            operator.add(new OperatorStep(at, kind, limit, arg, kind == OperatorKind.CUT || kind == OperatorKind.KILL
+                    ? struck.nextInt(2) : 1));
             if (kind == OperatorKind.REMOVE) { // and declared again (its programs go on calling it)
                 at += 200 + r.nextInt(600);
                 operator.add(new OperatorStep(at, OperatorKind.REDECLARE, limit, 0));

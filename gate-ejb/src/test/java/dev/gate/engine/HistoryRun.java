@@ -82,6 +82,10 @@ final class HistoryRun {
     record Reported(int limit, String account, long callId, Report report, Instant sent, Instant at) {
     }
 
+    /** A waiting call's position and estimated grant as its program read them (the database's clock). */
+    record Estimated(int limit, long callId, dev.gate.domain.Estimate estimate) {
+    }
+
     /** An operator's step as it ran: from when to when, and a pause's end. */
     record Act(OperatorStep step, Instant started, Instant ended, Instant pausedUntil, boolean done) {
     }
@@ -116,10 +120,10 @@ final class HistoryRun {
     }
 
     /**
-     * Copy b, which the faults strike: it runs behind a proxy that can cut its database link, and it can be killed (as
-     * a crash: its timers and listener stop, its calls stay as they are) and another started in its place.
+     * A copy of the gate, which the faults strike: it runs behind a proxy that can cut its database link, and it can be
+     * killed (as a crash: its timers and listener stop, its calls stay as they are) and another started in its place.
      */
-    interface SecondCopy {
+    interface Copy {
         Engine engine();
 
         String owner();
@@ -129,6 +133,9 @@ final class HistoryRun {
         void kill();
 
         void startAgain();
+
+        /** Whether {@code engine} is this copy's, the one now or one killed before it. */
+        boolean made(Engine engine);
     }
 
     final History history;
@@ -139,6 +146,7 @@ final class HistoryRun {
     final List<Told> told = Collections.synchronizedList(new ArrayList<>());
     final List<Reported> reported = Collections.synchronizedList(new ArrayList<>());
     final List<Act> acts = Collections.synchronizedList(new ArrayList<>());
+    final List<Estimated> estimates = Collections.synchronizedList(new ArrayList<>());
     final List<String> refusedLimits = Collections.synchronizedList(new ArrayList<>());
     final List<String> broken = Collections.synchronizedList(new ArrayList<>());
     final List<Fault> faults = Collections.synchronizedList(new ArrayList<>());
@@ -153,19 +161,19 @@ final class HistoryRun {
     /** The calls whose caller has heard how its wait ended. */
     private final java.util.Set<Long> heard = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
-    private final Engine a;
-    private final SecondCopy b;
+    private final Copy a;
+    private final Copy b;
     private final int run;
 
     /** How the vendor's rules differ from what the gate is told (the identity: they agree). */
     private final java.util.function.UnaryOperator<List<HistoryVendor.Rule>> vendorTruth;
 
-    HistoryRun(History history, Engine a, SecondCopy b) {
+    HistoryRun(History history, Copy a, Copy b) {
         this(history, a, b, java.util.function.UnaryOperator.identity());
     }
 
     /** A run whose vendor's accounts differ from the limits the gate is given: a gate wrong about its vendor. */
-    HistoryRun(History history, Engine a, SecondCopy b,
+    HistoryRun(History history, Copy a, Copy b,
                java.util.function.UnaryOperator<List<HistoryVendor.Rule>> vendorTruth) {
         this.vendorTruth = vendorTruth;
         this.history = history;
@@ -190,7 +198,7 @@ final class HistoryRun {
         }
         for (int i = 0; i < names.length; i++) {
             try {
-                a.limits().put(names[i], spec(history.limits().get(i)), "history");
+                a.engine().limits().put(names[i], spec(history.limits().get(i)), "history");
             } catch (GateException e) {
                 refusedLimits.add("L" + i + ": " + e.getMessage()); // e.g. a zone the database does not know
             }
@@ -218,6 +226,11 @@ final class HistoryRun {
         }
         ended = Instant.now();
         return this;
+    }
+
+    /** The other copy than the one that made {@code copy}: where a program goes when its copy is paused. */
+    private Engine other(Engine copy) {
+        return (a.made(copy) ? b : a).engine();
     }
 
     /** The vendor's account a call of limit {@code l} (and key, or null) is made on. */
@@ -303,7 +316,7 @@ final class HistoryRun {
         String program = "p" + p;
         List<Step> steps = history.programs().get(p);
         for (int s = 0; s < steps.size(); s++) {
-            Engine copy = p % 2 == 0 ? a : b.engine(); // after a kill, the copy started in its place
+            Engine copy = (p % 2 == 0 ? a : b).engine(); // after a kill, the copy started in its place
             try {
                 Step step = steps.get(s);
                 if (step instanceof Sleep sleep) {
@@ -394,10 +407,10 @@ final class HistoryRun {
                 submitted = copy.programs().submit(program, limit, join.callClass(), options, join.dedupeKey(), key,
                         true);
             } catch (GatePausedException | GateBusyException e) {
-                if (copy == a) {
+                if (copy != first) {
                     throw e;
                 }
-                copy = a; // the answer may be lost with the call made: sent again with its key, to the other copy
+                copy = other(first); // the answer may be lost with the call made: sent again with its key, to the other
                 submitted = copy.programs().submit(program, limit, join.callClass(), options, join.dedupeKey(), key,
                         true);
             }
@@ -424,6 +437,13 @@ final class HistoryRun {
         CallRow row = submitted.call();
         long until = System.nanoTime() + MAX_WAIT.toNanos();
         try {
+            if (row.state() == CallState.WAITING) { // the program reads its call's position and estimate once
+                try {
+                    copy.programs().estimate(id).ifPresent(e -> estimates.add(new Estimated(join.limit(), id, e)));
+                } catch (GatePausedException | GateBusyException e) {
+                    // its copy paused: no estimate read
+                }
+            }
             while (row.state() == CallState.WAITING) {
                 if (System.nanoTime() - until >= 0) {
                     boolean cancelled = copy.programs().cancel(program, id);
@@ -442,10 +462,10 @@ final class HistoryRun {
                     copy.programs().renew(program, id);
                     row = copy.programs().own(program, id).orElse(null);
                 } catch (GatePausedException | GateBusyException e) {
-                    if (copy == a) {
+                    if (copy != first) {
                         throw e;
                     }
-                    copy = a; // its copy is paused: the program asks the other
+                    copy = other(first); // its copy is paused: the program asks the other
                     continue;
                 }
                 if (row == null) {
@@ -472,7 +492,7 @@ final class HistoryRun {
      * gone already, its new call is taken back.
      */
     private void twin(Engine first, String program, int p, int s, Join join, CallOptions options, String key) {
-        Engine copy = first == a ? b.engine() : a;
+        Engine copy = other(first);
         ProgramCalls.Submitted twin;
         try {
             twin = copy.programs().submit(program, names[join.limit()], join.callClass(), options, join.dedupeKey(),
@@ -519,7 +539,7 @@ final class HistoryRun {
      */
     private void sendAgain(Engine copy, String program, int p, int s, Join join, CallOptions options, String key,
                            long first, String when, String who) {
-        for (Engine to : List.of(copy, a)) { // its copy paused by a fault: sent to the other
+        for (Engine to : List.of(copy, other(copy))) { // its copy paused by a fault: sent to the other
             try {
                 ProgramCalls.Submitted again = to.programs().submit(program, names[join.limit()], join.callClass(),
                         options, join.dedupeKey(), key, true);
@@ -527,7 +547,7 @@ final class HistoryRun {
                         + ", repeated " + again.repeated() + when + (who.isEmpty() ? "" : ", " + who));
                 return;
             } catch (GatePausedException | GateBusyException e) {
-                if (to == a) {
+                if (to != copy) {
                     refused(p, s, join.limit(), first, e, who);
                 }
             } catch (GateException e) {
@@ -552,11 +572,11 @@ final class HistoryRun {
                     return;
                 }
             } catch (GatePausedException | GateBusyException e) {
-                if (copy == a) {
+                if (copy != first) {
                     refused(p, s, limit, id, e);
                     return;
                 }
-                copy = a; // its copy is paused: the program asks the other
+                copy = other(first); // its copy is paused: the program asks the other
             } catch (GateException e) {
                 refused(p, s, limit, id, e);
                 return;
@@ -670,12 +690,9 @@ final class HistoryRun {
             try {
                 recorded = copy.programs().outcome(program, id, status, retryAfter, remaining, reset, quota);
             } catch (GatePausedException | GateBusyException e) {
-                if (copy == a) {
-                    throw e;
-                }
                 // its copy is paused: the program sends its report again to the other (the same outcome twice is
                 // taken once)
-                recorded = a.programs().outcome(program, id, status, retryAfter, remaining, reset, quota);
+                recorded = other(copy).programs().outcome(program, id, status, retryAfter, remaining, reset, quota);
             }
             if (!recorded) {
                 throw new GateException("the outcome found no granted call");
@@ -724,15 +741,15 @@ final class HistoryRun {
                 Instant started = Instant.now();
                 Instant until = null;
                 switch (step.kind()) {
-                    case PAUSE -> until = a.operators().pause(limit, Duration.ofMillis(step.arg()), "ops");
+                    case PAUSE -> until = a.engine().operators().pause(limit, Duration.ofMillis(step.arg()), "ops");
                     case RESUME -> b.engine().operators().resume(limit, "ops");
                     case REPACE -> rePace(step.limit(), (int) step.arg(),
-                            () -> a.limits().rePace(limit, Pace.of((int) step.arg(), plan.windowMs()), "ops"));
+                            () -> a.engine().limits().rePace(limit, Pace.of((int) step.arg(), plan.windowMs()), "ops"));
                     case REDECLARE -> rePace(step.limit(), plan.calls(),
                             () -> b.engine().limits().put(limit, spec(plan), "ops"));
                     case REMOVE -> { // refused while the limit has live calls: the operator tries again for 3 s
                         long giveUp = System.nanoTime() + REMOVAL_TRIES.toNanos();
-                        while (!a.limits().remove(limit, "ops").removed()) {
+                        while (!a.engine().limits().remove(limit, "ops").removed()) {
                             if (System.nanoTime() - giveUp > 0) {
                                 throw new GateException("live calls: not removed"); // refused, nothing changed
                             }
@@ -752,18 +769,20 @@ final class HistoryRun {
                             throw new GateException("no call waiting to cancel"); // nothing changed
                         }
                     }
-                    case DRAIN -> a.operators().drain("p" + step.arg(), limit, "ops");
+                    case DRAIN -> a.engine().operators().drain("p" + step.arg(), limit, "ops");
                     case CUT -> {
-                        String cut = b.owner();
-                        b.cut(Duration.ofMillis(step.arg()));
+                        Copy struck = step.copy() == 0 ? a : b;
+                        String cut = struck.owner();
+                        struck.cut(Duration.ofMillis(step.arg()));
                         faults.add(new Fault(step.kind(), started, Instant.now(), cut, started));
                     }
                     case KILL -> {
-                        String killed = b.owner();
-                        b.kill();
+                        Copy struck = step.copy() == 0 ? a : b;
+                        String killed = struck.owner();
+                        struck.kill();
                         Instant dead = Instant.now();
                         Thread.sleep(step.arg());
-                        b.startAgain();
+                        struck.startAgain();
                         faults.add(new Fault(step.kind(), started, Instant.now(), killed, dead));
                     }
                 }
