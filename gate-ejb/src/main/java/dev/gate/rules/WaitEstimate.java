@@ -3,14 +3,17 @@ package dev.gate.rules;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 
 /**
- * When a waiting call can expect its grant, at the earliest: the limit's next chance to send (its slot, the end of a
- * cool-down, the end of a vendor's count that the units ahead and the call's own would pass, whichever is latest, and
- * not before now), plus one gap for every unit ahead of it (a call of cost 3 ahead is three gaps); and not before the
- * block of each rule on the vendor's calendar that can hold the call's units after those ahead and those its current
- * block already holds. An estimate that errs early: window caps, keys and later arrivals of a higher class can only
- * make the grant later, so a deadline before it cannot be met.
+ * When a waiting call can expect its grant, at the earliest: the limit's next chance to send (its slot, turned at the
+ * end of the last send's block as a grant turns it, the end of a cool-down, the end of a vendor's count that the units
+ * ahead and the call's own would pass, whichever is latest, and not before now), plus one gap for every unit ahead of
+ * it (a call of cost 3 ahead is three gaps) less those the burst allowance lets go back to back, never closer than the
+ * minimum spacing, and the beat restarting where the first send's block ends; and not before the block of each rule
+ * on the vendor's calendar that can hold the call's units after those ahead and those its current block already
+ * holds. An estimate that errs early: window caps, keys and later arrivals of a higher class can only make the grant
+ * later, so a deadline before it cannot be met.
  */
 public final class WaitEstimate {
 
@@ -25,17 +28,30 @@ public final class WaitEstimate {
     }
 
     /**
+     * @param nextSlot   the limit's next slot as written, and {@code lastSend} its last send (empty: none)
      * @param unitsAhead the units of the live calls ahead in the line
+     * @param rules      the limit's rules (at its adaptive rate), burst and spacing
      * @param count      the vendor's count in force (null: none); {@code sent} the limit's units logged so far
      */
-    public static Instant grantAt(Instant now, Instant nextSlot, Instant pausedUntil, long unitsAhead, Cost cost,
-                                  Duration gap, VendorCount count, long sent, List<BlockUse> blocks) {
-        Instant first = latest(now, nextSlot, pausedUntil);
+    public static Instant grantAt(Instant now, Instant nextSlot, Optional<Instant> lastSend, Instant pausedUntil,
+                                  long unitsAhead, Cost cost, LimitRules rules, VendorCount count, long sent,
+                                  List<BlockUse> blocks) {
+        Duration gap = rules.gap();
+        Instant slot = SlotRule.blockTurn(rules, nextSlot, lastSend); // a new block's first send is due at once
+        Instant first = latest(now, slot, pausedUntil);
         if (count != null) {
             long units = Math.min(Integer.MAX_VALUE, unitsAhead + cost.units());
             first = latest(first, count.holdsUntil(sent, new Cost((int) units), now).orElse(null), null);
         }
-        Instant at = first.plus(gap.multipliedBy(unitsAhead));
+        // GCRA: the beat runs from the slot, or from the first send less the burst's tolerance when the slot lies
+        // further back (idle time filled the allowance): that many units go back to back, then a gap each
+        Instant base = latest(slot, first.minus(gap.multipliedBy(rules.burst() - 1L)), null);
+        Instant spaced = first.plus(rules.minInterval().multipliedBy(unitsAhead));
+        Instant at = latest(first, base.plus(gap.multipliedBy(unitsAhead)), spaced);
+        if (unitsAhead > 0) { // the block of the first send ahead ends: the next block's first send is due at once
+            Instant turn = SlotRule.blockTurn(rules, at, Optional.of(first));
+            at = turn.isBefore(at) ? latest(turn, spaced, null) : at;
+        }
         for (BlockUse b : blocks) {
             at = latest(at, blockFor(b, unitsAhead + cost.units(), now), null);
         }

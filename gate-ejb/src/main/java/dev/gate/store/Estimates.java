@@ -87,7 +87,9 @@ public final class Estimates {
                       AND (c.call_class, c.enqueued_at, c.id) < (me.call_class, me.enqueued_at, me.id)) AS more_units,
                    l.fair_programs, l.aging_after_ms IS NOT NULL AS aging,
                    me.limit_name, me.cost, s.send_seq, s.vendor_after_unit, s.vendor_remaining, s.vendor_reset_at,
-                   s.next_slot_at, s.paused_until, l.calls, l.window_ms, l.min_interval_ms, l.receipt_margin_ms, l.burst,
+                   s.next_slot_at, (SELECT g.sent_at FROM gate_send g
+                                    WHERE g.limit_name = s.limit_name AND g.seq = s.send_seq) AS last_sent,
+                   s.paused_until, l.calls, l.window_ms, l.min_interval_ms, l.receipt_margin_ms, l.burst,
                    l.adaptive, s.adaptive_calls, s.adaptive_cut_at,
                    ARRAY(SELECT r.calls FROM gate_limit_rule r WHERE r.limit_name = l.name ORDER BY r.window_ms)
                        AS rule_calls,
@@ -165,8 +167,9 @@ public final class Estimates {
                 VendorCount count = SlotLock.vendor(rs);
                 Cost cost = Cost.of(rs.getInt("cost"));
                 List<WaitEstimate.BlockUse> blocks = blockUses(c, rs.getString("limit_name"), rules, sent, now);
-                return Optional.of(new Estimate(ahead, WaitEstimate.grantAt(now, nextSlot, pausedUntil, unitsAhead,
-                        cost, rules.gap(), count, sent, blocks), now));
+                Optional<Instant> lastSend = Optional.ofNullable(Times.get(rs, "last_sent"));
+                return Optional.of(new Estimate(ahead, WaitEstimate.grantAt(now, nextSlot, lastSend, pausedUntil,
+                        unitsAhead, cost, rules, count, sent, blocks), now));
             }
         }
     }

@@ -7,6 +7,7 @@ import java.time.Instant;
 import java.time.LocalTime;
 import java.time.ZoneId;
 import java.util.List;
+import java.util.Optional;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -17,24 +18,28 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 class WaitEstimateTest {
 
     private static final Instant NOW = Instant.parse("2026-12-04T12:00:00Z");
-    private static final Duration GAP = Duration.ofMillis(100);
+    /** 10 a second: a gap of 100 ms. */
+    private static final LimitRules TEN = LimitRules.of(Pace.of(10, 1000));
+    /** 1,000 a second: a gap of 1 ms. */
+    private static final LimitRules THOUSAND = LimitRules.of(Pace.of(1000, 1000));
+    private static final Optional<Instant> NONE = Optional.empty();
 
     @Test
     void eachUnitAheadIsAGapSoACostlyCallAheadCountsItsUnits() {
-        assertEquals(NOW.plusMillis(500), WaitEstimate.grantAt(NOW, NOW, null, 5, Cost.ONE, GAP, null, 0, List.of()),
+        assertEquals(NOW.plusMillis(500), WaitEstimate.grantAt(NOW, NOW, NONE, null, 5, Cost.ONE, TEN, null, 0, List.of()),
                 "five calls of one unit ahead");
-        assertEquals(NOW.plusMillis(1_400), WaitEstimate.grantAt(NOW, NOW, null, 2 + 12, Cost.ONE, GAP, null, 0,
+        assertEquals(NOW.plusMillis(1_400), WaitEstimate.grantAt(NOW, NOW, NONE, null, 2 + 12, Cost.ONE, TEN, null, 0,
                 List.of()), "one call ahead of cost 13 and one of 1: fourteen units");
         assertEquals(NOW.plusSeconds(3).plusMillis(200), WaitEstimate.grantAt(NOW, NOW.minusSeconds(1),
-                NOW.plusSeconds(3), 2, Cost.ONE, GAP, null, 0, List.of()), "after the cool-down's end");
+                NONE, NOW.plusSeconds(3), 2, Cost.ONE, TEN, null, 0, List.of()), "after the cool-down's end");
     }
 
     @Test
     void aVendorsCountTheUnitsWouldPassHoldsTheEstimateToItsReset() {
         VendorCount threeLeft = new VendorCount(10, 3, NOW.plusSeconds(40));
-        assertEquals(NOW.plusMillis(200), WaitEstimate.grantAt(NOW, NOW, null, 2, Cost.ONE, GAP, threeLeft, 10,
+        assertEquals(NOW.plusMillis(200), WaitEstimate.grantAt(NOW, NOW, NONE, null, 2, Cost.ONE, TEN, threeLeft, 10,
                 List.of()), "two ahead and this one: three, what the vendor said is left");
-        assertEquals(NOW.plusSeconds(40).plusMillis(300), WaitEstimate.grantAt(NOW, NOW, null, 3, Cost.ONE, GAP,
+        assertEquals(NOW.plusSeconds(40).plusMillis(300), WaitEstimate.grantAt(NOW, NOW, NONE, null, 3, Cost.ONE, TEN,
                 threeLeft, 10, List.of()), "a fourth unit waits for the vendor's reset");
     }
 
@@ -44,14 +49,57 @@ class WaitEstimateTest {
         Pace daily = Pace.aligned(100, days);
         Duration gap = daily.gap();
         Instant tomorrow = Instant.parse("2026-12-05T00:00:00Z");
-        assertEquals(NOW.plus(gap.multipliedBy(4)), WaitEstimate.grantAt(NOW, NOW, null, 4, Cost.ONE, gap, null, 0,
+        assertEquals(NOW.plus(gap.multipliedBy(4)), WaitEstimate.grantAt(NOW, NOW, NONE, null, 4, Cost.ONE, LimitRules.of(daily), null, 0,
                 List.of(new WaitEstimate.BlockUse(daily, 95))), "95 used, 4 ahead, this one: the 100th today");
-        assertEquals(tomorrow, WaitEstimate.grantAt(NOW, NOW, null, 5, Cost.ONE, Duration.ofMillis(1), null, 0,
+        assertEquals(tomorrow, WaitEstimate.grantAt(NOW, NOW, NONE, null, 5, Cost.ONE, THOUSAND, null, 0,
                 List.of(new WaitEstimate.BlockUse(daily, 95))), "the 101st: not before tomorrow");
-        assertEquals(tomorrow.plus(Duration.ofDays(1)), WaitEstimate.grantAt(NOW, NOW, null, 250, Cost.ONE,
-                Duration.ofMillis(1), null, 0, List.of(new WaitEstimate.BlockUse(daily, 0))),
+        assertEquals(tomorrow.plus(Duration.ofDays(1)), WaitEstimate.grantAt(NOW, NOW, NONE, null, 250, Cost.ONE,
+                THOUSAND, null, 0, List.of(new WaitEstimate.BlockUse(daily, 0))),
                 "the 251st unit from today's first: the day after tomorrow (201-300)");
-        assertEquals(tomorrow, WaitEstimate.grantAt(NOW, NOW, null, 0, Cost.of(30), Duration.ofMillis(1), null, 0,
+        assertEquals(tomorrow, WaitEstimate.grantAt(NOW, NOW, NONE, null, 0, Cost.of(30), THOUSAND, null, 0,
                 List.of(new WaitEstimate.BlockUse(daily, 80))), "a call of 30 units with 20 left today: tomorrow");
+    }
+
+    /**
+     * A grant turns the beat at the end of the last send's block (a new block's first send is due at once): so does
+     * the estimate, for the slot as written and for the units ahead (random histories, seed 90001: 7 a second on
+     * blocks, spaced 426 ms; a call of cost 3 put the slot 1.3 s ahead, the call was granted at the next second, 0.7 s
+     * before the estimate, which a deadline would have been refused by).
+     */
+    @Test
+    void aNewBlockTurnsTheBeatForTheSlotAndForTheUnitsAhead() {
+        CalendarBlocks seconds = new CalendarBlocks(Duration.ofSeconds(1), ZoneId.of("UTC"), LocalTime.MIDNIGHT);
+        LimitRules rules = new LimitRules(List.of(Pace.aligned(7, seconds)), Duration.ofMillis(426));
+        Instant now = NOW.plusMillis(54);
+        Optional<Instant> last = Optional.of(NOW);
+        Instant slot = NOW.plusMillis(1_283);
+        Instant nextSecond = NOW.plusSeconds(1);
+        assertEquals(nextSecond, WaitEstimate.grantAt(now, slot, last, null, 0, Cost.ONE, rules, null, 0, List.of()),
+                "the head: at the next block's start, not at the slot");
+        assertEquals(nextSecond.plusMillis(426), WaitEstimate.grantAt(now, slot, last, null, 1, Cost.ONE, rules, null,
+                0, List.of()), "one ahead: a gap after it");
+        LimitRules fast = new LimitRules(List.of(Pace.aligned(7, seconds)), Duration.ZERO);
+        assertEquals(nextSecond, WaitEstimate.grantAt(now, now, last, null, 12, Cost.ONE, fast, null, 0, List.of()),
+                "twelve ahead, a gap each (1/7 s): the block ends after the seventh and the beat starts again there "
+                + "(at the earliest: a costly call ahead may be the one the turn comes after)");
+    }
+
+    /** Idle time fills the burst allowance: that many units go back to back, then a gap each, never closer than the
+     * minimum spacing. */
+    @Test
+    void theBurstLetsUnitsAheadGoBackToBack() {
+        LimitRules burst = new LimitRules(List.of(Pace.of(10, 1000)), Duration.ZERO, 3);
+        Instant idle = NOW.minusSeconds(10);
+        assertEquals(NOW, WaitEstimate.grantAt(NOW, idle, NONE, null, 2, Cost.ONE, burst, null, 0, List.of()),
+                "two ahead and this one: the burst of three");
+        assertEquals(NOW.plusMillis(200), WaitEstimate.grantAt(NOW, idle, NONE, null, 4, Cost.ONE, burst, null, 0,
+                List.of()), "four ahead: two more gaps");
+        assertEquals(NOW.plusMillis(250), WaitEstimate.grantAt(NOW, NOW.plusMillis(50), NONE, null, 2, Cost.ONE,
+                burst, null, 0, List.of()), "an allowance used up: the slot, and a gap each");
+        assertEquals(NOW.plusMillis(2_000), WaitEstimate.grantAt(NOW, idle, NONE, NOW.plusSeconds(2), 2, Cost.ONE,
+                burst, null, 0, List.of()), "after a cool-down: the burst from its end");
+        LimitRules spaced = new LimitRules(List.of(Pace.of(10, 1000)), Duration.ofMillis(30), 3);
+        assertEquals(NOW.plusMillis(60), WaitEstimate.grantAt(NOW, idle, NONE, null, 2, Cost.ONE, spaced, null, 0,
+                List.of()), "the burst keeps the spacing");
     }
 }
