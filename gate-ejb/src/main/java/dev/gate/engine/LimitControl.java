@@ -144,7 +144,9 @@ public final class LimitControl {
         LOG.info(() -> "limit " + name + (created ? " created: " : " changed: ") + pace.calls() + " calls per "
                 + pace.window() + " by " + actor);
         tooCostly(change.tooCostly(), actor);
+        keysCalls(change.keysCalls(), actor);
         if (!created) {
+            strays(name, actor);
             follow(name);
         }
         loop.wake();
@@ -155,6 +157,25 @@ public final class LimitControl {
     private void tooCostly(List<dev.gate.store.Leases.Cleared> cancelled, String actor) {
         operators.callsEnded(cancelled, "cancelled: its cost is above the calls of the limit's smallest rule since "
                 + actor + " changed the limit");
+    }
+
+    /** A keyed limit made plain: its keys' waiting calls left the line with the change, told so. */
+    private void keysCalls(List<dev.gate.store.Leases.Cleared> cancelled, String actor) {
+        operators.callsEnded(cancelled, "cancelled: " + actor + " made the limit plain, and its own rule would not "
+                + "count its keys' calls");
+    }
+
+    /**
+     * A join that met the change's commit (its key opened before it) may have put its call in a key's line of a limit
+     * made plain: taken out once the change committed. A failure here is not the caller's (the change holds): logged.
+     */
+    private void strays(String name, String actor) {
+        try {
+            keysCalls(admission.run(() -> limits.strays(name, actor)), actor);
+        } catch (GateException e) {
+            LOG.warning(() -> "limit " + name + " changed, but its keys' calls were not looked for again ("
+                    + e.getMessage() + ")");
+        }
     }
 
     /** Changes only the limit's own rule (its options and more rules stay), recorded as {@code actor}'s action. */

@@ -41,8 +41,23 @@ public final class LimitTable {
                    OR (c.cost > 1 AND l.keyed))
             RETURNING c.id, c.limit_name, c.call_class, c.owner, c.state""";
 
-    /** What a change did: whether it made the limit, and the waiting calls it took out of the line (too costly now). */
-    public record Change(boolean created, List<Leases.Cleared> tooCostly) {
+    // A keyed limit made plain keeps no keys: its keys' waiting calls would go by their keys' rules alone, which its
+    // own rule does not count. They leave the line with the change, as a costlier call does; a join that met the
+    // change's commit (its key opened before it) is taken out by the same statement once the change committed
+    // (strays). (A plain limit made keyed keeps its waiting calls of one unit: they go in its own line, by its rule
+    // and its parent's.)
+    static final String CANCEL_KEYS_CALLS = """
+            UPDATE gate_call c SET state = 'CANCELLED', done_at = clock_timestamp()
+            FROM gate_limit l
+            WHERE l.name = ? AND NOT l.keyed AND c.state = 'WAITING'
+              AND c.limit_name IN (SELECT k.name FROM gate_limit k WHERE k.template_name = l.name)
+            RETURNING c.id, c.limit_name, c.call_class, c.owner, c.state""";
+
+    /**
+     * What a change did: whether it made the limit, and the waiting calls it took out of the line: too costly now, or
+     * in its keys' lines when it was made plain.
+     */
+    public record Change(boolean created, List<Leases.Cleared> tooCostly, List<Leases.Cleared> keysCalls) {
     }
 
     // A re-declared limit's vendor count holds no longer than its new declaration allows (its longest window, its
@@ -174,7 +189,7 @@ public final class LimitTable {
             em.persist(new Limit(name, pace, options, starvingAfter));
             em.flush();
             ActionLog.record(em, new ActionLog.Entry(actor, "create-limit", "limit " + name, rule));
-            return new Change(true, List.of());
+            return new Change(true, List.of(), List.of());
         }
         limit.change(pace, options, starvingAfter);
         em.flush();
@@ -182,7 +197,29 @@ public final class LimitTable {
         em.createNativeQuery(RESTART_ADAPTIVE).setParameter(1, name).executeUpdate();
         em.createNativeQuery(RECAP_VENDOR_COUNT).setParameter(1, name).executeUpdate();
         ActionLog.record(em, new ActionLog.Entry(actor, "change-limit", "limit " + name, rule));
-        return new Change(false, tooCostly(em, name, actor));
+        return new Change(false, tooCostly(em, name, actor), keysCalls(em, name, actor));
+    }
+
+    /**
+     * The calls a join put in a key's line of a limit made plain as the change committed (the key opened before it),
+     * out of the line once it has (recorded, when any).
+     */
+    public List<Leases.Cleared> strays(String name, String actor) throws StoreUnavailable {
+        return jpa.run(em -> keysCalls(em, name, actor));
+    }
+
+    private static List<Leases.Cleared> keysCalls(EntityManager em, String name, String actor) {
+        List<Leases.Cleared> cleared = em.unwrap(org.hibernate.Session.class).doReturningWork(c -> {
+            try (PreparedStatement ps = c.prepareStatement(CANCEL_KEYS_CALLS)) {
+                ps.setString(1, name);
+                return Leases.cleared(ps);
+            }
+        });
+        if (!cleared.isEmpty()) {
+            ActionLog.record(em, new ActionLog.Entry(actor, "cancel-call", "limit " + name, cleared.size()
+                    + " waiting calls of its keys: the limit is not keyed now, and its own rule would not count them"));
+        }
+        return cleared;
     }
 
     // The limits that name this one as their parent (also checked by a removal, LimitRemovals).
