@@ -155,13 +155,15 @@ record History(long seed, List<LimitPlan> limits, List<List<Step>> programs, Lis
         }
     }
 
-    enum OperatorKind { PAUSE, RESUME, REPACE, REDECLARE, REMOVE, CANCEL, DRAIN, CUT, KILL }
+    /** KIND: the limit's kind changed (a keyed limit made plain, a plain one made keyed under L0). */
+    enum OperatorKind { PAUSE, RESUME, REPACE, REDECLARE, REMOVE, CANCEL, DRAIN, CUT, KILL, KIND }
 
     /**
      * The operator's hand at {@code atMs} after the start: a pause of {@code arg} ms, a re-pace to {@code arg}, a
      * cancel of the call a program joined last, a drain of program {@code arg}'s waiting calls; or a fault that strikes
      * {@code copy} (0: copy a, which holds the limits' first declarations; 1: copy b): its database link cut for
-     * {@code arg} ms, or the copy killed and a new one started {@code arg} ms later.
+     * {@code arg} ms, or the copy killed and a new one started {@code arg} ms later; or the limit's kind changed
+     * ({@code arg} 0: made plain, 1: made keyed under L0).
      */
     record OperatorStep(long atMs, OperatorKind kind, int limit, long arg, int copy) {
 
@@ -186,6 +188,7 @@ record History(long seed, List<LimitPlan> limits, List<List<Step>> programs, Lis
                 case DRAIN -> "drain program " + arg + "'s calls of L" + limit;
                 case CUT -> "cut copy " + copyName() + "'s database link for " + arg + " ms";
                 case KILL -> "kill copy " + copyName() + ", start another " + arg + " ms later";
+                case KIND -> arg == 0 ? "make L" + limit + " plain" : "make L" + limit + " keyed under L0";
             };
         }
     }

@@ -80,8 +80,7 @@ final class HistoryChecks {
         for (int l = 0; l < run.names.length; l++) {
             final int limit = l;
             // a key's line and a parent's share a beat: the lock-out check reads a plain limit's alone
-            boolean shared = run.history.limits().get(l).keyed() || run.history.limits().stream()
-                    .anyMatch(p -> p.keyed() && p.keyedUnder() == limit);
+            boolean shared = run.everKeyed(limit) || run.everParent(limit);
             if (!shared && run.refusedLimits.stream().noneMatch(r -> r.startsWith("L" + limit + ":"))) {
                 checks.nobodyLockedOut(l);
             }
@@ -112,7 +111,7 @@ final class HistoryChecks {
             }
             Instant read = e.estimate().now();
             Instant granted = call.granted();
-            Integer parent = plan.keyedUnder();
+            Integer parent = run.parentOf(e.limit());
             boolean forward = run.faults.stream().anyMatch(f -> f.from().isBefore(granted)
                     && f.until().plusSeconds(4).isAfter(read))
                     || run.acts.stream().anyMatch(a -> a.started().isBefore(granted.plus(SLACK))
@@ -305,9 +304,9 @@ final class HistoryChecks {
                     int cost = costOf(t);
                     // the generator asks within the gate's bounds: only a re-pace below a call's cost makes it one
                     // the gate must refuse, and a cost above 1 on a keyed limit (it takes calls of one unit)
-                    boolean keyed = run.history.limits().get(t.limit()).keyed();
-                    if (!t.detail().contains("cost:") || (keyed ? cost == 1 : cost <= run.fewestCalls(t.limit(),
-                            t.at().minusSeconds(2), t.at()))) {
+                    boolean keyed = run.mayBeKeyedAt(t.limit(), t.at());
+                    if (!t.detail().contains("cost:") || !(keyed && cost > 1) && cost <= run.fewestCalls(t.limit(),
+                            t.at().minusSeconds(2), t.at())) {
                         found.add(t + ": a request within the gate's bounds (cost " + cost + ") refused as invalid");
                     }
                 }
@@ -316,9 +315,15 @@ final class HistoryChecks {
                         found.add(t + ": refused as line full, and its line could not have been");
                     }
                 }
-                case KEYED, KEY_REUSED, FAILED ->
-                        // every key fits its limit's kind, every submission key is new: neither is a right answer
-                        // here, and a failure never is
+                case KEYED -> {
+                    // every key fits its limit's kind as its program knows it: only a change of kind under way
+                    // explains this refusal
+                    if (!kindChangingAt(t.limit(), t.at())) {
+                        found.add(t + ": refused (" + t.answer() + ") where no rule refuses it");
+                    }
+                }
+                case KEY_REUSED, FAILED ->
+                        // every submission key is new: not a right answer here, and a failure never is
                         found.add(t + ": refused (" + t.answer() + ") where no rule refuses it");
                 case NOT_NOW -> {
                     if (dueThroughout(t)) {
@@ -331,6 +336,18 @@ final class HistoryChecks {
                 }
             }
         }
+    }
+
+    /**
+     * Whether a fault may explain a refusal heard between {@code from} and {@code to}: a cut, with the recovery after
+     * it (its copy paused; its calls' owner alive as the database reads it); a kill only until its last session
+     * closed (a pass it had under way could commit until then). After that its calls are a dead instance's, which no
+     * survivor's answer may wait for (defect 4 of issue 52).
+     */
+    private boolean faultMayExplain(Instant from, Instant to) {
+        return run.faults.stream().anyMatch(f -> f.kind() == History.OperatorKind.KILL
+                ? f.from().minusMillis(200).isBefore(to) && f.dead().plus(SETTLED).isAfter(from)
+                : f.covers(from) || f.covers(to));
     }
 
     /**
@@ -373,16 +390,16 @@ final class HistoryChecks {
         History.Step step = run.history.programs().get(t.program()).get(t.step());
         int l = t.limit();
         if (!(step instanceof History.Join join) || join.deadlineMs() == null || t.callId() != null
-                || run.history.limits().get(l).keyed()
-                || run.history.limits().stream().anyMatch(p -> p.keyed() && p.keyedUnder() == l)) {
+                || run.everKeyed(l) || run.everParent(l)) {
             return null;
         }
         Instant from = t.at().minus(HEARD_WITHIN);
         Instant by = from.plusMillis(join.deadlineMs());
         boolean others = calls.values().stream().anyMatch(c -> c.limit() == l && !c.enqueued().isAfter(t.at())
-                && (c.leftWaiting() == null || c.leftWaiting().isAfter(from.minus(SETTLED))));
+                && (c.leftWaiting() == null || c.leftWaiting().isAfter(from.minus(SETTLED)))
+                && !deadBy(c.owner(), from));
         boolean held = holdsAtMost(l).stream().anyMatch(h -> h.from().isBefore(by) && h.until().isAfter(from));
-        boolean changing = run.faults.stream().anyMatch(f -> f.covers(from) || f.covers(by))
+        boolean changing = faultMayExplain(from, by)
                 || run.acts.stream().anyMatch(a -> a.step().limit() == l && a.started().isBefore(by)
                 && a.ended().plusMillis(200).isAfter(from));
         if (others || held || changing) {
@@ -410,8 +427,7 @@ final class HistoryChecks {
     private boolean dueThroughout(Told t) {
         History.Step step = run.history.programs().get(t.program()).get(t.step());
         int l = t.limit();
-        if (!(step instanceof History.Try tried) || tried.key() != null || run.history.limits().get(l).keyed()
-                || run.history.limits().stream().anyMatch(p -> p.keyed() && p.keyedUnder() == l)
+        if (!(step instanceof History.Try tried) || tried.key() != null || run.everKeyed(l) || run.everParent(l)
                 || run.absentAt(l, t.at())) {
             return false;
         }
@@ -422,7 +438,7 @@ final class HistoryChecks {
                 && !deadBy(c.owner(), from));
         boolean held = holdsAtMost(l).stream().anyMatch(h -> h.from().isBefore(t.at().plus(SLACK))
                 && h.until().plus(SLACK).isAfter(from));
-        boolean changing = run.faults.stream().anyMatch(f -> f.covers(from) || f.covers(t.at()))
+        boolean changing = faultMayExplain(from, t.at())
                 || run.acts.stream().anyMatch(a -> a.step().limit() == l && a.started().isBefore(t.at().plusMillis(200))
                 && a.ended().plusMillis(200).isAfter(from));
         if (waiting || held || changing) {
@@ -439,12 +455,23 @@ final class HistoryChecks {
         return step instanceof History.Join j ? j.cost() : step instanceof History.Try x ? x.cost() : 1;
     }
 
-    /** The rules of a line as the vendor states them (a key's: its own rule; its parent's are checked on its line). */
+    /**
+     * The rules of a line as the vendor states them: a key's are its limit's (its parent's are checked on its line);
+     * a keyed limit's own line sends nothing while it is keyed.
+     */
     private List<HistoryVendor.Rule> windows(String line, int l) {
-        LimitPlan plan = run.history.limits().get(l);
-        return plan.keyed() && !line.equals(run.names[l])
-                ? List.of(HistoryVendor.Rule.sliding("key rule", plan.calls(), plan.windowMs()))
-                : plan.keyed() ? List.of() : run.vendorRules(plan);
+        return run.vendorRules(run.history.limits().get(l));
+    }
+
+    /** Whether an operator's change of the limit's kind was under way at {@code t}. */
+    private boolean kindChangingAt(int l, Instant t) {
+        return run.acts.stream().anyMatch(a -> a.step().kind() == History.OperatorKind.KIND && a.step().limit() == l
+                && a.started().isBefore(t.plusMillis(200)) && a.ended().plusMillis(200).isAfter(t));
+    }
+
+    /** Whether a line is a key's (its name holds the key after its limit's). */
+    private static boolean keyLine(String line) {
+        return dev.gate.rules.LimitKey.isKeyName(line);
     }
 
     /** Since when the limit's history goes back at {@code t}: its last removal before (a limit made anew after). */
@@ -557,8 +584,8 @@ final class HistoryChecks {
     /** Whether a call's request reached the vendor later than its limit's receipt margin after its grant. */
     private boolean late(Call call, Instant at) {
         LimitPlan plan = run.history.limits().get(call.limit());
-        long margin = plan.keyed() ? Math.min(plan.marginMs(), run.history.limits().get(plan.keyedUnder()).marginMs())
-                : plan.marginMs();
+        long margin = keyLine(call.line()) ? Math.min(plan.marginMs(),
+                run.history.limits().get(run.parentOf(call.limit())).marginMs()) : plan.marginMs();
         return call.granted() == null || at.isAfter(call.granted().plusMillis(margin));
     }
 
@@ -577,7 +604,7 @@ final class HistoryChecks {
         }
         int l = Integer.parseInt(account.substring(1).split("/")[0]);
         LimitPlan plan = run.history.limits().get(l);
-        int held = plan.keyed() && account.contains("/") ? plan.keyedUnder() : l; // the operator acts on the parent
+        int held = account.contains("/") ? run.parentOf(l) : l; // the operator acts on the parent
         boolean resumed = run.acts.stream().anyMatch(a -> a.done() && a.step().limit() == held
                 && a.step().kind() == History.OperatorKind.RESUME && a.ended().isAfter(last.sent())
                 && a.started().isBefore(t));
@@ -599,8 +626,14 @@ final class HistoryChecks {
         if (call.line().equals(line)) {
             return true;
         }
-        LimitPlan plan = run.history.limits().get(call.limit());
-        return plan.keyed() && run.names[plan.keyedUnder()].equals(line);
+        Integer parent = run.parentOf(call.limit());
+        if (parent == null || !run.names[parent].equals(line)) {
+            return false;
+        }
+        // a key's call; or, of a plain limit made keyed, a call of its own line once the change began (its grant
+        // takes the parent's send too)
+        Instant madeKeyed = run.madeKeyedFrom(call.limit());
+        return keyLine(call.line()) || madeKeyed != null && !call.enqueued().isBefore(madeKeyed.minusMillis(200));
     }
 
     /** No grant while an operator's pause, a cool-down, or a vendor's count of nothing left holds the limit. */
@@ -670,11 +703,11 @@ final class HistoryChecks {
      */
     private boolean countHolds(String line, Call call, HistoryRun.Reported r) {
         LimitPlan plan = run.history.limits().get(call.limit());
-        if (!plan.keyed()) {
+        if (!keyLine(call.line())) {
             return true;
         }
-        List<Integer> parent = rulesAt(run, plan.keyedUnder(), r.at()).stream().map(HistoryVendor.Rule::calls)
-                .toList();
+        List<Integer> parent = rulesAt(run, run.parentOf(call.limit()), r.at()).stream()
+                .map(HistoryVendor.Rule::calls).toList();
         Integer quota = r.report().quota();
         boolean ofParent = quota != null ? parent.contains(quota)
                 : r.report().remaining() > plan.calls() && r.report().remaining() <= parent.stream()

@@ -55,6 +55,9 @@ final class HistoryFeatures {
             if (k == OperatorKind.CUT || k == OperatorKind.KILL) {
                 all.add("operator " + k.name().toLowerCase() + " copy a");
                 all.add("operator " + k.name().toLowerCase() + " copy b");
+            } else if (k == OperatorKind.KIND) {
+                all.add("operator makes a keyed limit plain");
+                all.add("operator makes a plain limit keyed");
             } else {
                 all.add("operator " + k.name().toLowerCase());
             }
@@ -108,8 +111,12 @@ final class HistoryFeatures {
             }
         }
         for (OperatorStep o : h.operator()) {
-            f.add("operator " + o.kind().name().toLowerCase() + (o.kind() == OperatorKind.CUT
-                    || o.kind() == OperatorKind.KILL ? " copy " + o.copyName() : ""));
+            if (o.kind() == OperatorKind.KIND) {
+                f.add(o.arg() == 0 ? "operator makes a keyed limit plain" : "operator makes a plain limit keyed");
+            } else {
+                f.add("operator " + o.kind().name().toLowerCase() + (o.kind() == OperatorKind.CUT
+                        || o.kind() == OperatorKind.KILL ? " copy " + o.copyName() : ""));
+            }
             int limit = o.limit();
             add(f, h.limits().stream().anyMatch(l -> l.keyed() && l.keyedUnder() == limit),
                     "operator acts on a parent");

@@ -38,6 +38,10 @@ final class HistoryGenerator {
     static final List<String> ETC = ZONES.stream().filter(z -> z.startsWith("Etc/")).toList();
 
     private static final long[] WINDOWS = {1000, 1500, 2000, 3000};
+    /** The operator's steps drawn at random (a change of kind comes apart, last: see {@link #kind}). */
+    private static final OperatorKind[] RANDOM_KINDS = {OperatorKind.PAUSE, OperatorKind.RESUME, OperatorKind.REPACE,
+            OperatorKind.REDECLARE, OperatorKind.REMOVE, OperatorKind.CANCEL, OperatorKind.DRAIN, OperatorKind.CUT,
+            OperatorKind.KILL};
     private static final long[] BLOCKS = {3_600_000, 6 * 3_600_000, 86_400_000};
 
     private HistoryGenerator() {
@@ -75,7 +79,7 @@ final class HistoryGenerator {
             if (limits.get(limit).keyed()) {
                 limit = limits.get(limit).keyedUnder(); // the operator acts on the parent: a keyed limit's keys follow it
             }
-            OperatorKind kind = OperatorKind.values()[r.nextInt(OperatorKind.values().length)];
+            OperatorKind kind = RANDOM_KINDS[r.nextInt(RANDOM_KINDS.length)];
             long arg = switch (kind) {
                 case PAUSE -> 1000 + r.nextInt(1000);
                 case REPACE -> 1 + r.nextInt(Math.min(limits.get(limit).calls() * 2, 20));
@@ -91,7 +95,29 @@ final class HistoryGenerator {
                 operator.add(new OperatorStep(at, OperatorKind.REDECLARE, limit, 0));
             }
         }
+        kind(struck, limits, operator, at);
         return new History(seed, limits, programs, operator);
+    }
+
+    /**
+     * Now and then the operator's last step changes a limit's kind, as the vendor's plan changed: a keyed limit made
+     * plain, or the second plain limit made keyed under the first. Last, so that no step after it acts on the limit as
+     * its plan declared it; drawn apart from the rest, so that a seed's history keeps what it had before.
+     */
+    private static void kind(Random r, List<LimitPlan> limits, List<OperatorStep> operator, long after) {
+        if (r.nextInt(4) != 0) {
+            return;
+        }
+        long at = after + 300 + r.nextInt(2000);
+        for (int l = 0; l < limits.size(); l++) {
+            if (limits.get(l).keyed()) {
+                operator.add(new OperatorStep(at, OperatorKind.KIND, l, 0));
+                return;
+            }
+        }
+        if (limits.size() > 1 && limits.get(0).calls() < 100_000) { // L1 plain: keyed under L0 (not a bulk parent)
+            operator.add(new OperatorStep(at, OperatorKind.KIND, 1, 1));
+        }
     }
 
     private static LimitPlan limit(Random r) {

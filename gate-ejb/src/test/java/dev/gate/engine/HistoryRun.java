@@ -238,14 +238,90 @@ final class HistoryRun {
         return "L" + l + (key == null ? "" : "/" + key);
     }
 
-    /** The vendor's account of a call, opened (a key's inside its parent's) at its first call. */
+    /** The vendor's account of a call, opened (a key's inside its parent's, with the limit's rules) at its first call. */
     private String openAccount(int l, String key) {
-        LimitPlan plan = history.limits().get(l);
-        if (plan.keyed()) {
-            vendor.account(account(l, key), List.of(HistoryVendor.Rule.sliding("key rule", plan.calls(),
-                    plan.windowMs())), vendor.account(account(plan.keyedUnder(), null)));
+        if (key != null) {
+            vendor.account(account(l, key), vendorRules(history.limits().get(l)),
+                    vendor.account(account(parentOf(l), null)));
         }
         return account(l, key);
+    }
+
+    /** The limit a limit's keys are under: its plan's, or L0 for a plain limit the operator makes keyed; else null. */
+    Integer parentOf(int l) {
+        LimitPlan plan = history.limits().get(l);
+        return plan.keyed() ? plan.keyedUnder() : changesKind(l) ? Integer.valueOf(0) : null;
+    }
+
+    /** Whether the operator's plan changes the limit's kind. */
+    boolean changesKind(int l) {
+        return history.operator().stream().anyMatch(o -> o.kind() == History.OperatorKind.KIND && o.limit() == l);
+    }
+
+    /** Whether the limit is keyed at some time of the history (by its plan, or made so). */
+    boolean everKeyed(int l) {
+        return history.limits().get(l).keyed() || changesKind(l);
+    }
+
+    /** Whether some limit's keys are under this one at some time of the history. */
+    boolean everParent(int l) {
+        for (int m = 0; m < names.length; m++) {
+            if (everKeyed(m) && Integer.valueOf(l).equals(parentOf(m))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether the limit is keyed as its programs know it now: its plan's kind, turned by each change done. */
+    boolean keyedNow(int l) {
+        boolean keyed = history.limits().get(l).keyed();
+        for (Act act : List.copyOf(acts)) {
+            if (act.done() && act.step().kind() == History.OperatorKind.KIND && act.step().limit() == l) {
+                keyed = act.step().arg() == 1;
+            }
+        }
+        return keyed;
+    }
+
+    /** When an operator's change started that made the limit keyed (null: none was made). */
+    Instant madeKeyedFrom(int l) {
+        return acts.stream().filter(a -> a.done() && a.step().kind() == History.OperatorKind.KIND
+                && a.step().limit() == l && a.step().arg() == 1).map(Act::started).findFirst().orElse(null);
+    }
+
+    /** Whether the limit may have been keyed at {@code t}: by its plan before a change, or a change under way. */
+    boolean mayBeKeyedAt(int l, Instant t) {
+        boolean keyed = history.limits().get(l).keyed();
+        for (Act act : List.copyOf(acts)) {
+            if (act.step().kind() == History.OperatorKind.KIND && act.step().limit() == l
+                    && act.started().isBefore(t.plusMillis(200))) {
+                if (act.ended().plusMillis(200).isAfter(t)) {
+                    return true; // under way: either kind
+                }
+                keyed = act.done() ? act.step().arg() == 1 : keyed;
+            }
+        }
+        return keyed;
+    }
+
+    /** A step as its program makes it now: with a key where its limit is keyed (its plan's, or one of three), else none. */
+    private Step asKnownNow(Step step, int s) {
+        if (step instanceof Join j) {
+            return new Join(j.limit(), keyNow(j.limit(), j.key(), s), j.callClass(), j.cost(), j.http(), j.deadlineMs(),
+                    j.concurrencyKey(), j.dedupeKey(), j.sentTwice(), j.report());
+        }
+        if (step instanceof Try t) {
+            return new Try(t.limit(), keyNow(t.limit(), t.key(), s), t.callClass(), t.cost(), t.consume(), t.report());
+        }
+        if (step instanceof Cancel c) {
+            return new Cancel(c.limit(), keyNow(c.limit(), c.key(), s), c.callClass(), c.afterMs());
+        }
+        return step;
+    }
+
+    private String keyNow(int l, String planned, int s) {
+        return !keyedNow(l) ? null : planned != null ? planned : "store-" + s % 3;
     }
 
     /** The vendor's own rules of a plain limit's account, as its documentation would state them. */
@@ -303,6 +379,21 @@ final class HistoryRun {
         return more.isEmpty() ? spec : spec.withMoreRules(more);
     }
 
+    /**
+     * The limit declared as the other kind, as the vendor's new plan has it: made keyed, its keys under L0 with its
+     * rules (the vendor counts them in L0's account from now); made plain, its rule alone, in an account of its own.
+     */
+    private LimitSpec otherKind(int l, boolean keyed) {
+        LimitPlan plan = history.limits().get(l);
+        if (keyed) {
+            return spec(plan).withKeyed(true).withParent(names[0]);
+        }
+        vendor.account(account(l, null), vendorTruth.apply(vendorRules(plan)), null);
+        return LimitSpec.of(plan.calls(), Duration.ofMillis(plan.windowMs()))
+                .withReceiptMargin(Duration.ofMillis(plan.marginMs())).withCoolDown(FLOOR, LADDER, 3)
+                .withMaxCoolDown(Duration.ofMillis(plan.maxCoolDownMs()));
+    }
+
     /** The quota's reset time: its zone's local time of the edge, as Java reads the zone. */
     LocalTime quotaAt(LimitPlan plan) {
         return quotaEdge(plan).atZone(ZoneId.of(plan.quota().zone())).toLocalTime();
@@ -318,7 +409,7 @@ final class HistoryRun {
         for (int s = 0; s < steps.size(); s++) {
             Engine copy = (p % 2 == 0 ? a : b).engine(); // after a kill, the copy started in its place
             try {
-                Step step = steps.get(s);
+                Step step = asKnownNow(steps.get(s), s);
                 if (step instanceof Sleep sleep) {
                     Thread.sleep(sleep.ms());
                 } else if (step instanceof Join join && join.http()) {
@@ -330,8 +421,7 @@ final class HistoryRun {
                 } else if (step instanceof Cancel cancel) {
                     cancel(copy, program, p, s, cancel);
                 } else if (step instanceof History.Elsewhere other) {
-                    LimitPlan plan = history.limits().get(other.limit());
-                    int of = plan.keyed() ? plan.keyedUnder() : other.limit(); // the vendor's whole account
+                    int of = keyedNow(other.limit()) ? parentOf(other.limit()) : other.limit(); // the whole account
                     HistoryVendor.Answer answer = vendor.elsewhere(account(of, null), other.units());
                     tell(p, s, of, null, Answer.ELSEWHERE, other.units() + " units: " + answer.status());
                 }
@@ -747,6 +837,7 @@ final class HistoryRun {
                             () -> a.engine().limits().rePace(limit, Pace.of((int) step.arg(), plan.windowMs()), "ops"));
                     case REDECLARE -> rePace(step.limit(), plan.calls(),
                             () -> b.engine().limits().put(limit, spec(plan), "ops"));
+                    case KIND -> a.engine().limits().put(limit, otherKind(step.limit(), step.arg() == 1), "ops");
                     case REMOVE -> { // refused while the limit has live calls: the operator tries again for 3 s
                         long giveUp = System.nanoTime() + REMOVAL_TRIES.toNanos();
                         while (!a.engine().limits().remove(limit, "ops").removed()) {

@@ -285,8 +285,8 @@ class RandomHistoriesTest {
         for (int l = 0; l < run.names.length; l++) {
             int limit = l;
             if (run.refusedLimits.stream().anyMatch(r -> r.startsWith("L" + limit + ":"))
-                    || run.history.limits().get(l).keyed() || run.removedAtTheEnd(l)) {
-                continue; // a keyed limit's keys are probed through their parent's line
+                    || run.everKeyed(l) || run.removedAtTheEnd(l)) {
+                continue; // a keyed limit's keys are probed through their parent's line (and one made so, or plain)
             }
             LimitPlan plan = run.history.limits().get(l);
             Instant due = holdsEnd(run, l);
@@ -341,8 +341,8 @@ class RandomHistoriesTest {
         long longestWindow = Math.max(plan.windowMs(), Math.max(plan.more() == null ? 0 : plan.more().windowMs(),
                 plan.quota() == null ? 0 : plan.quota().blockMs()));
         for (HistoryRun.Reported r : List.copyOf(run.reported)) {
-            LimitPlan of = run.history.limits().get(r.limit());
-            boolean mine = r.limit() == l || of.keyed() && of.keyedUnder() == l; // a key's 429 pauses its parent
+            boolean mine = r.limit() == l || r.account().contains("/") && Integer.valueOf(l).equals(run.parentOf(
+                    r.limit())); // a key's 429 pauses its parent
             if (!mine || r.at().isBefore(lastResume)) {
                 continue;
             }
