@@ -134,16 +134,26 @@ public final class LimitTable {
 
     /** The waiting calls costlier than the limit's smallest rule now, out of the line (recorded, when any). */
     private static List<Leases.Cleared> tooCostly(EntityManager em, String name, String actor) {
+        return cancel(em, CANCEL_COSTLIER, name, actor, " waiting calls: their cost is above the calls of the limit's "
+                + "smallest rule now, or above the one unit of a keyed limit's call");
+    }
+
+    /** A limit made plain: its keys' waiting calls, out of the line (recorded, when any). */
+    private static List<Leases.Cleared> keysCalls(EntityManager em, String name, String actor) {
+        return cancel(em, CANCEL_KEYS_CALLS, name, actor, " waiting calls of its keys: the limit is not keyed now, "
+                + "and its own rule would not count them");
+    }
+
+    /** The calls a change's statement took out of the line, recorded as one cancel of {@code actor}'s. */
+    private static List<Leases.Cleared> cancel(EntityManager em, String sql, String name, String actor, String why) {
         List<Leases.Cleared> cleared = em.unwrap(org.hibernate.Session.class).doReturningWork(c -> {
-            try (PreparedStatement ps = c.prepareStatement(CANCEL_COSTLIER)) {
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
                 ps.setString(1, name);
                 return Leases.cleared(ps);
             }
         });
         if (!cleared.isEmpty()) {
-            ActionLog.record(em, new ActionLog.Entry(actor, "cancel-call", "limit " + name, cleared.size()
-                    + " waiting calls: their cost is above the calls of the limit's smallest rule now, or above the "
-                    + "one unit of a keyed limit's call"));
+            ActionLog.record(em, new ActionLog.Entry(actor, "cancel-call", "limit " + name, cleared.size() + why));
         }
         return cleared;
     }
@@ -206,20 +216,6 @@ public final class LimitTable {
      */
     public List<Leases.Cleared> strays(String name, String actor) throws StoreUnavailable {
         return jpa.run(em -> keysCalls(em, name, actor));
-    }
-
-    private static List<Leases.Cleared> keysCalls(EntityManager em, String name, String actor) {
-        List<Leases.Cleared> cleared = em.unwrap(org.hibernate.Session.class).doReturningWork(c -> {
-            try (PreparedStatement ps = c.prepareStatement(CANCEL_KEYS_CALLS)) {
-                ps.setString(1, name);
-                return Leases.cleared(ps);
-            }
-        });
-        if (!cleared.isEmpty()) {
-            ActionLog.record(em, new ActionLog.Entry(actor, "cancel-call", "limit " + name, cleared.size()
-                    + " waiting calls of its keys: the limit is not keyed now, and its own rule would not count them"));
-        }
-        return cleared;
     }
 
     // The limits that name this one as their parent (also checked by a removal, LimitRemovals).
