@@ -13,7 +13,8 @@ import java.util.logging.Logger;
  * fails to lend a connection in any way, not only with a SQLException, has no connection to give, and that is
  * unavailability ("calls are paused"), never a bug's exception at the caller. HikariCP closing under a borrower (its
  * instance stopping, or killed) throws a NullPointerException from inside getConnection (found by the random
- * histories, seed 56022: a program's join on a copy being killed heard it).
+ * histories, seed 56022: a program's join on a copy being killed heard it), and from the connection's close when it
+ * closed a connection lent before (seed 97134): both are unavailability, as a SQLTransientConnectionException.
  */
 public final class Lending implements DataSource {
 
@@ -31,7 +32,7 @@ public final class Lending implements DataSource {
     @Override
     public Connection getConnection() throws SQLException {
         try {
-            return pool.getConnection();
+            return takenBackAsUnavailable(pool.getConnection());
         } catch (RuntimeException e) {
             throw new SQLTransientConnectionException("the connection pool could not lend a connection: " + e, e);
         }
@@ -40,10 +41,27 @@ public final class Lending implements DataSource {
     @Override
     public Connection getConnection(String user, String password) throws SQLException {
         try {
-            return pool.getConnection(user, password);
+            return takenBackAsUnavailable(pool.getConnection(user, password));
         } catch (RuntimeException e) {
             throw new SQLTransientConnectionException("the connection pool could not lend a connection: " + e, e);
         }
+    }
+
+    /** The lent connection, whose close fails as unavailability whatever the pool throws (every other call as is). */
+    private static Connection takenBackAsUnavailable(Connection lent) {
+        return (Connection) java.lang.reflect.Proxy.newProxyInstance(Connection.class.getClassLoader(),
+                new Class<?>[] {Connection.class}, (proxy, method, args) -> {
+                    try {
+                        return method.invoke(lent, args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        Throwable cause = e.getCause();
+                        if (cause instanceof RuntimeException && method.getName().equals("close")) {
+                            throw new SQLTransientConnectionException("the connection pool could not take back a "
+                                    + "connection: " + cause, cause);
+                        }
+                        throw cause;
+                    }
+                });
     }
 
     @Override

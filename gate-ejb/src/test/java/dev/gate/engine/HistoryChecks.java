@@ -591,9 +591,20 @@ final class HistoryChecks {
                 }
             }
             if (!explained) {
+                StringBuilder uses = new StringBuilder();
+                for (HistoryVendor.Full full : q.fullRules()) {
+                    for (HistoryVendor.Use u : run.vendor.used(full.account())) {
+                        if (!u.at().isAfter(q.at()) && full.rule().counts(u.at(), q.at())) {
+                            Call by = u.gate() ? calls.get(u.callId()) : null;
+                            uses.append("\n    ").append(u.gate() ? "call " + u.callId() + " (granted "
+                                    + (by == null ? "?" : by.granted()) + ")" : "another client").append(" at ")
+                                    .append(u.at());
+                        }
+                    }
+                }
                 found.add("the vendor refused call " + q.callId() + " (" + q.units() + " units, granted "
                         + call.granted() + ") at " + q.at() + " for the gate's own sending: " + q.fullRules()
-                        + " full");
+                        + " full; its window held:" + uses);
             }
         }
     }
@@ -626,7 +637,13 @@ final class HistoryChecks {
                 && a.step().kind() == History.OperatorKind.RESUME && a.ended().isAfter(last.sent())
                 && a.started().isBefore(t));
         boolean capped = t.isAfter(last.at().plusMillis(Math.min(plan.maxCoolDownMs(), longestWindow(plan))));
-        return resumed || capped ? Instant.MIN : last.sent();
+        // a count is the vendor's word on its plan then: after a new plan (the operator's re-pace or re-declaration
+        // follows it) it says nothing of what another client used (seed 97037: a count under a rule of 301,926, then
+        // a re-pace to 17; the other client's 7 earlier units filled the new rule)
+        boolean replanned = run.acts.stream().anyMatch(a -> a.done() && a.step().limit() == held
+                && (a.step().kind() == History.OperatorKind.REPACE || a.step().kind() == History.OperatorKind.REDECLARE)
+                && a.ended().isAfter(last.sent()) && a.started().isBefore(t));
+        return resumed || capped || replanned ? Instant.MIN : last.sent();
     }
 
     /** A time the limit may grant nothing. */

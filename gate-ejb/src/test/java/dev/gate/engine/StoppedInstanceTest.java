@@ -73,4 +73,47 @@ class StoppedInstanceTest {
             assertTrue(paused.getMessage().startsWith("calls are paused"), paused.getMessage());
         }
     }
+
+    @Test
+    void aStepWhoseConnectionThePoolFailsToTakeBackIsPausedNotABug() throws Exception {
+        // found by the random histories (seed 97134): copy a killed as a program's keyed join ran on it; HikariCP,
+        // closed, threw a NullPointerException from the connection's close (resetting the network timeout of a pool
+        // entry it had closed) and the caller heard it, not "calls are paused"
+        HikariDataSource base = copies.pool(GateCopies.POOL);
+        com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
+        base.copyStateTo(config);
+        base.close();
+        java.util.concurrent.atomic.AtomicBoolean closing = new java.util.concurrent.atomic.AtomicBoolean();
+        HikariDataSource pool = new HikariDataSource(config) {
+            @Override
+            public java.sql.Connection getConnection() throws java.sql.SQLException {
+                java.sql.Connection lent = super.getConnection();
+                return (java.sql.Connection) java.lang.reflect.Proxy.newProxyInstance(
+                        java.sql.Connection.class.getClassLoader(), new Class<?>[] {java.sql.Connection.class},
+                        (proxy, method, args) -> {
+                            if (closing.get() && method.getName().equals("close")) {
+                                lent.close();
+                                throw new NullPointerException("Cannot invoke \"java.sql.Connection.setNetworkTimeout("
+                                        + "java.util.concurrent.Executor, int)\" because \"connection\" is null");
+                            }
+                            try {
+                                return method.invoke(lent, args);
+                            } catch (java.lang.reflect.InvocationTargetException e) {
+                                throw e.getCause();
+                            }
+                        });
+            }
+        };
+        copies.closeAfter(pool);
+        Engine gate = copies.start("taking-back", GateCopies.FAST, new ScheduledThreadPoolExecutor(2), pool);
+        copies.limit("taking-back", 10, Duration.ofSeconds(1));
+        assertTrue(gate.callers().tryNow("taking-back", CallClass.INTERACTIVE, "p", CallOptions.NONE).isGranted());
+        closing.set(true);
+        for (var step : java.util.List.<org.junit.jupiter.api.function.Executable>of(
+                () -> gate.callers().tryNow("taking-back", CallClass.INTERACTIVE, "p", CallOptions.NONE),
+                () -> gate.programs().submit("p", "taking-back", CallClass.INTERACTIVE, CallOptions.NONE, null))) {
+            GatePausedException paused = assertThrows(GatePausedException.class, step);
+            assertTrue(paused.getMessage().startsWith("calls are paused"), paused.getMessage());
+        }
+    }
 }
