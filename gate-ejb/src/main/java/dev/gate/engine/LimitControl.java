@@ -146,7 +146,9 @@ public final class LimitControl {
         tooCostly(change.tooCostly(), actor);
         keysCalls(change.keysCalls(), actor);
         if (!created) {
-            strays(name, actor);
+            if (!spec.keyed()) { // only a plain limit's keys' lines are strays (a keyed limit's keys are its lines)
+                strays(name, actor);
+            }
             follow(name);
         }
         loop.wake();
