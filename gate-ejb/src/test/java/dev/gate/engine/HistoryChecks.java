@@ -73,6 +73,7 @@ final class HistoryChecks {
         checks.everyCallEndedOnceAndAsItsCallerWasTold();
         checks.theVendorNeverRefusedTheGatesOwnSending();
         checks.noGrantBeforeItsEstimate();
+        checks.noEstimateLaterThanTheRules();
         for (Map.Entry<String, List<Send>> line : checks.sends.entrySet()) {
             int l = checks.limitOf(line.getKey());
             checks.noWindowOverItsCalls(line.getKey(), l);
@@ -84,9 +85,7 @@ final class HistoryChecks {
         }
         for (int l = 0; l < run.names.length; l++) {
             final int limit = l;
-            // a key's line and a parent's share a beat: the lock-out check reads a plain limit's alone
-            boolean shared = run.everKeyed(limit) || run.everParent(limit);
-            if (!shared && run.refusedLimits.stream().noneMatch(r -> r.startsWith("L" + limit + ":"))) {
+            if (run.refusedLimits.stream().noneMatch(r -> r.startsWith("L" + limit + ":"))) {
                 checks.nobodyLockedOut(l);
             }
         }
@@ -149,6 +148,48 @@ final class HistoryChecks {
                 found.add("call " + call.id() + " (L" + e.limit() + ", " + call.line() + ") read position "
                         + e.estimate().position() + " at " + read + ", and only " + before + " calls of its line were"
                         + " granted before it, at " + granted);
+            }
+        }
+    }
+
+    /**
+     * A waiting call's estimate errs early only so far: it is never later than the latest the rules let it go after
+     * the calls then waiting that may go first ({@link #latestGrant}), nor does its position count more calls than
+     * those. Judged on a plain limit's line (no keys under it) where nothing could hold it around the read: no pause or
+     * hold, no fault, no operator step under way; not for a call with a concurrency key (its holder's end is unknown).
+     */
+    private void noEstimateLaterThanTheRules() {
+        for (HistoryRun.Estimated e : List.copyOf(run.estimates)) {
+            Call call = calls.get(e.callId());
+            int l = e.limit();
+            if (call == null || endUnknown.contains(call.id()) || call.concurrencyKey() != null || run.everKeyed(l)
+                    || run.everParent(l)) {
+                continue;
+            }
+            Instant read = e.estimate().now();
+            Instant estimate = e.estimate().grantAt();
+            boolean held = holdsAtMost(l).stream().anyMatch(h -> h.from().isBefore(read.plus(SLACK))
+                    && h.until().plus(SLACK).isAfter(read));
+            boolean changing = faultMayExplain(read.minusSeconds(1), read)
+                    || run.acts.stream().anyMatch(a -> a.step().limit() == l && a.started().isBefore(read.plusMillis(200))
+                    && a.ended().plusMillis(200).isAfter(read));
+            if (held || changing) {
+                continue;
+            }
+            Ahead latest = latestGrant(l, read, read, call.enqueued(), call.id(), call.rank(), call.program(),
+                    call.cost());
+            if (latest == null) {
+                continue;
+            }
+            if (estimate.isAfter(latest.due().plus(LATENESS))) {
+                found.add("call " + call.id() + " (L" + l + ", " + call.line() + ") read at " + read + " the estimate "
+                        + estimate + ", later than the rules let it go after the " + latest.calls() + " calls that "
+                        + "may go first, at their latest: " + latest.due());
+            }
+            if (e.estimate().position() > latest.calls()) {
+                found.add("call " + call.id() + " (L" + l + ", " + call.line() + ") read position "
+                        + e.estimate().position() + " at " + read + ", and at most " + latest.calls() + " calls "
+                        + "could go before it then");
             }
         }
     }
@@ -399,32 +440,86 @@ final class HistoryChecks {
 
     /**
      * When a join refused for its deadline could have been granted, by the oracle's reading of the rules, where that
-     * is well inside its deadline and nothing else could have held it: no other call of its line waiting, no pause or
-     * hold that could have run, no fault or change under way (else null: the refusal is not judged). A limit with keys
-     * under it is not judged (their calls share its line).
+     * is well inside its deadline and nothing else could have held it: no pause or hold that could have run, no fault
+     * or change under way (else null: the refusal is not judged). The calls of its line that waited then go first, at
+     * their most ({@link #latestGrant}), then the refused one. A limit with keys under it is not judged.
      */
     private Instant grantableBy(Told t) {
         History.Step step = run.history.programs().get(t.program()).get(t.step());
         int l = t.limit();
         if (!(step instanceof History.Join join) || join.deadlineMs() == null || t.callId() != null
-                || run.everKeyed(l) || run.everParent(l)) {
+                || join.concurrencyKey() != null || run.everKeyed(l) || run.everParent(l)) {
             return null;
         }
         Instant from = t.at().minus(HEARD_WITHIN);
         Instant by = from.plusMillis(join.deadlineMs());
-        boolean others = calls.values().stream().anyMatch(c -> c.limit() == l && !c.enqueued().isAfter(t.at())
-                && (c.leftWaiting() == null || c.leftWaiting().isAfter(from.minus(SETTLED)))
-                && !deadBy(c.owner(), from));
         boolean held = holdsAtMost(l).stream().anyMatch(h -> h.from().isBefore(by) && h.until().isAfter(from));
         boolean changing = faultMayExplain(from, by)
                 || run.acts.stream().anyMatch(a -> a.step().limit() == l && a.started().isBefore(by)
                 && a.ended().plusMillis(200).isAfter(from));
-        if (others || held || changing) {
+        if (held || changing) {
             return null;
         }
-        Instant due = dueAt(run, l, log(run.names[l]), t.at(), join.cost());
+        Ahead ahead = latestGrant(l, t.at(), from, t.at(), -1, join.callClass().rank(), "p" + t.program(),
+                join.cost());
         // the gate's estimate may read the log a little before its caller heard: a unit sent since does not count
-        return due.plus(HEARD_WITHIN).plus(LATENESS).isBefore(by) ? due : null;
+        return ahead != null && ahead.due().plus(HEARD_WITHIN).plus(LATENESS).isBefore(by) ? ahead.due() : null;
+    }
+
+    /** The calls that may go before a call, at their most, and when it goes after them by the oracle. */
+    private record Ahead(int calls, Instant due) {
+    }
+
+    /**
+     * The latest a call of limit {@code l} (class {@code rank}, of {@code program}, joined at {@code enqueued}) may be
+     * due by the rules, read at {@code at}: the calls of its line waiting then (any time since {@code since}, a live
+     * copy's) that may go first, at their most: on a line in strict order every one ranked ahead of it; where
+     * programs take turns, every call of a higher class, its own program's earlier calls of its class, and as many
+     * turns of each other program as its own program takes until the call (defect 3 of issue 52); each sent as soon
+     * as the oracle lets it, then the call. Null under the starvation guard with others waiting (it lifts calls).
+     */
+    private Ahead latestGrant(int l, Instant at, Instant since, Instant enqueued, long self, int rank, String program,
+                              int cost) {
+        LimitPlan plan = run.history.limits().get(l);
+        List<Call> others = calls.values().stream().filter(c -> c.limit() == l && c.id() != self
+                        && !c.enqueued().isAfter(at) && (c.leftWaiting() == null
+                        || c.leftWaiting().isAfter(since.minus(SETTLED))) && !deadBy(c.owner(), since))
+                .sorted(java.util.Comparator.comparing(Call::enqueued)).toList();
+        if (plan.aging() && !others.isEmpty()) {
+            return null;
+        }
+        List<Integer> ahead = new ArrayList<>();
+        others.stream().filter(c -> c.rank() < rank).forEach(c -> ahead.add(c.cost()));
+        List<Call> mine = others.stream().filter(c -> c.rank() == rank && c.program().equals(program)
+                && c.enqueued().isBefore(enqueued.plus(SLACK))).toList();
+        mine.forEach(c -> ahead.add(c.cost()));
+        Map<String, List<Call>> byProgram = others.stream().filter(c -> c.rank() == rank
+                && !c.program().equals(program)).collect(java.util.stream.Collectors.groupingBy(Call::program));
+        for (List<Call> theirs : byProgram.values()) {
+            theirs.stream().filter(c -> plan.fair() || c.enqueued().isBefore(enqueued.plus(SLACK)))
+                    .limit(plan.fair() ? mine.size() + 1L : theirs.size()).forEach(c -> ahead.add(c.cost()));
+        }
+        return new Ahead(ahead.size(), dueAfter(l, log(run.names[l]), at, ahead, cost));
+    }
+
+    /**
+     * When, by the oracle, a call of {@code cost} may go on the limit after the calls ahead of it ({@code ahead}: their
+     * costs), each sent in turn as soon as the oracle lets it from {@code t} on, the log as it was before {@code t}.
+     * It errs late, as the oracle does.
+     */
+    private Instant dueAfter(int l, List<Send> log, Instant t, List<Integer> ahead, int cost) {
+        List<Send> chain = new ArrayList<>(log.stream().filter(s -> s.sentAt().isBefore(t)).toList());
+        Instant at = t;
+        long id = -1;
+        for (int units : ahead) {
+            Instant sent = dueAt(run, l, chain, at, units);
+            for (int u = 0; u < units; u++) {
+                chain.add(new Send(l, id, sent, sent, -1));
+            }
+            id--;
+            at = sent.plusNanos(1_000); // the oracle reads the units sent before its moment
+        }
+        return dueAt(run, l, chain, at, cost);
     }
 
     /**
@@ -439,31 +534,50 @@ final class HistoryChecks {
     /**
      * Whether a try told "not now" met a line that, by the oracle's reading of the rules, was due for its units all
      * the while its statement may have run, with no call of a live copy waiting and no pause, hold, fault or change
-     * that could have run (a limit with keys under it, and a key's try, are not judged: they share a line).
+     * that could have run. A key's try (of a limit keyed throughout) is judged on its key's line and its parent's: no
+     * call of a live copy waiting under the parent (its own line, any key's), and no other try under it then (a try
+     * finds the parent's slot taken while another holds it, and is told to come back in 20 ms). A parent's own try is
+     * not judged (its keys' grants share its slot).
      */
     private boolean dueThroughout(Told t) {
         History.Step step = run.history.programs().get(t.program()).get(t.step());
         int l = t.limit();
-        if (!(step instanceof History.Try tried) || tried.key() != null || run.everKeyed(l) || run.everParent(l)
-                || run.absentAt(l, t.at())) {
+        if (!(step instanceof History.Try tried) || run.absentAt(l, t.at()) || run.everParent(l)) {
             return false;
         }
+        boolean key = run.history.limits().get(l).keyed() && !run.changesKind(l);
+        if (!key && run.everKeyed(l)) {
+            return false;
+        }
+        int p = key ? run.parentOf(l) : l;
+        String line = key ? new dev.gate.rules.LimitKey(run.names[l],
+                tried.key() != null ? tried.key() : "store-" + t.step() % 3).limitName() : run.names[l];
         Instant from = t.at().minus(HEARD_WITHIN);
-        boolean waiting = calls.values().stream().anyMatch(c -> c.limit() == l
+        boolean waiting = calls.values().stream().anyMatch(c -> (c.limit() == l || c.limit() == p
+                || key && Integer.valueOf(p).equals(run.parentOf(c.limit())))
                 && c.enqueued().isBefore(t.at().plus(SLACK))
                 && (c.leftWaiting() == null || c.leftWaiting().isAfter(from.minus(SETTLED)))
                 && !deadBy(c.owner(), from));
-        boolean held = holdsAtMost(l).stream().anyMatch(h -> h.from().isBefore(t.at().plus(SLACK))
+        boolean tries = key && run.told.stream().anyMatch(o -> o != t && (o.limit() == p
+                || Integer.valueOf(p).equals(run.parentOf(o.limit())))
+                && run.history.programs().get(o.program()).get(o.step()) instanceof History.Try
+                && o.at().isAfter(from.minus(HEARD_WITHIN)) && o.at().minus(HEARD_WITHIN).isBefore(t.at()));
+        List<Hold> holds = new ArrayList<>(holdsAtMost(l));
+        holds.addAll(key ? holdsAtMost(p) : List.of());
+        boolean held = holds.stream().anyMatch(h -> h.from().isBefore(t.at().plus(SLACK))
                 && h.until().plus(SLACK).isAfter(from));
         boolean changing = faultMayExplain(from, t.at())
-                || run.acts.stream().anyMatch(a -> a.step().limit() == l && a.started().isBefore(t.at().plusMillis(200))
-                && a.ended().plusMillis(200).isAfter(from));
-        if (waiting || held || changing) {
+                || run.acts.stream().anyMatch(a -> (a.step().limit() == l || a.step().limit() == p)
+                && a.started().isBefore(t.at().plusMillis(200)) && a.ended().plusMillis(200).isAfter(from));
+        if (waiting || tries || held || changing) {
             return false;
         }
-        List<Send> log = log(run.names[l]);
+        List<Send> log = log(line);
+        List<Send> parentLog = log(run.names[p]);
         return !dueAt(run, l, log, from.minus(SLACK), tried.cost()).isAfter(from.minus(SLACK))
-                && !dueAt(run, l, log, t.at(), tried.cost()).isAfter(t.at());
+                && !dueAt(run, l, log, t.at(), tried.cost()).isAfter(t.at())
+                && (!key || !dueAt(run, p, parentLog, from.minus(SLACK), tried.cost()).isAfter(from.minus(SLACK))
+                && !dueAt(run, p, parentLog, t.at(), tried.cost()).isAfter(t.at()));
     }
 
     /** The units a program's step asked for. */
@@ -786,58 +900,113 @@ final class HistoryChecks {
     private static final Duration STEP = Duration.ofMillis(50);
 
     /**
-     * Nobody locked out: whenever, during the history, a call waited that the rules would send (no pause or hold could
-     * still be running, every window had room for the line's head, the beat was due), a unit went within the
-     * lateness. A costly head keeps its place: the line is due when the head's units fit (on a limit whose order is
-     * not strict, when every waiting call's do).
+     * Nobody locked out, on a limit and every line that shares its beat (its keys' lines while it is a parent; a plain
+     * limit made keyed, its own line once the change began): whenever a call waited there that the rules would send
+     * (no pause or hold on the limit or a line under it could still be running, every window had room for its line's
+     * head, its parent's too, and the beats were due), a unit went on the limit within the lateness. A costly head
+     * keeps its place: a line is due when its head's units fit (on a limit whose order is not strict, when every
+     * waiting call's do). The limit's own line goes first: a key's line is judged only while no call of it waits.
+     * Times when the limit is itself a key's template (or its kind is changing) are judged on its parent.
      */
     private void nobodyLockedOut(int l) {
-        LimitPlan plan = run.history.limits().get(l);
+        List<Integer> under = new ArrayList<>();
+        for (int k = 0; k < run.names.length; k++) {
+            if (run.everKeyed(k) && Integer.valueOf(l).equals(run.parentOf(k))) {
+                under.add(k);
+            }
+        }
+        if (under.stream().anyMatch(k -> run.refusedLimits.stream().anyMatch(r -> r.startsWith("L" + k + ":")))) {
+            return;
+        }
         List<Send> log = log(run.names[l]);
-        List<Call> mine = calls.values().stream().filter(c -> c.line().equals(run.names[l])).toList();
-        List<Hold> maybeHeld = holdsAtMost(l);
+        List<Hold> maybeHeld = new ArrayList<>(holdsAtMost(l));
+        under.forEach(k -> maybeHeld.addAll(holdsAtMost(k)));
+        List<Integer> all = new ArrayList<>(under);
+        all.add(l);
         for (Instant t = run.start.plusSeconds(1); t.isBefore(run.ended.minus(LATENESS)); t = t.plus(STEP)) {
             Instant now = t;
-            if (maybeHeld.stream().anyMatch(h -> !now.isBefore(h.from().minus(SLACK))
-                    && now.isBefore(h.until().plus(SLACK)))) {
+            if (run.mayBeKeyedAt(l, now) || kindChangingAt(l, now) || run.faultAt(now)
+                    || maybeHeld.stream().anyMatch(h -> !now.isBefore(h.from().minus(SLACK))
+                    && now.isBefore(h.until().plus(SLACK)))
+                    || all.stream().anyMatch(k -> kindChangingAt(k, now) || run.repaced.get(k).stream()
+                    .anyMatch(a -> now.isAfter(a.started().minusMillis(200)) && now.isBefore(a.ended().plusMillis(200))))) {
                 continue;
             }
-            if (run.repaced.get(l).stream().anyMatch(a -> now.isAfter(a.started().minusMillis(200))
-                    && now.isBefore(a.ended().plusMillis(200))) || run.faultAt(now)) {
+            List<Call> own = calls.values().stream().filter(c -> c.line().equals(run.names[l])).toList();
+            Call due = dueHead(l, own, log, now, null);
+            boolean ownWaits = own.stream().anyMatch(y -> !y.enqueued().isAfter(now.plus(LATENESS))
+                    && (y.leftWaiting() == null || y.leftWaiting().isAfter(now)) && !y.state().equals("EXPIRED")
+                    && !deadBy(y.owner(), now));
+            for (int k : under) {
+                if (due != null || ownWaits) {
+                    break;
+                }
+                if (!run.mayBeKeyedAt(k, now)) {
+                    continue;
+                }
+                Instant madeKeyed = run.madeKeyedFrom(k);
+                Map<String, List<Call>> lines = calls.values().stream().filter(c -> c.limit() == k
+                                && (keyLine(c.line()) || madeKeyed != null && now.isAfter(madeKeyed.plusMillis(200))))
+                        .collect(java.util.stream.Collectors.groupingBy(Call::line, java.util.TreeMap::new,
+                                java.util.stream.Collectors.toList()));
+                for (Map.Entry<String, List<Call>> line : lines.entrySet()) {
+                    due = dueHead(k, line.getValue(), log(line.getKey()), now, l);
+                    if (due != null) {
+                        break;
+                    }
+                }
+            }
+            if (due == null) {
                 continue;
             }
-            java.util.Comparator<Call> order = (x, y) -> x.rank() != y.rank() ? Integer.compare(x.rank(), y.rank())
-                    : x.enqueued().compareTo(y.enqueued());
-            List<Call> waiting = mine.stream().filter(y -> !y.state().equals("EXPIRED") && !endUnknown.contains(y.id())
-                    && y.enqueued().isBefore(now.minus(SETTLED)) && y.leftWaiting() != null
-                    && y.leftWaiting().isAfter(now.plus(LATENESS)) && !pastDeadline(y, now.plus(LATENESS))
-                    && !keyHeld(mine, y, now) && !keyHeld(mine, y, now.plus(LATENESS))
-                    && !run.ownerDownAt(y.owner(), now))
-                    .sorted(order).toList();
-            if (waiting.isEmpty()) {
-                continue;
-            }
-            // a call that joined just now (not yet settled) may already head the line: its units count too (seed 50060:
-            // a MANUAL call of cost 2 joined 140 ms before, ahead of the SCHEDULED call of cost 1 the check took as
-            // the head, and rightly held the line until two units fit)
-            Call head = waiting.get(0);
-            int cost = mine.stream().filter(y -> !y.enqueued().isAfter(now) && y.leftWaiting() != null
-                            && y.leftWaiting().isAfter(now) && !y.state().equals("EXPIRED")
-                            && (!plan.strict() || order.compare(y, head) <= 0))
-                    .mapToInt(Call::cost).max().orElse(head.cost());
-            if (dueAt(run, l, log, now, cost).isAfter(now)) {
-                continue;
-            }
+            Call head = due;
             boolean sent = log.stream().anyMatch(s -> !s.sentAt().isBefore(now)
                     && !s.sentAt().isAfter(now.plus(LATENESS)));
             if (!sent) {
-                found.add("L" + l + " (" + plan + ") locked out at " + now + ": call " + waiting.get(0).id()
-                        + " (rank " + waiting.get(0).rank() + ", cost " + waiting.get(0).cost() + ") waited, no pause "
-                        + "or hold could run, every window had room and the beat was due, yet nothing was granted "
-                        + "within " + LATENESS.toMillis() + " ms; the line then: " + around(mine, log, now));
+                List<Call> line = calls.values().stream().filter(c -> c.line().equals(head.line())).toList();
+                found.add(head.line() + " (L" + head.limit() + ": " + run.history.limits().get(head.limit()) + ") locked "
+                        + "out at " + now + ": call " + head.id() + " (rank " + head.rank() + ", cost " + head.cost()
+                        + ") waited, no pause or hold could run, every window had room and the beat was due, yet "
+                        + "nothing was granted on " + run.names[l] + " within " + LATENESS.toMillis() + " ms; the line "
+                        + "then: " + around(line, log(head.line()), now)
+                        + (head.line().equals(run.names[l]) ? "" : "\n  and " + run.names[l] + "'s log:"
+                        + around(List.of(), log, now)));
                 return;
             }
         }
+    }
+
+    /**
+     * The head of a line at {@code now} when the rules would send it then (null: none waits that could go, or its
+     * units do not fit): its limit {@code k}'s rules on the line's log, and its parent's ({@code parent}, null: none)
+     * on the parent's log.
+     */
+    private Call dueHead(int k, List<Call> line, List<Send> lineLog, Instant now, Integer parent) {
+        LimitPlan plan = run.history.limits().get(k);
+        java.util.Comparator<Call> order = (x, y) -> x.rank() != y.rank() ? Integer.compare(x.rank(), y.rank())
+                : x.enqueued().compareTo(y.enqueued());
+        List<Call> waiting = line.stream().filter(y -> !y.state().equals("EXPIRED") && !endUnknown.contains(y.id())
+                        && y.enqueued().isBefore(now.minus(SETTLED)) && y.leftWaiting() != null
+                        && y.leftWaiting().isAfter(now.plus(LATENESS)) && !pastDeadline(y, now.plus(LATENESS))
+                        && !keyHeld(line, y, now) && !keyHeld(line, y, now.plus(LATENESS))
+                        && !run.ownerDownAt(y.owner(), now))
+                .sorted(order).toList();
+        if (waiting.isEmpty()) {
+            return null;
+        }
+        // a call that joined just now (not yet settled) may already head the line: its units count too (seed 50060:
+        // a MANUAL call of cost 2 joined 140 ms before, ahead of the SCHEDULED call of cost 1 the check took as
+        // the head, and rightly held the line until two units fit)
+        Call head = waiting.get(0);
+        int cost = line.stream().filter(y -> !y.enqueued().isAfter(now) && y.leftWaiting() != null
+                        && y.leftWaiting().isAfter(now) && !y.state().equals("EXPIRED")
+                        && (!plan.strict() || order.compare(y, head) <= 0))
+                .mapToInt(Call::cost).max().orElse(head.cost());
+        if (dueAt(run, k, lineLog, now, cost).isAfter(now)
+                || parent != null && dueAt(run, parent, log(run.names[parent]), now, cost).isAfter(now)) {
+            return null;
+        }
+        return head;
     }
 
     /** The calls of a line that were in it around {@code t}, and its last sends before: for reading a finding. */

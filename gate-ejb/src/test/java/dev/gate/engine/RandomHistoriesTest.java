@@ -112,6 +112,11 @@ class RandomHistoriesTest {
      * new ones when the generator changes); long mode's randomness runs from {@code -Dgate.histories.seed}.
      */
     static final long[] SUITE = {44_980, 43_251, 43_645, 43_011, 43_000, 43_001, 43_002, 43_066};
+    /**
+     * And one history of each {@link HistoryShapes shape} (long mode runs one shape with {@code
+     * -Dgate.histories.shape=NAME}, a replay of a shaped seed names its shape the same way).
+     */
+    static final long SHAPED_SEED = 1;
     /** The tests' timings, with finished calls kept only {@link HistoryChecks#RETENTION} and pruned twice a second. */
     private static final EngineSettings PRUNING = new EngineSettings(GateCopies.FAST.defaultLease(),
             GateCopies.FAST.minLease(), GateCopies.FAST.maxLease(), GateCopies.FAST.heartbeat(),
@@ -126,31 +131,44 @@ class RandomHistoriesTest {
         String replay = System.getProperty("gate.history.seed");
         Integer count = Integer.getInteger("gate.histories");
         long first = Long.getLong("gate.histories.seed", 43_000L);
+        String shape = System.getProperty("gate.histories.shape");
         List<Long> seeds = new ArrayList<>();
+        List<String> shapes = new ArrayList<>(); // each seed's shape (null: a random history)
         if (replay != null) {
             seeds.add(Long.parseLong(replay));
+            shapes.add(shape);
         } else if (count != null) {
             for (int i = 0; i < count; i++) {
                 seeds.add(first + i);
+                shapes.add(shape);
             }
         } else {
             java.util.Arrays.stream(SUITE).forEach(seeds::add);
+            seeds.forEach(s -> shapes.add(null));
+            for (String named : HistoryShapes.NAMES) {
+                seeds.add(SHAPED_SEED);
+                shapes.add(named);
+            }
         }
         java.util.Map<String, Integer> ran = new java.util.HashMap<>();
         int steps = 0;
         long t0 = System.nanoTime();
         List<String> broken = new ArrayList<>(); // each failing history, shrunk; the run goes on to the next
         int runs = 0;
-        for (long seed : seeds) {
+        for (int i = 0; i < seeds.size(); i++) {
+            long seed = seeds.get(i);
+            String named = shapes.get(i) == null ? "" : " (" + shapes.get(i) + ")";
             runs++;
-            History history = HistoryGenerator.generate(seed);
+            History history = shapes.get(i) == null ? HistoryGenerator.generate(seed)
+                    : HistoryShapes.of(shapes.get(i), seed);
             List<String> found = check(history, ran);
             steps += history.steps();
             if (!found.isEmpty()) {
-                System.out.println("history " + seed + " broke a promise:\n" + history + String.join("\n", found));
+                System.out.println("history " + seed + named + " broke a promise:\n" + history
+                        + String.join("\n", found));
                 History shrunk = shrink(history);
                 List<String> again = check(shrunk);
-                String report = "history " + seed + " (the " + (seeds.indexOf(seed) + 1) + "th run), shrunk:\n"
+                String report = "history " + seed + named + " (the " + (i + 1) + "th run), shrunk:\n"
                         + shrunk + String.join("\n", again.isEmpty() ? found : again);
                 System.out.println("BROKEN " + report);
                 broken.add(report);

@@ -1,0 +1,129 @@
+package dev.gate.engine;
+
+import dev.gate.api.CallClass;
+import dev.gate.engine.History.Join;
+import dev.gate.engine.History.LimitPlan;
+import dev.gate.engine.History.OperatorKind;
+import dev.gate.engine.History.OperatorStep;
+import dev.gate.engine.History.Report;
+import dev.gate.engine.History.ReportKind;
+import dev.gate.engine.History.Sleep;
+import dev.gate.engine.History.Step;
+import dev.gate.engine.History.Try;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+/**
+ * Histories shaped for what random ones rarely meet: the moments after a fault or a change where a defect of issue 52
+ * would show, their rules, classes and timings drawn from a seed. They are run and judged as the random ones are (the
+ * vendor judges promise 1; the oracle the refusals); nothing here knows what the gate should answer.
+ * <ul>
+ *   <li>{@code dead-copy}: a limit paused while copy b's callers join it; copy b is killed with its calls waiting and
+ *   started again; the operator resumes; copy a's programs try, consume and join (on a line bound, or on the keys of a
+ *   keyed limit under it) while the dead calls' leases still run (defect 4).</li>
+ *   <li>{@code removed-anew}: a limit's window filled by one program, the limit removed and declared again at once,
+ *   and another program calls it anew while the vendor still counts the first sends (defect 8).</li>
+ *   <li>{@code parent-count}: another client of the vendor's account uses all of it but a unit; a key's call uses
+ *   that unit and reports the account's count (nothing left); a try and a join follow on other keys (defect 2).</li>
+ * </ul>
+ */
+final class HistoryShapes {
+
+    static final List<String> NAMES = List.of("dead-copy", "removed-anew", "parent-count");
+
+    private HistoryShapes() {
+    }
+
+    static History of(String shape, long seed) {
+        Random r = new Random(seed);
+        return switch (shape) {
+            case "dead-copy" -> deadCopy(seed, r);
+            case "removed-anew" -> removedAnew(seed, r);
+            case "parent-count" -> parentCount(seed, r);
+            default -> throw new IllegalArgumentException("no shape " + shape + "; the shapes are " + NAMES);
+        };
+    }
+
+    private static History deadCopy(long seed, Random r) {
+        int calls = 2 + r.nextInt(4);
+        long window = 1000 + 500L * r.nextInt(3);
+        int burst = r.nextInt(3) == 0 ? 1 + r.nextInt(Math.min(2, calls)) : 0; // the free line's path for tries
+        History.LineBound bound = r.nextBoolean() ? new History.LineBound(1 + r.nextInt(2), null) : null;
+        List<LimitPlan> limits = new ArrayList<>();
+        limits.add(new LimitPlan(calls, window, 150 + r.nextInt(100), burst, false, false, 2000, null, null, null,
+                null, bound, 0, false));
+        boolean keyed = r.nextInt(3) == 0; // copy a's programs call the keys of a limit under the one the dead wait on
+        if (keyed) {
+            limits.add(new LimitPlan(1 + r.nextInt(2), window, 150, 0, false, false, 2000, null, null, null, 0));
+        }
+        int survivor = keyed ? 1 : 0;
+        List<List<Step>> programs = new ArrayList<>();
+        for (int p = 0; p < 4; p++) {
+            List<Step> steps = new ArrayList<>();
+            if (p % 2 == 1) { // copy b's in-server callers: in the paused line when their copy dies
+                steps.add(new Sleep(50 + r.nextInt(200)));
+                steps.add(new Join(0, null, klass(r), 1, false, null, null, null, false, Report.OK));
+            } else { // copy a's, after the resume, while the dead calls' leases run
+                steps.add(new Sleep(1800 + r.nextInt(400)));
+                for (int s = 0; s < 3; s++) {
+                    String key = keyed ? "store-" + r.nextInt(3) : null;
+                    steps.add(r.nextInt(3) == 0
+                            ? new Join(survivor, key, klass(r), 1, r.nextBoolean(), null, null, null, false, Report.OK)
+                            : new Try(survivor, key, klass(r), 1, r.nextBoolean(), Report.OK));
+                    steps.add(new Sleep(100 + r.nextInt(300)));
+                }
+            }
+            programs.add(steps);
+        }
+        List<OperatorStep> operator = List.of(
+                new OperatorStep(0, OperatorKind.PAUSE, 0, 4000),
+                new OperatorStep(600 + r.nextInt(200), OperatorKind.KILL, 0, 200 + r.nextInt(200), 1),
+                new OperatorStep(1300 + r.nextInt(100), OperatorKind.RESUME, 0, 0));
+        return new History(seed, limits, programs, operator);
+    }
+
+    private static History removedAnew(long seed, Random r) {
+        int calls = 2 + r.nextInt(3);
+        long window = 2000 + 1000L * r.nextInt(2);
+        // a burst of all its calls: the limit sends a window's worth at once, and would again, made anew, if it forgot
+        LimitPlan plan = new LimitPlan(calls, window, 150 + r.nextInt(100), calls, false, false, 2000, null, null, null,
+                null);
+        long filled = 500; // the window's calls granted and reported by then
+        List<Step> first = new ArrayList<>();
+        List<Step> again = new ArrayList<>();
+        again.add(new Sleep(filled + 700));
+        for (int i = 0; i < calls; i++) {
+            first.add(new Join(0, null, klass(r), 1, r.nextBoolean(), null, null, null, false, Report.OK));
+            again.add(r.nextBoolean() ? new Join(0, null, klass(r), 1, r.nextBoolean(), null, null, null, false,
+                    Report.OK) : new Try(0, null, klass(r), 1, true, Report.OK));
+        }
+        List<OperatorStep> operator = List.of(new OperatorStep(filled, OperatorKind.REMOVE, 0, 0),
+                new OperatorStep(filled + 200, OperatorKind.REDECLARE, 0, 0));
+        return new History(seed, List.of(plan), List.of(first, again), operator);
+    }
+
+    private static History parentCount(long seed, Random r) {
+        int parentCalls = 3 + r.nextInt(3);
+        long window = 2000 + 1000L * r.nextInt(2);
+        LimitPlan parent = new LimitPlan(parentCalls, window, 150, 0, false, false, 3000, null, null, null, null);
+        LimitPlan keyed = new LimitPlan(1 + r.nextInt(2), window, 150, 0, false, false, 3000, null, null, null, 0);
+        List<Step> counted = new ArrayList<>();
+        counted.add(new History.Elsewhere(1, parentCalls - 1)); // all of the account but a unit
+        counted.add(new Join(1, "store-0", klass(r), 1, r.nextBoolean(), null, null, null, false,
+                new Report(ReportKind.ACCOUNT_COUNT, null, null, null, null)));
+        List<Step> others = new ArrayList<>();
+        others.add(new Sleep(600 + r.nextInt(300)));
+        others.add(new Try(1, "store-" + (1 + r.nextInt(2)), klass(r), 1, r.nextBoolean(), Report.OK));
+        others.add(new Sleep(100 + r.nextInt(200)));
+        others.add(r.nextBoolean() ? new Join(1, "store-" + (1 + r.nextInt(2)), klass(r), 1, r.nextBoolean(), null,
+                null, null, false, Report.OK) : new Join(0, null, klass(r), 1, r.nextBoolean(), null, null, null, false,
+                Report.OK));
+        return new History(seed, List.of(parent, keyed), List.of(counted, others), List.of());
+    }
+
+    private static CallClass klass(Random r) {
+        return CallClass.values()[r.nextInt(CallClass.values().length)];
+    }
+}
