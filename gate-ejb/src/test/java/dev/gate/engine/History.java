@@ -102,7 +102,7 @@ record History(long seed, List<LimitPlan> limits, List<List<Step>> programs, Lis
     }
 
     /** One thing a program does. */
-    sealed interface Step permits Join, Try, Cancel, Sleep, Elsewhere {
+    sealed interface Step permits Join, Try, Cancel, Sleep, Elsewhere, Flood {
     }
 
     /** Joins and waits: as an EJB caller, or over the program path (submission keys, dedupe, own leases). */
@@ -145,6 +145,14 @@ record History(long seed, List<LimitPlan> limits, List<List<Step>> programs, Lis
         @Override
         public String toString() {
             return "another client uses " + units + " of L" + limit + "'s account";
+        }
+    }
+
+    /** A program's backlog: {@code calls} copies of one HTTP join sent at once, each followed to its end. */
+    record Flood(Join join, int calls) implements Step {
+        @Override
+        public String toString() {
+            return calls + " at once: " + join;
         }
     }
 

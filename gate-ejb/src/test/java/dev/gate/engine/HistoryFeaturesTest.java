@@ -7,7 +7,10 @@ import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-/** The suite's fixed seeds plan every feature the histories can run: no option or operator action goes untried. */
+/**
+ * The suite's fixed seeds and shaped histories plan every feature the histories can run: no option or operator action
+ * goes untried.
+ */
 class HistoryFeaturesTest {
 
     @Test
@@ -16,9 +19,12 @@ class HistoryFeaturesTest {
         for (long seed : RandomHistoriesTest.SUITE) {
             planned.addAll(HistoryFeatures.planned(HistoryGenerator.generate(seed)));
         }
+        for (String shape : HistoryShapes.NAMES) {
+            planned.addAll(HistoryFeatures.planned(HistoryShapes.of(shape, RandomHistoriesTest.SHAPED_SEED)));
+        }
         Set<String> missing = new LinkedHashSet<>(HistoryFeatures.PLANNED);
         missing.removeAll(planned);
-        assertEquals(Set.of(), missing, "features no seed of the suite plans; seeds that plan them all: "
+        assertEquals(Set.of(), missing, () -> "features no seed of the suite plans; seeds that plan them all: "
                 + HistoryFeatures.covering(43_000, 2_000));
     }
 

@@ -416,6 +416,8 @@ final class HistoryRun {
                     http(copy, program, p, s, join);
                 } else if (step instanceof Join join) {
                     ejb(copy, program, p, s, join);
+                } else if (step instanceof History.Flood flood) {
+                    flood(copy, program, p, s, flood);
                 } else if (step instanceof Try tried) {
                     tryNow(copy, program, p, s, tried);
                 } else if (step instanceof Cancel cancel) {
@@ -485,11 +487,39 @@ final class HistoryRun {
         sendAgain(first, program, p, s, join, options, key, id, " (after it ended)", "");
     }
 
+    /** A program's backlog: each copy of the join sent at once (a submission key of its own), followed to its end. */
+    private void flood(Engine copy, String program, int p, int s, History.Flood flood) throws InterruptedException {
+        List<Thread> sent = new ArrayList<>();
+        for (int i = 0; i < flood.calls(); i++) {
+            String own = "-f" + i;
+            Thread one = new Thread(() -> {
+                try {
+                    httpOnce(copy, program, p, s, flood.join(), own);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } catch (RuntimeException e) {
+                    broken.add("program " + p + " step " + s + " (" + flood + ") failed: " + e);
+                }
+            }, names[0] + "-p" + p + own);
+            one.start();
+            sent.add(one);
+        }
+        for (Thread t : sent) {
+            t.join();
+        }
+    }
+
     /** The join as sent and followed to its end; its call's id (null: refused). */
     private Long httpOnce(Engine first, String program, int p, int s, Join join) throws InterruptedException {
+        return httpOnce(first, program, p, s, join, "");
+    }
+
+    /** As above, its submission key ending in {@code own} (one of a flood's). */
+    private Long httpOnce(Engine first, String program, int p, int s, Join join, String own)
+            throws InterruptedException {
         Engine copy = first;
         String limit = names[join.limit()];
-        String key = "r" + run + "-p" + p + "-s" + s;
+        String key = "r" + run + "-p" + p + "-s" + s + own;
         CallOptions options = options(join.key(), join.cost(), join.deadlineMs(), join.concurrencyKey(), HTTP_LEASE);
         ProgramCalls.Submitted submitted;
         try {

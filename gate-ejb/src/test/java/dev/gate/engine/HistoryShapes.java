@@ -27,11 +27,13 @@ import java.util.Random;
  *   and another program calls it anew while the vendor still counts the first sends (defect 8).</li>
  *   <li>{@code parent-count}: another client of the vendor's account uses all of it but a unit; a key's call uses
  *   that unit and reports the account's count (nothing left); a try and a join follow on other keys (defect 2).</li>
+ *   <li>{@code backlog-deadline}: one program's backlog of a class waits (programs taking turns, or not); another
+ *   program's call of that class or another joins with a deadline a few gaps away (defect 3).</li>
  * </ul>
  */
 final class HistoryShapes {
 
-    static final List<String> NAMES = List.of("dead-copy", "removed-anew", "parent-count");
+    static final List<String> NAMES = List.of("dead-copy", "removed-anew", "parent-count", "backlog-deadline");
 
     private HistoryShapes() {
     }
@@ -42,6 +44,7 @@ final class HistoryShapes {
             case "dead-copy" -> deadCopy(seed, r);
             case "removed-anew" -> removedAnew(seed, r);
             case "parent-count" -> parentCount(seed, r);
+            case "backlog-deadline" -> backlogDeadline(seed, r);
             default -> throw new IllegalArgumentException("no shape " + shape + "; the shapes are " + NAMES);
         };
     }
@@ -121,6 +124,25 @@ final class HistoryShapes {
                 null, null, false, Report.OK) : new Join(0, null, klass(r), 1, r.nextBoolean(), null, null, null, false,
                 Report.OK));
         return new History(seed, List.of(parent, keyed), List.of(counted, others), List.of());
+    }
+
+    private static History backlogDeadline(long seed, Random r) {
+        int calls = 3 + r.nextInt(3);
+        long window = 2000;
+        boolean fair = r.nextInt(4) > 0;
+        LimitPlan plan = new LimitPlan(calls, window, 150, 0, fair, false, 2000, null, null, null, null);
+        CallClass backlog = CallClass.values()[1 + r.nextInt(3)];
+        List<Step> worker = List.of(new History.Flood(new Join(0, null, backlog, 1, true, null, null, null, false,
+                Report.OK), 6 + r.nextInt(7)));
+        long gap = window / calls;
+        List<Step> web = new ArrayList<>();
+        web.add(new Sleep(300 + r.nextInt(300)));
+        for (int i = 0; i < 2; i++) {
+            CallClass klass = r.nextInt(3) == 0 ? CallClass.values()[r.nextInt(CallClass.values().length)] : backlog;
+            web.add(new Join(0, null, klass, 1, r.nextBoolean(), 1500 + 2 * gap + r.nextInt(1500), null, null, false,
+                    Report.OK));
+        }
+        return new History(seed, List.of(plan), List.of(worker, web), List.of());
     }
 
     private static CallClass klass(Random r) {
