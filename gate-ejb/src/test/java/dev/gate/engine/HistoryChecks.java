@@ -574,10 +574,38 @@ final class HistoryChecks {
         }
         List<Send> log = log(line);
         List<Send> parentLog = log(run.names[p]);
+        // its burst's units back to back, as a fresh or idle limit's; not while another program's try ran (on the free
+        // line a try that finds the slot locked by another is told to come back at once)
+        boolean othersTried = run.told.stream().anyMatch(o -> o.program() != t.program() && o.limit() == l
+                && run.history.programs().get(o.program()).get(o.step()) instanceof History.Try
+                && o.at().isAfter(from.minus(HEARD_WITHIN)) && o.at().minus(HEARD_WITHIN).isBefore(t.at()));
+        if (!key && !othersTried && burstUntouched(l, t.at())) {
+            List<HistoryVendor.Rule> rules = rulesAt(run, l, t.at());
+            LimitPlan plan = run.history.limits().get(l);
+            if (HistoryOracle.dueWithBurst(rules, plan.marginMs(), plan.burst(), log, from.minus(SLACK), tried.cost())
+                    && HistoryOracle.dueWithBurst(rules, plan.marginMs(), plan.burst(), log, t.at(), tried.cost())) {
+                return true;
+            }
+        }
         return !dueAt(run, l, log, from.minus(SLACK), tried.cost()).isAfter(from.minus(SLACK))
                 && !dueAt(run, l, log, t.at(), tried.cost()).isAfter(t.at())
                 && (!key || !dueAt(run, p, parentLog, from.minus(SLACK), tried.cost()).isAfter(from.minus(SLACK))
                 && !dueAt(run, p, parentLog, t.at(), tried.cost()).isAfter(t.at()));
+    }
+
+    /**
+     * Whether a limit's burst allowance is read from its send log alone until {@code t}: a burst on sliding rules only
+     * (no block, no quota, no spacing, no adaptive rate), and nothing before {@code t} that moves its beat otherwise:
+     * no operator's step on it, no fault, no vendor's word reported on it.
+     */
+    private boolean burstUntouched(int l, Instant t) {
+        LimitPlan plan = run.history.limits().get(l);
+        return plan.burst() > 1 && plan.alignedZone() == null && plan.quota() == null && plan.minIntervalMs() == 0
+                && !plan.adaptive() && run.acts.stream().noneMatch(a -> a.step().limit() == l
+                && a.started().isBefore(t.plusMillis(200)))
+                && run.faults.stream().noneMatch(f -> f.from().isBefore(t.plusSeconds(5)))
+                && run.reported.stream().noneMatch(r -> r.limit() == l && r.report().kind() != ReportKind.OK
+                && r.sent().isBefore(t));
     }
 
     /** The units a program's step asked for. */

@@ -74,6 +74,36 @@ final class HistoryOracle {
         return due;
     }
 
+    /**
+     * Whether a call of {@code cost} may go at {@code t} on a limit of sliding rules with a burst allowance, by the
+     * generic cell rate its documentation names: each unit of the log moves a theoretical arrival time on by a gap
+     * (the slowest rule's, widened by the margin), from the unit's send if that is later; a call goes when that time,
+     * moved on by its own units, is no more than {@code burst} gaps ahead of it, and every rule's window (widened by
+     * the margin) ending at {@code t} has room for its units. A fresh limit, and one idle long enough, goes {@code burst}
+     * units back to back (defect 7 of issue 52). Only the log before {@code t} is read.
+     */
+    static boolean dueWithBurst(List<HistoryVendor.Rule> rules, long marginMs, int burst, List<Send> log, Instant t,
+                                int cost) {
+        long gapUs = gapUs(rules, marginMs);
+        List<Send> before = log.stream().filter(s -> s.sentAt().isBefore(t)).toList();
+        long tat = Long.MIN_VALUE; // in microseconds from t: the theoretical arrival time after the log's units
+        for (Send s : before) {
+            long sent = Duration.between(t, s.sentAt()).toNanos() / 1000;
+            tat = Math.max(tat, sent) + gapUs;
+        }
+        if (Math.max(tat, 0) + cost * gapUs > burst * gapUs) {
+            return false;
+        }
+        for (HistoryVendor.Rule r : rules) {
+            Instant since = t.minusMillis(r.ms() + marginMs);
+            long in = before.stream().filter(s -> s.sentAt().isAfter(since)).count();
+            if (in + cost > r.calls()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** The beat's gap in microseconds: the slowest rule's window (widened by the margin where it slides) per call. */
     private static long gapUs(List<HistoryVendor.Rule> rules, long marginMs) {
         long gap = 1;

@@ -29,11 +29,14 @@ import java.util.Random;
  *   that unit and reports the account's count (nothing left); a try and a join follow on other keys (defect 2).</li>
  *   <li>{@code backlog-deadline}: one program's backlog of a class waits (programs taking turns, or not); another
  *   program's call of that class or another joins with a deadline a few gaps away (defect 3).</li>
+ *   <li>{@code fresh-burst}: a limit with a burst allowance, fresh; programs try and consume at once, then join
+ *   (defect 7).</li>
  * </ul>
  */
 final class HistoryShapes {
 
-    static final List<String> NAMES = List.of("dead-copy", "removed-anew", "parent-count", "backlog-deadline");
+    static final List<String> NAMES = List.of("dead-copy", "removed-anew", "parent-count", "backlog-deadline",
+            "fresh-burst");
 
     private HistoryShapes() {
     }
@@ -45,6 +48,7 @@ final class HistoryShapes {
             case "removed-anew" -> removedAnew(seed, r);
             case "parent-count" -> parentCount(seed, r);
             case "backlog-deadline" -> backlogDeadline(seed, r);
+            case "fresh-burst" -> freshBurst(seed, r);
             default -> throw new IllegalArgumentException("no shape " + shape + "; the shapes are " + NAMES);
         };
     }
@@ -143,6 +147,24 @@ final class HistoryShapes {
                     Report.OK));
         }
         return new History(seed, List.of(plan), List.of(worker, web), List.of());
+    }
+
+    private static History freshBurst(long seed, Random r) {
+        int calls = 3 + r.nextInt(4);
+        long window = 1000L * (1 + r.nextInt(3));
+        LimitPlan plan = new LimitPlan(calls, window, 150 + r.nextInt(100), 2 + r.nextInt(calls - 1), false, false,
+                2000, null, null, null, null);
+        List<List<Step>> programs = new ArrayList<>();
+        for (int p = 0; p < 2; p++) {
+            List<Step> steps = new ArrayList<>();
+            steps.add(new Sleep(p * (300 + r.nextInt(400))));
+            for (int s = 0; s < 2; s++) {
+                steps.add(new Try(0, null, klass(r), 1, r.nextBoolean(), Report.OK));
+            }
+            steps.add(new Join(0, null, klass(r), 1, r.nextBoolean(), null, null, null, false, Report.OK));
+            programs.add(steps);
+        }
+        return new History(seed, List.of(plan), programs, List.of());
     }
 
     private static CallClass klass(Random r) {
