@@ -557,7 +557,7 @@ final class HistoryChecks {
                 || key && Integer.valueOf(p).equals(run.parentOf(c.limit())))
                 && c.enqueued().isBefore(t.at().plus(SLACK))
                 && (c.leftWaiting() == null || c.leftWaiting().isAfter(from.minus(SETTLED)))
-                && !deadBy(c.owner(), from));
+                && !deadBy(c.owner(), from) && !heardGranted(c, t));
         boolean tries = key && run.told.stream().anyMatch(o -> o != t && (o.limit() == p
                 || Integer.valueOf(p).equals(run.parentOf(o.limit())))
                 && run.history.programs().get(o.program()).get(o.step()) instanceof History.Try
@@ -591,6 +591,16 @@ final class HistoryChecks {
                 && !dueAt(run, l, log, t.at(), tried.cost()).isAfter(t.at())
                 && (!key || !dueAt(run, p, parentLog, from.minus(SLACK), tried.cost()).isAfter(from.minus(SLACK))
                 && !dueAt(run, p, parentLog, t.at(), tried.cost()).isAfter(t.at()));
+    }
+
+    /**
+     * Whether a call is one the program of {@code t} heard granted at an earlier step (before it sent this one): no
+     * longer in the line.
+     */
+    private boolean heardGranted(Call c, Told t) {
+        return c.granted() != null && run.told.stream().anyMatch(o -> o.program() == t.program()
+                && o.step() < t.step() && Long.valueOf(c.id()).equals(o.callId())
+                && (o.answer() == Answer.GRANTED || o.answer() == Answer.CONSUMED));
     }
 
     /**

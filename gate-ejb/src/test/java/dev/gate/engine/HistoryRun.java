@@ -381,11 +381,14 @@ final class HistoryRun {
 
     /**
      * The limit declared as the other kind, as the vendor's new plan has it: made keyed, its keys under L0 with its
-     * rules (the vendor counts them in L0's account from now); made plain, its rule alone, in an account of its own.
+     * rules (the vendor counts them, and its own account's calls, in L0's account from now); made plain, its rule alone, in an account of its own.
      */
     private LimitSpec otherKind(int l, boolean keyed) {
         LimitPlan plan = history.limits().get(l);
-        if (keyed) {
+        if (keyed) { // its own line's calls, as its keys', count in L0's account now
+            if (vendor.account(account(l, null)) != null) {
+                vendor.within(account(l, null), account(0, null));
+            }
             return spec(plan).withKeyed(true).withParent(names[0]);
         }
         vendor.account(account(l, null), vendorTruth.apply(vendorRules(plan)), null);

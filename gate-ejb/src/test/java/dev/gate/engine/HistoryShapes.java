@@ -31,12 +31,15 @@ import java.util.Random;
  *   program's call of that class or another joins with a deadline a few gaps away (defect 3).</li>
  *   <li>{@code fresh-burst}: a limit with a burst allowance, fresh; programs try and consume at once, then join
  *   (defect 7).</li>
+ *   <li>{@code costly-kind}: a call of a few units waits on a plain limit (its window is not empty); the operator makes
+ *   the limit keyed under another, as the vendor's plan now counts it in the other's account; the other's programs
+ *   then call it up to its rule (defect 5).</li>
  * </ul>
  */
 final class HistoryShapes {
 
     static final List<String> NAMES = List.of("dead-copy", "removed-anew", "parent-count", "backlog-deadline",
-            "fresh-burst");
+            "fresh-burst", "costly-kind");
 
     private HistoryShapes() {
     }
@@ -49,6 +52,7 @@ final class HistoryShapes {
             case "parent-count" -> parentCount(seed, r);
             case "backlog-deadline" -> backlogDeadline(seed, r);
             case "fresh-burst" -> freshBurst(seed, r);
+            case "costly-kind" -> costlyKind(seed, r);
             default -> throw new IllegalArgumentException("no shape " + shape + "; the shapes are " + NAMES);
         };
     }
@@ -165,6 +169,23 @@ final class HistoryShapes {
             programs.add(steps);
         }
         return new History(seed, List.of(plan), programs, List.of());
+    }
+
+    private static History costlyKind(long seed, Random r) {
+        long window = 3000;
+        int parentCalls = 4 + r.nextInt(2);
+        LimitPlan parent = new LimitPlan(parentCalls, window, 150, 0, false, false, 3000, null, null, null, null);
+        LimitPlan costly = new LimitPlan(3 + r.nextInt(2), window, 150, 0, false, false, 3000, null, null, null, null);
+        int cost = costly.calls(); // more than the window has room for after the first unit: it waits
+        List<Step> first = List.of(new Try(1, null, klass(r), 1, true, Report.OK),
+                new Join(1, null, klass(r), cost, r.nextBoolean(), null, null, null, false, Report.OK));
+        List<Step> then = new ArrayList<>();
+        then.add(new Sleep(window + 300 + r.nextInt(300)));
+        for (int i = 0; i < parentCalls; i++) {
+            then.add(new Join(0, null, klass(r), 1, r.nextBoolean(), null, null, null, false, Report.OK));
+        }
+        List<OperatorStep> operator = List.of(new OperatorStep(500 + r.nextInt(500), OperatorKind.KIND, 1, 1));
+        return new History(seed, List.of(parent, costly), List.of(first, then), operator);
     }
 
     private static CallClass klass(Random r) {

@@ -122,7 +122,7 @@ final class HistoryVendor {
     /** An account: its rules (an operator's re-pace follows the vendor's), its parent (null: none), what it used. */
     static final class Account {
         final String name;
-        final Account parent;
+        Account parent;
         volatile List<Rule> rules;
         final List<Use> used = new ArrayList<>();
 
@@ -144,6 +144,11 @@ final class HistoryVendor {
 
     synchronized Account account(String name) {
         return accounts.get(name);
+    }
+
+    /** The vendor's new plan counts an account inside another's (a limit made keyed under it: its own calls too). */
+    synchronized void within(String name, String parent) {
+        accounts.get(name).parent = accounts.get(parent);
     }
 
     /** The vendor changed an account's plan: its first rule's calls (what an operator's re-pace follows). */
