@@ -11,6 +11,7 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The engine's persistence unit ({@value #UNIT}: resource-local over the engine's own DataSource, so the same code
@@ -29,15 +30,30 @@ public final class Jpa implements AutoCloseable {
 
     private final EntityManagerFactory emf;
     private final int networkTimeoutMs;
+    // Set before the factory closes: while Hibernate closes it, it still reads as open, and work that meets it half
+    // closed fails in any way (a named query not found); shared with the twin for stalls, which closes with it.
+    private final AtomicBoolean closing;
 
     public Jpa(DataSource dataSource) {
-        this(Persistence.createEntityManagerFactory(UNIT, Map.of("jakarta.persistence.nonJtaDataSource", dataSource)),
-                Tx.NETWORK_TIMEOUT_MS);
+        this(dataSource, Map.of());
     }
 
-    private Jpa(EntityManagerFactory emf, int networkTimeoutMs) {
+    /** With more of the unit's properties (a test's observer of the factory). */
+    Jpa(DataSource dataSource, Map<String, Object> more) {
+        this(Persistence.createEntityManagerFactory(UNIT, unit(dataSource, more)), Tx.NETWORK_TIMEOUT_MS,
+                new AtomicBoolean());
+    }
+
+    private Jpa(EntityManagerFactory emf, int networkTimeoutMs, AtomicBoolean closing) {
         this.emf = emf;
         this.networkTimeoutMs = networkTimeoutMs;
+        this.closing = closing;
+    }
+
+    private static Map<String, Object> unit(DataSource dataSource, Map<String, Object> more) {
+        Map<String, Object> properties = new java.util.HashMap<>(more);
+        properties.put("jakarta.persistence.nonJtaDataSource", dataSource);
+        return properties;
     }
 
     /**
@@ -45,7 +61,7 @@ public final class Jpa implements AutoCloseable {
      * unit's factory: closing either closes both.
      */
     public Jpa ridingStalls() {
-        return new Jpa(emf, Tx.RIDING_NETWORK_TIMEOUT_MS);
+        return new Jpa(emf, Tx.RIDING_NETWORK_TIMEOUT_MS, closing);
     }
 
     /**
@@ -57,6 +73,10 @@ public final class Jpa implements AutoCloseable {
         try {
             em = emf.createEntityManager();
         } catch (IllegalStateException closed) {
+            throw new StoreUnavailable("the gate instance is stopping");
+        }
+        if (closing.get()) {
+            em.close();
             throw new StoreUnavailable("the gate instance is stopping");
         }
         EntityTransaction t = em.getTransaction();
@@ -84,7 +104,8 @@ public final class Jpa implements AutoCloseable {
             if (sql != null && StoreBusy.is(sql)) {
                 throw new StoreBusy(sql);
             }
-            if (!emf.isOpen()) { // closed under this work (the instance stopping): its callers are turned away
+            // closed under this work (the instance stopping): its callers are turned away
+            if (closing.get() || !emf.isOpen()) {
                 throw new StoreUnavailable("the gate instance is stopping");
             }
             throw e;
@@ -112,6 +133,7 @@ public final class Jpa implements AutoCloseable {
 
     @Override
     public void close() {
+        closing.set(true);
         if (emf.isOpen()) {
             emf.close();
         }
