@@ -163,8 +163,11 @@ record History(long seed, List<LimitPlan> limits, List<List<Step>> programs, Lis
         }
     }
 
-    /** KIND: the limit's kind changed (a keyed limit made plain, a plain one made keyed under L0). */
-    enum OperatorKind { PAUSE, RESUME, REPACE, REDECLARE, REMOVE, CANCEL, DRAIN, CUT, KILL, KIND }
+    /**
+     * KIND: the limit's kind changed (a keyed limit made plain, a plain one made keyed under L0). RULE: the operator
+     * learned the vendor's second rule late: the limit, declared first without it, is declared again with it.
+     */
+    enum OperatorKind { PAUSE, RESUME, REPACE, REDECLARE, REMOVE, CANCEL, DRAIN, CUT, KILL, KIND, RULE }
 
     /**
      * The operator's hand at {@code atMs} after the start: a pause of {@code arg} ms, a re-pace to {@code arg}, a
@@ -197,6 +200,7 @@ record History(long seed, List<LimitPlan> limits, List<List<Step>> programs, Lis
                 case CUT -> "cut copy " + copyName() + "'s database link for " + arg + " ms";
                 case KILL -> "kill copy " + copyName() + ", start another " + arg + " ms later";
                 case KIND -> arg == 0 ? "make L" + limit + " plain" : "make L" + limit + " keyed under L0";
+                case RULE -> "add L" + limit + "'s second rule, learned late";
             };
         }
     }

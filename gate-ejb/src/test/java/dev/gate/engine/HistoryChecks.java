@@ -1068,7 +1068,7 @@ final class HistoryChecks {
         return out.toString();
     }
 
-    /** One limit's send log, in order. */
+    /** One limit's send log, in order, as the database holds it now (its pruned units as {@link #asKept} reads them). */
     static List<Send> sendsOf(GateDatabase db, String limit) throws SQLException {
         List<Send> out = new ArrayList<>();
         try (Connection c = db.connect(); PreparedStatement ps = c.prepareStatement(
@@ -1076,8 +1076,13 @@ final class HistoryChecks {
             ps.setString(1, limit);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    out.add(new Send(-1, rs.getLong("call_id"), at(rs, "sent_at"), at(rs, "slot_at"),
-                            rs.getLong("seq")));
+                    long seq = rs.getLong("seq");
+                    Instant sent = at(rs, "sent_at");
+                    // the units the retention pruned below the oldest kept: read as sent when it was (asKept)
+                    for (long pruned = out.isEmpty() ? 1 : seq; pruned < seq; pruned++) {
+                        out.add(new Send(-1, -pruned, sent, sent, pruned));
+                    }
+                    out.add(new Send(-1, rs.getLong("call_id"), sent, at(rs, "slot_at"), seq));
                 }
             }
         }
@@ -1094,7 +1099,37 @@ final class HistoryChecks {
     /** When, by the oracle's reading of the rules, a call of {@code cost} may go on the limit at {@code t}. */
     static Instant dueAt(HistoryRun run, int l, List<Send> log, Instant t, int cost) {
         LimitPlan plan = run.history.limits().get(l);
-        return HistoryOracle.dueAt(at -> slowestAt(run, l, at), plan.marginMs(), plan.minIntervalMs(), log, t, cost);
+        return HistoryOracle.dueAt(at -> slowestAt(run, l, at), plan.marginMs(), plan.minIntervalMs(),
+                asKept(run, l, log, t), t, cost);
+    }
+
+    /**
+     * The log as the gate may read it at {@code t}: where a rule was learned late (the operator's RULE, after the
+     * retention had pruned what the declared window no longer needed), each unit pruned then reads as sent when the
+     * oldest unit kept was (the documented reading of a unit retention pruned: never room by default).
+     */
+    static List<Send> asKept(HistoryRun run, int l, List<Send> log, Instant t) {
+        Act learned = run.acts.stream().filter(a -> a.done() && a.step().kind() == History.OperatorKind.RULE
+                && a.step().limit() == l && a.started().isBefore(t)).findFirst().orElse(null);
+        if (learned == null) {
+            return log;
+        }
+        LimitPlan plan = run.history.limits().get(l);
+        Instant cutoff = learned.started().minusMillis(Math.max(plan.windowMs(), plan.minIntervalMs()));
+        List<Send> before = log.stream().filter(s -> s.sentAt().isBefore(learned.started())).toList();
+        if (before.isEmpty()) {
+            return log;
+        }
+        Send newest = before.get(before.size() - 1);
+        Instant oldestKept = before.stream().filter(s -> !s.sentAt().isBefore(cutoff) || s == newest)
+                .map(Send::sentAt).findFirst().orElse(newest.sentAt());
+        List<Send> read = new ArrayList<>();
+        for (Send s : log) {
+            boolean pruned = s.sentAt().isBefore(cutoff) && s != newest && s.sentAt().isBefore(learned.started());
+            read.add(pruned ? new Send(s.limit(), s.callId(), oldestKept, oldestKept, s.seq()) : s);
+        }
+        read.sort(java.util.Comparator.comparing(Send::sentAt));
+        return read;
     }
 
     /**

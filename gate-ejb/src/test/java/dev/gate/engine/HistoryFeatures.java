@@ -59,6 +59,8 @@ final class HistoryFeatures {
             } else if (k == OperatorKind.KIND) {
                 all.add("operator makes a keyed limit plain");
                 all.add("operator makes a plain limit keyed");
+            } else if (k == OperatorKind.RULE) {
+                all.add("operator adds a rule learned late");
             } else {
                 all.add("operator " + k.name().toLowerCase());
             }
@@ -119,6 +121,8 @@ final class HistoryFeatures {
         for (OperatorStep o : h.operator()) {
             if (o.kind() == OperatorKind.KIND) {
                 f.add(o.arg() == 0 ? "operator makes a keyed limit plain" : "operator makes a plain limit keyed");
+            } else if (o.kind() == OperatorKind.RULE) {
+                f.add("operator adds a rule learned late");
             } else {
                 f.add("operator " + o.kind().name().toLowerCase() + (o.kind() == OperatorKind.CUT
                         || o.kind() == OperatorKind.KILL ? " copy " + o.copyName() : ""));
@@ -156,7 +160,8 @@ final class HistoryFeatures {
     }
 
     /** The features only the shaped histories plan (the random generator never does). */
-    static final Set<String> SHAPED_ONLY = Set.of("a program's backlog (joins at once)");
+    static final Set<String> SHAPED_ONLY = Set.of("a program's backlog (joins at once)",
+            "operator adds a rule learned late");
 
     /**
      * Seeds from {@code first} on whose plans together hold every feature the generator plans, taken greedily (each

@@ -134,6 +134,12 @@ final class HistoryRun {
 
         void startAgain();
 
+        /**
+         * The limit's send log as the retention leaves it once its margin (10 minutes) has passed: every send older
+         * than the limit's longest declared window gone, but its newest.
+         */
+        void pruneSends(String limit) throws Exception;
+
         /** Whether {@code engine} is this copy's, the one now or one killed before it. */
         boolean made(Engine engine);
     }
@@ -198,7 +204,11 @@ final class HistoryRun {
         }
         for (int i = 0; i < names.length; i++) {
             try {
-                a.engine().limits().put(names[i], spec(history.limits().get(i)), "history");
+                final int limit = i; // a rule the operator learns late is not declared yet
+                boolean late = history.operator().stream().anyMatch(o -> o.kind() == History.OperatorKind.RULE
+                        && o.limit() == limit);
+                a.engine().limits().put(names[i], late ? spec(history.limits().get(i)).withMoreRules(List.of())
+                        : spec(history.limits().get(i)), "history");
             } catch (GateException e) {
                 refusedLimits.add("L" + i + ": " + e.getMessage()); // e.g. a zone the database does not know
             }
@@ -871,6 +881,10 @@ final class HistoryRun {
                     case REDECLARE -> rePace(step.limit(), plan.calls(),
                             () -> b.engine().limits().put(limit, spec(plan), "ops"));
                     case KIND -> a.engine().limits().put(limit, otherKind(step.limit(), step.arg() == 1), "ops");
+                    case RULE -> { // learned late: the log by then kept only what the declared window needs
+                        a.pruneSends(limit);
+                        rePace(step.limit(), plan.calls(), () -> b.engine().limits().put(limit, spec(plan), "ops"));
+                    }
                     case REMOVE -> { // refused while the limit has live calls: the operator tries again for 3 s
                         long giveUp = System.nanoTime() + REMOVAL_TRIES.toNanos();
                         while (!a.engine().limits().remove(limit, "ops").removed()) {
@@ -912,7 +926,8 @@ final class HistoryRun {
                 }
                 Act act = new Act(step, started, Instant.now(), until, true);
                 acts.add(act);
-                if (step.kind() == History.OperatorKind.REPACE || step.kind() == History.OperatorKind.REDECLARE) {
+                if (step.kind() == History.OperatorKind.REPACE || step.kind() == History.OperatorKind.REDECLARE
+                        || step.kind() == History.OperatorKind.RULE) {
                     repaced.get(step.limit()).add(act);
                 }
             } catch (InterruptedException e) {

@@ -34,12 +34,15 @@ import java.util.Random;
  *   <li>{@code costly-kind}: a call of a few units waits on a plain limit (its window is not empty); the operator makes
  *   the limit keyed under another, as the vendor's plan now counts it in the other's account; the other's programs
  *   then call it up to its rule (defect 5).</li>
+ *   <li>{@code late-rule}: a limit sends within the vendor's longer rule, which the operator has not declared; once
+ *   its older sends are past the retention of its short window, the operator declares the longer rule, and another
+ *   program calls it (defect 6).</li>
  * </ul>
  */
 final class HistoryShapes {
 
     static final List<String> NAMES = List.of("dead-copy", "removed-anew", "parent-count", "backlog-deadline",
-            "fresh-burst", "costly-kind");
+            "fresh-burst", "costly-kind", "late-rule");
 
     private HistoryShapes() {
     }
@@ -53,6 +56,7 @@ final class HistoryShapes {
             case "backlog-deadline" -> backlogDeadline(seed, r);
             case "fresh-burst" -> freshBurst(seed, r);
             case "costly-kind" -> costlyKind(seed, r);
+            case "late-rule" -> lateRule(seed, r);
             default -> throw new IllegalArgumentException("no shape " + shape + "; the shapes are " + NAMES);
         };
     }
@@ -186,6 +190,27 @@ final class HistoryShapes {
         }
         List<OperatorStep> operator = List.of(new OperatorStep(500 + r.nextInt(500), OperatorKind.KIND, 1, 1));
         return new History(seed, List.of(parent, costly), List.of(first, then), operator);
+    }
+
+    private static History lateRule(long seed, Random r) {
+        int calls = 3 + r.nextInt(2);
+        long window = 1000;
+        int first = calls + 1 + r.nextInt(2); // more than the short window holds, within the long one
+        History.MoreRule longer = new History.MoreRule(first + 1 + r.nextInt(2), 8000);
+        LimitPlan plan = new LimitPlan(calls, window, 150, 0, false, false, 2000, longer, null, null, null);
+        List<Step> sending = new ArrayList<>();
+        for (int i = 0; i < first; i++) {
+            sending.add(new Join(0, null, klass(r), 1, r.nextBoolean(), null, null, null, false, Report.OK));
+        }
+        long sent = window * first / calls; // by then the first program's calls went, on the beat
+        List<Step> then = new ArrayList<>();
+        then.add(new Sleep(sent + 2600 + r.nextInt(300)));
+        for (int i = 0; i < longer.calls(); i++) {
+            then.add(r.nextBoolean() ? new Join(0, null, klass(r), 1, r.nextBoolean(), null, null, null, false,
+                    Report.OK) : new Try(0, null, klass(r), 1, true, Report.OK));
+        }
+        List<OperatorStep> operator = List.of(new OperatorStep(sent + 2300, OperatorKind.RULE, 0, 0));
+        return new History(seed, List.of(plan), List.of(sending, then), operator);
     }
 
     private static CallClass klass(Random r) {

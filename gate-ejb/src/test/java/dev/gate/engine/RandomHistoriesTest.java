@@ -102,6 +102,16 @@ class RandomHistoriesTest {
         }
 
         @Override
+        public void pruneSends(String limit) throws Exception {
+            copies.sql("""
+                    DELETE FROM gate_send s USING gate_limit l, gate_slot k
+                    WHERE s.limit_name = ? AND l.name = s.limit_name AND k.limit_name = l.name AND s.seq < k.send_seq
+                      AND s.sent_at < now() - greatest(l.window_ms, l.min_interval_ms,
+                              (SELECT coalesce(max(r.window_ms), 0) FROM gate_limit_rule r
+                               WHERE r.limit_name = l.name)) * interval '1 millisecond'""", limit);
+        }
+
+        @Override
         public boolean made(Engine engine) {
             return made.contains(engine);
         }
