@@ -79,9 +79,7 @@ final class HistoryChecks {
             checks.noWindowOverItsCalls(line.getKey(), l);
             checks.noGrantWhilePausedOrHeld(line.getKey(), l);
             checks.noTwoSendsCloserThanTheSpacing(line.getKey(), l);
-            if (run.history.limits().get(l).strict()) {
-                checks.higherClassFirstAndFirstComeFirstServed(line.getKey());
-            }
+            checks.higherClassFirstAndFirstComeFirstServed(line.getKey(), run.history.limits().get(l));
         }
         for (int l = 0; l < run.names.length; l++) {
             final int limit = l;
@@ -901,8 +899,13 @@ final class HistoryChecks {
         return ofParent != line.equals(call.line());
     }
 
-    /** Higher class first, first come first served inside a class: no grant while an earlier eligible call waited. */
-    private void higherClassFirstAndFirstComeFirstServed(String line) {
+    /**
+     * Higher class first, first come first served inside a class: no grant while an earlier eligible call waited.
+     * Where programs take turns, first come first served holds inside each program's calls of a class (the program
+     * served longest ago goes first); under the starvation guard, a call it lifted is not held to it (it ranks as
+     * the guard's class, keeping its arrival), the rest are.
+     */
+    private void higherClassFirstAndFirstComeFirstServed(String line, LimitPlan plan) {
         List<Call> mine = calls.values().stream().filter(c -> c.line().equals(line)).toList();
         for (Call x : mine) {
             if (x.granted() == null || x.aged()) {
@@ -917,7 +920,8 @@ final class HistoryChecks {
                     continue;
                 }
                 boolean higher = y.rank() < x.rank();
-                boolean earlier = y.rank() == x.rank() && y.enqueued().isBefore(x.enqueued().minus(SETTLED));
+                boolean earlier = y.rank() == x.rank() && y.enqueued().isBefore(x.enqueued().minus(SETTLED))
+                        && (!plan.fair() || y.program().equals(x.program()));
                 if (higher || earlier) {
                     found.add(line + ": call " + x.id() + " (rank " + x.rank() + ", joined " + x.enqueued()
                             + ") granted at " + x.granted() + " while call " + y.id() + " (rank " + y.rank()
