@@ -39,7 +39,8 @@ final class HistoryFeatures {
     }
 
     private static List<String> planned() {
-        List<String> all = new ArrayList<>(List.of("two limits", "a keyed limit under a parent", "burst",
+        List<String> all = new ArrayList<>(List.of("two limits", "a keyed limit under a parent",
+                "options on a keyed limit", "burst",
                 "a second sliding rule", "blocks in a zone", "a calendar quota", "fair programs",
                 "the starvation guard", "bulk calls", "a line bound", "a line bound per program", "minimum spacing",
                 "adaptive rate", "EJB join", "HTTP join", "try", "consuming try", "join and cancel",
@@ -77,6 +78,9 @@ final class HistoryFeatures {
         }
         for (LimitPlan l : h.limits()) {
             add(f, l.keyed(), "a keyed limit under a parent");
+            add(f, l.keyed() && (l.burst() > 0 || l.more() != null || l.alignedZone() != null || l.quota() != null
+                    || l.fair() || l.aging() || l.line() != null || l.minIntervalMs() > 0 || l.adaptive()),
+                    "options on a keyed limit");
             add(f, l.burst() > 0, "burst");
             add(f, l.more() != null, "a second sliding rule");
             add(f, l.alignedZone() != null, "blocks in a zone");

@@ -55,8 +55,9 @@ final class HistoryGenerator {
             limits.add(limit(r));
         }
         if (r.nextInt(3) == 0 && limits.get(0).calls() < 100_000) { // a keyed limit under the first: keys of a store
-            limits.add(new LimitPlan(1 + r.nextInt(3), WINDOWS[r.nextInt(WINDOWS.length)], 150 + r.nextInt(100), 0,
-                    false, false, 1000 + r.nextInt(2000), null, null, null, 0));
+            LimitPlan keyed = new LimitPlan(1 + r.nextInt(3), WINDOWS[r.nextInt(WINDOWS.length)], 150 + r.nextInt(100),
+                    0, false, false, 1000 + r.nextInt(2000), null, null, null, 0);
+            limits.add(keyOptions(new Random(new java.util.SplittableRandom(~seed).nextLong()), keyed));
         }
         List<List<Step>> programs = new ArrayList<>();
         int programCount = 2 + r.nextInt(3);
@@ -120,6 +121,28 @@ final class HistoryGenerator {
         if (limits.size() > 1 && limits.get(0).calls() < 100_000) { // L1 plain: keyed under L0 (not a bulk parent)
             operator.add(new OperatorStep(at, OperatorKind.KIND, 1, 1));
         }
+    }
+
+    /**
+     * The options of a keyed limit, each key's as its template's, drawn apart (so that a seed's history keeps what it
+     * had before keys took them): as a plain limit's, less the bulk rule and the costs (a key takes calls of one unit).
+     */
+    private static LimitPlan keyOptions(Random r, LimitPlan keyed) {
+        int calls = keyed.calls();
+        long window = keyed.windowMs();
+        int burst = r.nextInt(5) < 2 ? 1 + r.nextInt(Math.min(3, calls)) : 0;
+        MoreRule more = r.nextInt(4) == 0 ? new MoreRule(calls + 1 + r.nextInt(3), window * (2 + r.nextInt(2))) : null;
+        String aligned = r.nextInt(4) == 0 ? zone(r) : null;
+        Quota quota = r.nextInt(5) == 0 ? new Quota(2 + r.nextInt(4), BLOCKS[r.nextInt(BLOCKS.length)], zone(r),
+                1500 + r.nextInt(2500)) : null;
+        boolean fair = r.nextInt(7) == 0;
+        boolean aging = r.nextInt(7) == 0 && !fair;
+        History.LineBound line = r.nextInt(5) == 0 ? new History.LineBound(1 + r.nextInt(3),
+                r.nextBoolean() ? null : 1) : null;
+        long spacing = r.nextInt(6) == 0 ? window / calls * (2 + r.nextInt(2)) : 0;
+        boolean adaptive = r.nextInt(6) == 0;
+        return new LimitPlan(calls, window, keyed.marginMs(), burst, fair, aging, keyed.maxCoolDownMs(), more, aligned,
+                quota, keyed.keyedUnder(), line, spacing, adaptive);
     }
 
     private static LimitPlan limit(Random r) {

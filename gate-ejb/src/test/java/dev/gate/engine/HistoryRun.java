@@ -351,12 +351,12 @@ final class HistoryRun {
     }
 
     LimitSpec spec(LimitPlan plan) {
-        if (plan.keyed()) { // each key a copy of its rule, under its parent (the vendor's whole account)
-            return LimitSpec.of(plan.calls(), Duration.ofMillis(plan.windowMs()))
-                    .withReceiptMargin(Duration.ofMillis(plan.marginMs())).withCoolDown(FLOOR, LADDER, 3)
-                    .withMaxCoolDown(Duration.ofMillis(plan.maxCoolDownMs())).withKeyed(true)
-                    .withParent(names[plan.keyedUnder()]);
-        }
+        // a keyed limit: each key a copy of its rules and options, under its parent (the vendor's whole account)
+        return plan.keyed() ? plainSpec(plan).withKeyed(true).withParent(names[plan.keyedUnder()]) : plainSpec(plan);
+    }
+
+    /** The limit's rules and options, as a plain limit's. */
+    private LimitSpec plainSpec(LimitPlan plan) {
         LimitSpec spec = LimitSpec.of(plan.calls(), Duration.ofMillis(plan.windowMs()))
                 .withReceiptMargin(Duration.ofMillis(plan.marginMs())).withFairPrograms(plan.fair())
                 .withCoolDown(FLOOR, LADDER, 3).withMaxCoolDown(Duration.ofMillis(plan.maxCoolDownMs()));
@@ -391,7 +391,8 @@ final class HistoryRun {
 
     /**
      * The limit declared as the other kind, as the vendor's new plan has it: made keyed, its keys under L0 with its
-     * rules (the vendor counts them, and its own account's calls, in L0's account from now); made plain, its rule alone, in an account of its own.
+     * rules (the vendor counts them, and its own account's calls, in L0's account from now); made plain, its rules and
+     * options, in an account of its own.
      */
     private LimitSpec otherKind(int l, boolean keyed) {
         LimitPlan plan = history.limits().get(l);
@@ -399,12 +400,10 @@ final class HistoryRun {
             if (vendor.account(account(l, null)) != null) {
                 vendor.within(account(l, null), account(0, null));
             }
-            return spec(plan).withKeyed(true).withParent(names[0]);
+            return plainSpec(plan).withKeyed(true).withParent(names[0]);
         }
         vendor.account(account(l, null), vendorTruth.apply(vendorRules(plan)), null);
-        return LimitSpec.of(plan.calls(), Duration.ofMillis(plan.windowMs()))
-                .withReceiptMargin(Duration.ofMillis(plan.marginMs())).withCoolDown(FLOOR, LADDER, 3)
-                .withMaxCoolDown(Duration.ofMillis(plan.maxCoolDownMs()));
+        return plainSpec(plan);
     }
 
     /** The quota's reset time: its zone's local time of the edge, as Java reads the zone. */
