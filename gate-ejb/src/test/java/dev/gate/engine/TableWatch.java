@@ -96,6 +96,10 @@ final class TableWatch implements AutoCloseable {
         Map<String, List<Send>> logged = new HashMap<>();
         Instant readAt;
         try (Connection c = db.connect()) {
+            // the calls and the sends in one snapshot: a call seen granted is seen with its units (seed 101088: a
+            // removal that committed between the two reads took the units of a call the first had just seen)
+            c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+            c.setAutoCommit(false);
             try (PreparedStatement ps = c.prepareStatement("""
                     SELECT id, limit_name, call_class, program, owner, state, enqueued_at, granted_at, done_at, outcome_status,
                            deadline_at, concurrency_key, dedupe_key, submission_key, cost, aged, clock_timestamp() AS now
@@ -128,6 +132,7 @@ final class TableWatch implements AutoCloseable {
                     }
                 }
             }
+            c.commit();
         }
         synchronized (this) {
             Set<Long> missing = new HashSet<>(calls.keySet());
