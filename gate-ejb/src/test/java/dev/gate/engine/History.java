@@ -19,13 +19,13 @@ record History(long seed, List<LimitPlan> limits, List<List<Step>> programs, Lis
      */
     record LimitPlan(int calls, long windowMs, long marginMs, int burst, boolean fair, boolean aging,
                      long maxCoolDownMs, MoreRule more, String alignedZone, Quota quota, Integer keyedUnder,
-                     LineBound line, long minIntervalMs, boolean adaptive) {
+                     LineBound line, long minIntervalMs, boolean adaptive, Integer maxKeys) {
 
         /** A limit with none of the line bound, minimum spacing or adaptive rate. */
         LimitPlan(int calls, long windowMs, long marginMs, int burst, boolean fair, boolean aging, long maxCoolDownMs,
                   MoreRule more, String alignedZone, Quota quota, Integer keyedUnder) {
             this(calls, windowMs, marginMs, burst, fair, aging, maxCoolDownMs, more, alignedZone, quota, keyedUnder,
-                    null, 0, false);
+                    null, 0, false, null);
         }
 
         /** Only strict order when neither programs take turns nor the starvation guard lifts a class. */
@@ -45,7 +45,7 @@ record History(long seed, List<LimitPlan> limits, List<List<Step>> programs, Lis
                     + ", margin " + marginMs + " ms" + (burst > 0 ? ", burst " + burst : "") + (fair ? ", fair" : "")
                     + (aging ? ", aging" : "") + ", max cool-down " + maxCoolDownMs + " ms"
                     + (line == null ? "" : ", " + line) + (minIntervalMs > 0 ? ", spaced " + minIntervalMs + " ms" : "")
-                    + (adaptive ? ", adaptive" : "");
+                    + (adaptive ? ", adaptive" : "") + (maxKeys == null ? "" : ", at most " + maxKeys + " keys open");
         }
     }
 

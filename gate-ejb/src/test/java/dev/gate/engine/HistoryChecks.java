@@ -6,6 +6,7 @@ import dev.gate.engine.History.ReportKind;
 import dev.gate.engine.HistoryRun.Act;
 import dev.gate.engine.HistoryRun.Answer;
 import dev.gate.engine.HistoryRun.Told;
+import dev.gate.rules.LineSize;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -18,8 +19,10 @@ import java.time.OffsetDateTime;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The four promises, checked from what happened in a {@link HistoryRun}: what each caller was told, the send log, the
@@ -367,7 +370,12 @@ final class HistoryChecks {
                     }
                 }
                 case LINE_FULL -> {
-                    if (!lineMayHaveBeenFull(t)) {
+                    if (t.detail().contains(LineSize.Cap.KEYS.why())) {
+                        if (!keysMayHaveBeenFull(t)) {
+                            found.add(t + ": refused as its limit's keys full, and fewer than its maxKeys other keys"
+                                    + " could have been open");
+                        }
+                    } else if (!lineMayHaveBeenFull(t)) {
                         found.add(t + ": refused as line full, and its line could not have been");
                     }
                 }
@@ -431,6 +439,54 @@ final class HistoryChecks {
             }
         }
         return line >= bound.maxWaiting() || bound.perProgram() != null && own >= bound.perProgram();
+    }
+
+    /**
+     * Whether a call refused as its limit's keys being full met that bound: its limit has one, and at least that many
+     * other keys of it may have been open as it asked. A key opens on its first call and stays open here (the idle
+     * sweep's grace is longer than a history), so every key of a step that may have begun before the refusal counts:
+     * a program's step begins after its step before was heard (sooner is not known, so counting from then counts more,
+     * never less).
+     */
+    private boolean keysMayHaveBeenFull(Told t) {
+        Integer bound = run.history.limits().get(t.limit()).maxKeys();
+        if (bound == null) {
+            return false;
+        }
+        String own = keyOf(run.history.programs().get(t.program()).get(t.step()));
+        Set<String> others = new HashSet<>();
+        for (int p = 0; p < run.history.programs().size(); p++) {
+            List<History.Step> steps = run.history.programs().get(p);
+            for (int s = 0; s < steps.size(); s++) {
+                String key = keyOf(steps.get(s));
+                if (key != null && !key.equals(own) && limitOf(steps.get(s)) == t.limit()
+                        && !heardBefore(p, s).isAfter(t.at())) {
+                    others.add(key);
+                }
+            }
+        }
+        return others.size() >= bound;
+    }
+
+    /** The last answer a program heard before its step {@code s} began (the epoch when none). */
+    private Instant heardBefore(int program, int s) {
+        Instant last = Instant.EPOCH;
+        for (Told o : List.copyOf(run.told)) {
+            if (o.program() == program && o.step() < s && o.at().isAfter(last)) {
+                last = o.at();
+            }
+        }
+        return last;
+    }
+
+    private static String keyOf(History.Step step) {
+        return step instanceof History.Join j ? j.key() : step instanceof History.Try t ? t.key()
+                : step instanceof History.Cancel c ? c.key() : step instanceof History.Flood f ? f.join().key() : null;
+    }
+
+    private static int limitOf(History.Step step) {
+        return step instanceof History.Join j ? j.limit() : step instanceof History.Try t ? t.limit()
+                : step instanceof History.Cancel c ? c.limit() : step instanceof History.Flood f ? f.join().limit() : -1;
     }
 
     /** How long before its caller heard it a join's statement may have run (its estimate's "now"). */

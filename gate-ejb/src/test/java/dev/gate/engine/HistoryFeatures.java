@@ -11,6 +11,7 @@ import dev.gate.engine.History.Report;
 import dev.gate.engine.History.ReportKind;
 import dev.gate.engine.History.Step;
 import dev.gate.engine.History.Try;
+import dev.gate.rules.LineSize;
 
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -31,7 +32,7 @@ final class HistoryFeatures {
     /** Every feature only a run shows. */
     static final List<String> SEEN = List.of("a vendor's refusal (another client's units)",
             "a count with units left", "a count of the parent's quota on a key", "a deadline refusal",
-            "a line found full", "a wait timed out", "a call ended by the operator", "a call joined by dedupe",
+            "a line found full", "a key refused: its limit's keys full", "a wait timed out", "a call ended by the operator", "a call joined by dedupe",
             "a limit removed and declared again", "a call of a killed copy in the tables",
             "a waiting call's estimate read");
 
@@ -43,7 +44,7 @@ final class HistoryFeatures {
                 "options on a keyed limit", "burst",
                 "a second sliding rule", "blocks in a zone", "a calendar quota", "fair programs",
                 "the starvation guard", "bulk calls", "a line bound", "a line bound per program", "minimum spacing",
-                "adaptive rate", "EJB join", "HTTP join", "try", "consuming try", "join and cancel",
+                "adaptive rate", "a bound on a keyed limit's open keys", "EJB join", "HTTP join", "try", "consuming try", "join and cancel",
                 "another client's use", "cost above 1", "cost above 1 on a key (refused)", "a deadline",
                 "a concurrency key", "a dedupe key", "sent twice, and again after its end", "calls on keys",
                 "a program's backlog (joins at once)"));
@@ -92,6 +93,7 @@ final class HistoryFeatures {
             add(f, l.line() != null && l.line().perProgram() != null, "a line bound per program");
             add(f, l.minIntervalMs() > 0, "minimum spacing");
             add(f, l.adaptive(), "adaptive rate");
+            add(f, l.maxKeys() != null, "a bound on a keyed limit's open keys");
         }
         for (List<Step> program : h.programs()) {
             for (Step s : program) {
@@ -211,7 +213,10 @@ final class HistoryFeatures {
         }
         for (HistoryRun.Told t : List.copyOf(run.told)) {
             add(f, t.answer() == HistoryRun.Answer.DEADLINE, "a deadline refusal");
-            add(f, t.answer() == HistoryRun.Answer.LINE_FULL, "a line found full");
+            add(f, t.answer() == HistoryRun.Answer.LINE_FULL && !t.detail().contains(LineSize.Cap.KEYS.why()),
+                    "a line found full");
+            add(f, t.answer() == HistoryRun.Answer.LINE_FULL && t.detail().contains(LineSize.Cap.KEYS.why()),
+                    "a key refused: its limit's keys full");
             add(f, t.answer() == HistoryRun.Answer.TIMED_OUT, "a wait timed out");
             add(f, t.answer() == HistoryRun.Answer.JOINED, "a call joined by dedupe");
         }

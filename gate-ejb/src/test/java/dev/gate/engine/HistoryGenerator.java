@@ -125,7 +125,8 @@ final class HistoryGenerator {
 
     /**
      * The options of a keyed limit, each key's as its template's, drawn apart (so that a seed's history keeps what it
-     * had before keys took them): as a plain limit's, less the bulk rule and the costs (a key takes calls of one unit).
+     * had before keys took them): as a plain limit's, less the bulk rule and the costs (a key takes calls of one unit);
+     * now and then a bound on its open keys (drawn last, so that the options drawn before it stay as they were).
      */
     private static LimitPlan keyOptions(Random r, LimitPlan keyed) {
         int calls = keyed.calls();
@@ -141,8 +142,9 @@ final class HistoryGenerator {
                 r.nextBoolean() ? null : 1) : null;
         long spacing = r.nextInt(6) == 0 ? window / calls * (2 + r.nextInt(2)) : 0;
         boolean adaptive = r.nextInt(6) == 0;
+        Integer maxKeys = r.nextInt(3) == 0 ? 1 + r.nextInt(2) : null; // fewer than the programs' three keys
         return new LimitPlan(calls, window, keyed.marginMs(), burst, fair, aging, keyed.maxCoolDownMs(), more, aligned,
-                quota, keyed.keyedUnder(), line, spacing, adaptive);
+                quota, keyed.keyedUnder(), line, spacing, adaptive, maxKeys);
     }
 
     private static LimitPlan limit(Random r) {
@@ -162,7 +164,7 @@ final class HistoryGenerator {
         long spacing = !bulk && r.nextInt(6) == 0 ? window / calls * (2 + r.nextInt(2)) : 0; // wider than the beat
         boolean adaptive = r.nextInt(6) == 0;
         return new LimitPlan(calls, window, 150 + r.nextInt(100), burst, fair, aging, 1000 + r.nextInt(2000), more,
-                aligned, quota, null, line, spacing, adaptive);
+                aligned, quota, null, line, spacing, adaptive, null);
     }
 
     /** Each kind of zone as often: a region, an offset in one of Java's spellings, an Etc name. */

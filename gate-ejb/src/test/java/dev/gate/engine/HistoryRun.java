@@ -352,7 +352,11 @@ final class HistoryRun {
 
     LimitSpec spec(LimitPlan plan) {
         // a keyed limit: each key a copy of its rules and options, under its parent (the vendor's whole account)
-        return plan.keyed() ? plainSpec(plan).withKeyed(true).withParent(names[plan.keyedUnder()]) : plainSpec(plan);
+        if (!plan.keyed()) {
+            return plainSpec(plan);
+        }
+        LimitSpec keyed = plainSpec(plan).withKeyed(true).withParent(names[plan.keyedUnder()]);
+        return plan.maxKeys() == null ? keyed : keyed.withMaxKeys(plan.maxKeys());
     }
 
     /** The limit's rules and options, as a plain limit's. */

@@ -68,7 +68,7 @@ final class HistoryShapes {
         History.LineBound bound = r.nextBoolean() ? new History.LineBound(1 + r.nextInt(2), null) : null;
         List<LimitPlan> limits = new ArrayList<>();
         limits.add(new LimitPlan(calls, window, 150 + r.nextInt(100), burst, false, false, 2000, null, null, null,
-                null, bound, 0, false));
+                null, bound, 0, false, null));
         boolean keyed = r.nextInt(3) == 0; // copy a's programs call the keys of a limit under the one the dead wait on
         if (keyed) {
             limits.add(new LimitPlan(1 + r.nextInt(2), window, 150, 0, false, false, 2000, null, null, null, 0));
