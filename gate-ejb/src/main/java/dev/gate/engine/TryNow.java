@@ -27,9 +27,6 @@ final class TryNow {
 
     private static final Logger LOG = Logger.getLogger(TryNow.class.getName());
 
-    /** Statements before the answer is "not now, one gap" (each stale one met a grant committed meanwhile). */
-    static final int TRIES = 3;
-
     private final EngineSettings settings;
     private final Admission admission;
     private final FreeSlot freeSlot;
@@ -93,35 +90,24 @@ final class TryNow {
         Duration lease = Joining.checkedLease(settings, limit, program, callClass, options.lease());
         dev.gate.rules.Cost cost = costs.checked(limit, parent, options);
         String tryKey = key != null ? key : "try:" + UUID.randomUUID();
-        FreeSlot.Result result = null;
-        for (int i = 0; i < TRIES && (result == null || result.stale()); i++) {
-            boolean first = i == 0;
-            Optional<FreeSlot.Result> taken;
-            try {
-                taken = admission.run(() -> {
-                    try {
-                        if (parent != null) {
-                            return freeSlot.takeUnder(limit, parent, callClass, program, owner, lease, tryKey,
-                                    consume);
-                        }
-                        // one statement first; after a stale answer (a contended slot), the slot locked first
-                        return first ? freeSlot.take(limit, callClass, cost, program, owner, lease, tryKey, consume)
-                                : freeSlot.takeLocked(limit, callClass, cost, program, owner, lease, tryKey, consume);
-                    } catch (StoreUnavailable lost) { // it may have committed: the answer did not come back
-                        if (key == null) {
-                            waiters.unansweredTry(owner, tryKey);
-                        }
-                        throw lost;
+        Optional<FreeSlot.Result> taken;
+        try {
+            taken = admission.run(() -> {
+                try {
+                    return parent != null
+                            ? freeSlot.takeUnder(limit, parent, callClass, program, owner, lease, tryKey, consume)
+                            : freeSlot.take(limit, callClass, cost, program, owner, lease, tryKey, consume);
+                } catch (StoreUnavailable lost) { // it may have committed: the answer did not come back
+                    if (key == null) {
+                        waiters.unansweredTry(owner, tryKey);
                     }
-                });
-            } catch (SubmissionKeyReused e) {
-                throw new SubmissionKeyReusedException(e.getMessage());
-            }
-            if (taken.isEmpty()) {
-                throw new UnknownLimitException(limit);
-            }
-            result = taken.get();
+                    throw lost;
+                }
+            });
+        } catch (SubmissionKeyReused e) {
+            throw new SubmissionKeyReusedException(e.getMessage());
         }
+        FreeSlot.Result result = taken.orElseThrow(() -> new UnknownLimitException(limit));
         if (result.grant().isEmpty()) {
             FreeSlot.Result refused = result;
             LOG.fine(() -> "limit=" + limit + " class=" + callClass + ": try by " + program + " refused, retry after "

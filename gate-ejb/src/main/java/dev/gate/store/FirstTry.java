@@ -5,8 +5,6 @@ import dev.gate.rules.Cost;
 import dev.gate.domain.Grant;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Optional;
@@ -25,14 +23,19 @@ final class FirstTry {
     // A limit with a burst allowance is never queued on: its grant passes grant runs (every call due at one moment in
     // one statement), so callers that meet on its lock join the line and are granted together, which beat taking the
     // lock one after the other (SideBySide, 16 callers: 1,722 against 1,025 a second).
+    // Marked as the try's own lock is (FreeSlot), and sent with the decision before one Sync.
     private static final String LOCK_FREE_LINE = """
-            SELECT 1 FROM gate_slot s JOIN gate_limit l ON l.name = s.limit_name
+            WITH k AS MATERIALIZED (
+            SELECT s.limit_name FROM gate_slot s JOIN gate_limit l ON l.name = s.limit_name
             WHERE s.limit_name = ? AND NOT l.keyed AND NOT l.fair_programs AND l.parent_name IS NULL AND l.burst = 1
               AND NOT EXISTS (SELECT 1 FROM gate_call w
                               WHERE w.limit_name = s.limit_name AND w.state = 'WAITING'
                                 AND w.lease_expires_at > clock_timestamp() AND """ + InstanceLock.OWNER_ALIVE + """
             )
-            FOR UPDATE OF s""";
+            FOR UPDATE OF s)
+            SELECT set_config('gate.slot', k.limit_name, true) FROM k""";
+
+    private static final String QUEUED = FreeSlot.decidedAfter(LOCK_FREE_LINE);
 
     private final Tx tx;
     private final JoinsWhenLocked joinsWhenLocked = new JoinsWhenLocked();
@@ -44,36 +47,28 @@ final class FirstTry {
     /**
      * A join's first step when its line may be free: a new GRANTED call of {@code owner} if the slot is free this
      * moment and nobody of this class or a higher one waits (no WAITING row, no notification: nobody else can know
-     * the new id). One statement when the slot's lock is free; when another caller holds it, a transaction that waits
-     * for the lock first, so the statement's snapshot sees that caller's send (never stale), as a queue on the lock
-     * gives the next caller the slot. Empty, and nothing written, when the line is not free, the limit's programs take
+     * the new id). One round trip when the slot's lock is free; when another caller holds it, one more that waits for
+     * the lock (a queue on the lock gives the next caller the slot), each deciding once the lock is held. Empty, and nothing written, when the line is not free, the limit's programs take
      * turns, the key was used before, or there is no such limit: the caller joins the line as usual then.
      */
     Optional<Grant> takeIfFree(String limit, CallClass callClass, Cost cost, String program, String owner,
                                Duration lease, String key) throws StoreUnavailable {
         Optional<FreeSlot.Result> first = tx.runAlone(c -> takeFree(c, FreeSlot.FREE_LINE, limit, callClass, cost,
                 program, owner, lease, key));
-        if (first.isPresent() && !first.get().stale()) {
+        if (first.isPresent()) {
             return first.flatMap(FirstTry::newGrant); // granted, or not free now
         }
-        // the slot's lock was held (or a grant committed after the statement's snapshot): queue on the lock, but only
+        // the slot's lock was held (or there is no such limit, or its programs take turns): queue on the lock, but only
         // while nothing waits in the line (the holder is another caller on the free line then, never a grant pass)
         if (joinsWhenLocked.joins(limit)) {
             return Optional.empty();
         }
-        return tx.run(c -> {
-            try (PreparedStatement ps = c.prepareStatement(LOCK_FREE_LINE)) {
-                ps.setString(1, limit);
-                try (ResultSet rs = ps.executeQuery()) {
-                    if (!rs.next()) {
-                        joinsWhenLocked.noted(limit);
-                        return Optional.<Grant>empty(); // no such limit, or one the free line leaves to the join
-                    }
-                }
-            }
-            return takeFree(c, FreeSlot.TRY, limit, callClass, cost, program, owner, lease, key)
-                    .flatMap(FirstTry::newGrant);
-        });
+        Optional<FreeSlot.Result> queued = tx.runAlone(c -> takeFree(c, QUEUED, limit, callClass, cost, program,
+                owner, lease, key));
+        if (queued.isEmpty()) {
+            joinsWhenLocked.noted(limit); // no such limit, or one the free line leaves to the join
+        }
+        return queued.flatMap(FirstTry::newGrant);
     }
 
     private static Optional<FreeSlot.Result> takeFree(Connection c, String sql, String limit, CallClass callClass,
@@ -82,7 +77,7 @@ final class FirstTry {
         try {
             return FreeSlot.take(c, sql, limit, null, callClass, cost, program, owner, lease, key);
         } catch (SubmissionKeyReused e) {
-            return Optional.of(new FreeSlot.Result(Optional.empty(), Duration.ZERO, false, null, null, true));
+            return Optional.of(new FreeSlot.Result(Optional.empty(), Duration.ZERO, null, null, true));
         }
     }
 

@@ -28,14 +28,32 @@ import java.util.Optional;
  */
 public final class FreeSlot {
 
-    // k: the slot row, locked (MATERIALIZED: the clock in t is read once the lock is held). r: each rule (the limit's
+    // A try is two statements sent together (one round trip, one implicit transaction up to the driver's Sync): the
+    // first locks the limit's slot row and marks it locked for the rest of the transaction (gate.slot), the second
+    // decides and writes. Each statement takes its own snapshot, so the second, taken once the lock is held, sees every
+    // send committed before it: it cannot miss the newest (one statement that waited for the lock would read the log as
+    // of before its wait). Only a row the first statement locked is marked (MATERIALIZED: a row that SKIP LOCKED passed
+    // over is never marked), and the second decides nothing without the mark. Parameter: the limit.
+    private static final String LOCK = """
+            WITH l AS MATERIALIZED (SELECT s.limit_name FROM gate_slot s WHERE s.limit_name = ? FOR UPDATE)
+            SELECT set_config('gate.slot', l.limit_name, true) FROM l""";
+
+    // The free line's lock: never queues behind a grant pass (SKIP LOCKED: a locked slot answers as no limit, and the
+    // caller joins the line instead) and leaves a limit whose programs take turns to the line (a grant there moves the
+    // turns). Parameter: the limit.
+    private static final String LOCK_FREE = """
+            WITH l AS MATERIALIZED (SELECT s.limit_name FROM gate_slot s JOIN gate_limit g ON g.name = s.limit_name
+                                    WHERE s.limit_name = ? AND NOT g.fair_programs FOR UPDATE OF s SKIP LOCKED)
+            SELECT set_config('gate.slot', l.limit_name, true) FROM l""";
+
+    // k: the slot row the lock statement locked (the clock in t is read with the lock held). r: each rule (the limit's
     // own, at its adaptive rate if it has one (AdaptiveRate), and its more rules), its window widened by the receipt margin (declared, else 0.5% of the window, at most
     // 100 ms) and the send of the unit that must leave it before the call's cost fits (Cost.unitToLeave: for cost 1, its
     // calls-th most recent; pruned, the oldest kept after it, as SendProbe reads it: never room the log cannot see). A call of cost c logs c sends (units) and moves the beat c gaps. d: the beat's gap (the slowest rule's widened window / calls, rounded
     // up to whole microseconds, at least the minimum spacing) and the moment a send is due (the latest of the beat,
-    // each cap's room, the spacing after the last send, the cool-down's end). If another grant committed after this
-    // statement's snapshot, its send is missing here (stale): the caller asks again, in a new statement.
-    static final String TRY = """
+    // each cap's room, the spacing after the last send, the cool-down's end). A last send that retention pruned (older
+    // than every window the limit had) is no send: the beat and each window read as empty where the log has nothing.
+    private static final String DECIDE = """
             WITH prior AS (
                 SELECT id, limit_name, call_class, enqueued_at, granted_at FROM gate_call
                 WHERE owner = ? AND submission_key = ?),
@@ -46,8 +64,8 @@ public final class FreeSlot {
                        l.aging_after_ms, l.aging_up_to, l.aligned_zone, l.aligned_at
                 FROM gate_slot s JOIN gate_limit l ON l.name = s.limit_name
                 WHERE s.limit_name = ? AND NOT l.keyed AND l.parent_name IS NOT DISTINCT FROM ?::varchar
-                  AND NOT EXISTS (SELECT 1 FROM prior)
-                FOR UPDATE OF s),
+                  AND s.limit_name = current_setting('gate.slot', true)
+                  AND NOT EXISTS (SELECT 1 FROM prior)),
             t AS (SELECT clock_timestamp() AS now, k.*,
                          (SELECT sent_at FROM gate_send g WHERE g.limit_name = k.limit_name AND g.seq = k.send_seq)
                              AS last_sent
@@ -68,7 +86,6 @@ public final class FreeSlot {
                     rr (calls, window_ms, aligned_zone, aligned_at)),
             d AS (
                 SELECT t.*,
-                       t.send_seq > 0 AND t.last_sent IS NULL AS stale,
                        greatest((SELECT max(ceil((r.window_ms + CASE WHEN r.aligned_zone IS NULL THEN r.margin_ms ELSE 0 END)
                                                  * 1000 / r.calls)) FROM r), t.min_interval_ms * 1000, 1)
                            AS gap_us,
@@ -97,7 +114,7 @@ public final class FreeSlot {
                               AND """ + InstanceLock.OWNER_ALIVE + """
                             LIMIT 1000) a) AS ahead
                 FROM t),
-            go AS (SELECT d.* FROM d WHERE NOT d.stale AND d.now >= d.due AND d.ahead = 0),
+            go AS (SELECT d.* FROM d WHERE d.now >= d.due AND d.ahead = 0),
             called AS (
                 INSERT INTO gate_call (limit_name, call_class, program, owner, state, enqueued_at, granted_at,
                                        lease_ms, lease_expires_at, submission_key, cost)
@@ -118,15 +135,24 @@ public final class FreeSlot {
                                    END + go.cost * go.gap_us * interval '1 microsecond',
                                    gate_block_turn(go.limit_name, go.now))
                 FROM go, called WHERE s.limit_name = go.limit_name)
-            SELECT d.now, d.due, d.gap_us, d.ahead, d.stale, called.id, called.enqueued_at, called.granted_at,
+            SELECT d.now, d.due, d.gap_us, d.ahead, called.id, called.enqueued_at, called.granted_at,
                    prior.id AS prior_id, prior.limit_name AS prior_limit, prior.call_class AS prior_class,
                    prior.enqueued_at AS prior_enqueued_at, prior.granted_at AS prior_granted_at
             FROM (SELECT 1) one LEFT JOIN d ON true LEFT JOIN called ON true LEFT JOIN prior ON true""";
 
-    // An acquire on a free line: the try statement, but it never queues behind a grant pass (SKIP LOCKED: a locked slot
-    // answers as no limit, and the caller joins the line instead) and leaves a limit whose programs take turns to the
-    // line (a grant there moves the turns). Same parameters and answer as TRY.
-    static final String FREE_LINE = freeLine(TRY);
+    // A try: the slot locked, then the decision. Parameters: the limit, then the decision's.
+    static final String TRY = decidedAfter(LOCK);
+
+    // An acquire on a free line: the try, on the free line's lock. Same parameters and answer as TRY.
+    static final String FREE_LINE = decidedAfter(LOCK_FREE);
+
+    /**
+     * The decision sent after {@code lock}, a statement of one parameter (the limit) that locks the slot row and marks
+     * it (gate.slot), as {@link #LOCK} does: a try's two statements.
+     */
+    static String decidedAfter(String lock) {
+        return lock + ";\n" + DECIDE;
+    }
 
     // A consuming try (the call is the request itself, an inbound limit's): the try statement, but the call it writes
     // is granted and ended at once, DONE with no outcome, so nothing waits for a report and no lease runs. Same
@@ -149,24 +175,12 @@ public final class FreeSlot {
         return text.substring(0, at) + with + text.substring(at + part.length());
     }
 
-    private static String freeLine(String tryStatement) {
-        String lock = "FOR UPDATE OF s),";
-        int at = tryStatement.indexOf(lock);
-        if (at < 0 || tryStatement.indexOf(lock, at + 1) >= 0) {
-            throw new IllegalStateException("the try statement's slot lock is not where the free line expects it");
-        }
-        return tryStatement.substring(0, at) + "AND NOT l.fair_programs FOR UPDATE OF s SKIP LOCKED),"
-                + tryStatement.substring(at + lock.length());
-    }
-
     /**
-     * What a try found: the grant, or when to try again; {@code stale}: ask again (see {@link #TRY}). With the
-     * statement's clock and the moment a send was due by its reading (both null when a key's parent said not now:
+     * What a try found: the grant, or when to try again. With the statement's clock and the moment a send was due by its reading (both null when a key's parent said not now:
      * its statement did not run). {@code repeated}: the try's key named a grant
      * made before (a try sent again after its answer was lost), answered as it is, nothing taken.
      */
-    public record Result(Optional<Grant> grant, Duration retryAfter, boolean stale, Instant now, Instant due,
-                         boolean repeated) {
+    public record Result(Optional<Grant> grant, Duration retryAfter, Instant now, Instant due, boolean repeated) {
     }
 
     private final Tx tx;
@@ -201,29 +215,6 @@ public final class FreeSlot {
                                  Duration lease, String key, boolean consume) throws StoreUnavailable {
         String sql = consume ? CONSUME : TRY;
         return tx.runAlone(c -> take(c, sql, limit, null, callClass, cost, program, owner, lease, key)); // commit included
-    }
-
-    // The slot row, locked first in its own statement: the try statement after it reads the send log on a snapshot
-    // taken once the lock is held, so it cannot be stale.
-    private static final String LOCK_SLOT = "SELECT 1 FROM gate_slot WHERE limit_name = ? FOR UPDATE";
-
-    /**
-     * As {@link #take(String, CallClass, Cost, String, String, Duration, String, boolean)}, after a stale answer
-     * (the slot is contended: the statement waited for its lock while another grant committed, and its snapshot did
-     * not see that grant's send): the slot row locked first, then the same statement, in one transaction (two round
-     * trips and the commit), which cannot be stale. Without it, a try on a busy slot was stale again and again and
-     * was refused though the slot was free.
-     */
-    public Optional<Result> takeLocked(String limit, CallClass callClass, Cost cost, String program, String owner,
-                                       Duration lease, String key, boolean consume) throws StoreUnavailable {
-        String sql = consume ? CONSUME : TRY;
-        return tx.run(c -> {
-            try (PreparedStatement ps = c.prepareStatement(LOCK_SLOT)) {
-                ps.setString(1, limit);
-                ps.executeQuery().close();
-            }
-            return take(c, sql, limit, null, callClass, cost, program, owner, lease, key);
-        });
     }
 
     /**
@@ -271,20 +262,25 @@ public final class FreeSlot {
                                  String program, String owner, Duration lease, String key)
             throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql)) {
-            ps.setString(1, owner);
-            ps.setString(2, key);
-            ps.setInt(3, cost.units());
-            ps.setString(4, limit);
-            ps.setString(5, parent);
-            ps.setInt(6, callClass.rank());
+            ps.setString(1, limit); // the lock's
+            ps.setString(2, owner);
+            ps.setString(3, key);
+            ps.setInt(4, cost.units());
+            ps.setString(5, limit);
+            ps.setString(6, parent);
             ps.setInt(7, callClass.rank());
             ps.setInt(8, callClass.rank());
-            ps.setString(9, program);
-            ps.setString(10, owner);
-            ps.setLong(11, lease.toMillis());
+            ps.setInt(9, callClass.rank());
+            ps.setString(10, program);
+            ps.setString(11, owner);
             ps.setLong(12, lease.toMillis());
-            ps.setString(13, key);
-            try (ResultSet rs = ps.executeQuery()) {
+            ps.setLong(13, lease.toMillis());
+            ps.setString(14, key);
+            ps.execute(); // the lock's answer first (one round trip for both: the driver sends them before one Sync)
+            if (!ps.getMoreResults()) {
+                throw new SQLException("the try's decision gave no answer");
+            }
+            try (ResultSet rs = ps.getResultSet()) {
                 rs.next(); // always one row
                 Optional<Result> sentAgain = LostTryAnswers.found(rs, limit, owner, key);
                 if (sentAgain.isPresent()) {
@@ -300,13 +296,13 @@ public final class FreeSlot {
                 long id = rs.getLong("id");
                 if (!rs.wasNull()) {
                     return Optional.of(new Result(Optional.of(new Grant(id, limit, callClass, owner,
-                            Times.get(rs, "enqueued_at"), Times.get(rs, "granted_at"), false)), Duration.ZERO, false,
-                            now, due, false));
+                            Times.get(rs, "enqueued_at"), Times.get(rs, "granted_at"), false)), Duration.ZERO, now, due,
+                            false));
                 }
                 // not now: the slot is due later, or the calls ahead take the next ones (a gap each, at least)
                 Duration untilDue = due.isAfter(now) ? Duration.between(now, due) : Duration.ZERO;
                 Duration retryAfter = untilDue.plus(gap.multipliedBy(ahead));
-                return Optional.of(new Result(Optional.empty(), retryAfter, rs.getBoolean("stale"), now, due, false));
+                return Optional.of(new Result(Optional.empty(), retryAfter, now, due, false));
             }
         }
     }

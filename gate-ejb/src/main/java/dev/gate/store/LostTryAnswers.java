@@ -30,7 +30,7 @@ final class LostTryAnswers {
             }
             return Optional.of(new FreeSlot.Result(Optional.of(new Grant(priorId, limit,
                     CallClass.ofRank(rs.getInt("prior_class")), owner, Times.get(rs, "prior_enqueued_at"),
-                    grantedAt, false)), Duration.ZERO, false, null, null, true));
+                    grantedAt, false)), Duration.ZERO, null, null, true));
         }
         return Optional.empty();
     }

@@ -63,7 +63,7 @@ final class TryUnderParent {
         }
         ParentSlot.Claim claim = ParentSlot.claim(c, parent, callClass, PARENT_BUSY);
         if (claim.slot() == null) {
-            return Optional.of(new FreeSlot.Result(Optional.empty(), claim.notNow(), false, null, null, false));
+            return Optional.of(new FreeSlot.Result(Optional.empty(), claim.notNow(), null, null, false));
         }
         Optional<FreeSlot.Result> result = FreeSlot.take(c, sql, limit, parent, callClass, program, owner, lease,
                 key);

@@ -112,7 +112,7 @@ class TryConsumeTest extends OnOneCopy {
     @Test
     void eightCallersOnAFreeButBusySlotAreEachGrantedNeverToldNotNow() throws Exception {
         // a statement that waited for the slot's lock while another grant committed does not see that grant's send
-        // (stale): it is asked again with the slot locked first, not refused (it was, thousands of times a second)
+        // (it was refused so, thousands of times a second): the lock is taken first, then the decision reads the log
         String limit = "busy-inbound";
         gate.limits().put(limit, LimitSpec.of(1_000_000, Duration.ofSeconds(1)).withBurst(1_000));
         java.util.concurrent.atomic.AtomicInteger granted = new java.util.concurrent.atomic.AtomicInteger();
