@@ -33,7 +33,7 @@ final class FirstTry {
                                 AND w.lease_expires_at > clock_timestamp() AND """ + InstanceLock.OWNER_ALIVE + """
             )
             FOR UPDATE OF s)
-            SELECT set_config('gate.slot', k.limit_name, true) FROM k""";
+            SELECT set_config('gate.slot', k.limit_name, true) IS NOT NULL AS locked FROM k""";
 
     private static final String QUEUED = FreeSlot.decidedAfter(LOCK_FREE_LINE);
 

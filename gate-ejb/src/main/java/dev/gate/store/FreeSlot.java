@@ -15,13 +15,13 @@ import java.util.Optional;
 
 /**
  * Try now: takes a limit's slot for a new call if one is free at this moment, else says when to try again, leaving
- * nothing in the line. One statement (one round trip): it locks the limit's slot row, decides as the grant pass
- * does, and if the slot is free writes the call as GRANTED, its send and the moved beat. A key under a parent takes
- * the parent's slot too, in one transaction around that statement ({@link TryUnderParent}); a join on a line that may
+ * nothing in the line. One round trip: it locks the limit's slot row, then decides as the grant pass does, and if the
+ * slot is free writes the call as GRANTED, its send and the moved beat. A key under a parent takes the parent's slot
+ * too, in one transaction around those statements ({@link TryUnderParent}); a join on a line that may
  * be free runs it first ({@link FirstTry}); a try sent again finds its first grant ({@link LostTryAnswers}).
  *
  * <p>The decision is {@code SlotRule}'s, {@code Beat}'s and {@code ReceiptMargin}'s, written in SQL so that it needs no
- * second round trip; {@code GrantDecisionTest} holds the two to the same answers on random send logs. A slot is free when
+ * round trip of its own; {@code GrantDecisionTest} holds the two to the same answers on random send logs. A slot is free when
  * it is due (the beat, every rule's window cap, the minimum spacing, no cool-down) and no live call of the same class
  * or a higher one waits in the line (counting a call the starvation guard lifted as its guard's class; live: its lease
  * runs and its owner can take a grant, as the grant pass reads it): a try never jumps a queue it would be behind. A try takes no turn among programs (fairPrograms): it never waits.
@@ -33,10 +33,12 @@ public final class FreeSlot {
     // decides and writes. Each statement takes its own snapshot, so the second, taken once the lock is held, sees every
     // send committed before it: it cannot miss the newest (one statement that waited for the lock would read the log as
     // of before its wait). Only a row the first statement locked is marked (MATERIALIZED: a row that SKIP LOCKED passed
-    // over is never marked), and the second decides nothing without the mark. Parameter: the limit.
+    // over is never marked), and the second decides nothing without the mark. Its answer is a boolean, of a known size:
+    // a column of unknown size would make the driver send a Sync between the two (its guard against a full receive
+    // buffer), and the lock would end with the first. Parameter: the limit.
     private static final String LOCK = """
             WITH l AS MATERIALIZED (SELECT s.limit_name FROM gate_slot s WHERE s.limit_name = ? FOR UPDATE)
-            SELECT set_config('gate.slot', l.limit_name, true) FROM l""";
+            SELECT set_config('gate.slot', l.limit_name, true) IS NOT NULL AS locked FROM l""";
 
     // The free line's lock: never queues behind a grant pass (SKIP LOCKED: a locked slot answers as no limit, and the
     // caller joins the line instead) and leaves a limit whose programs take turns to the line (a grant there moves the
@@ -44,7 +46,7 @@ public final class FreeSlot {
     private static final String LOCK_FREE = """
             WITH l AS MATERIALIZED (SELECT s.limit_name FROM gate_slot s JOIN gate_limit g ON g.name = s.limit_name
                                     WHERE s.limit_name = ? AND NOT g.fair_programs FOR UPDATE OF s SKIP LOCKED)
-            SELECT set_config('gate.slot', l.limit_name, true) FROM l""";
+            SELECT set_config('gate.slot', l.limit_name, true) IS NOT NULL AS locked FROM l""";
 
     // k: the slot row the lock statement locked (the clock in t is read with the lock held). r: each rule (the limit's
     // own, at its adaptive rate if it has one (AdaptiveRate), and its more rules), its window widened by the receipt margin (declared, else 0.5% of the window, at most
@@ -135,7 +137,7 @@ public final class FreeSlot {
                                    END + go.cost * go.gap_us * interval '1 microsecond',
                                    gate_block_turn(go.limit_name, go.now))
                 FROM go, called WHERE s.limit_name = go.limit_name)
-            SELECT d.now, d.due, d.gap_us, d.ahead, called.id, called.enqueued_at, called.granted_at,
+            SELECT current_setting('gate.slot', true) AS mark, d.now, d.due, d.gap_us, d.ahead, called.id, called.enqueued_at, called.granted_at,
                    prior.id AS prior_id, prior.limit_name AS prior_limit, prior.call_class AS prior_class,
                    prior.enqueued_at AS prior_enqueued_at, prior.granted_at AS prior_granted_at
             FROM (SELECT 1) one LEFT JOIN d ON true LEFT JOIN called ON true LEFT JOIN prior ON true""";
@@ -277,11 +279,20 @@ public final class FreeSlot {
             ps.setLong(13, lease.toMillis());
             ps.setString(14, key);
             ps.execute(); // the lock's answer first (one round trip for both: the driver sends them before one Sync)
+            boolean locked;
+            try (ResultSet lock = ps.getResultSet()) {
+                locked = lock.next();
+            }
             if (!ps.getMoreResults()) {
                 throw new SQLException("the try's decision gave no answer");
             }
             try (ResultSet rs = ps.getResultSet()) {
                 rs.next(); // always one row
+                if (locked && !limit.equals(rs.getString("mark"))) {
+                    // the lock's transaction ended before the decision ran: it would decide nothing, for ever
+                    throw new IllegalStateException("the try's two statements ran in two transactions: the JDBC "
+                            + "driver split them (preferQueryMode=simple is not supported)");
+                }
                 Optional<Result> sentAgain = LostTryAnswers.found(rs, limit, owner, key);
                 if (sentAgain.isPresent()) {
                     return sentAgain;

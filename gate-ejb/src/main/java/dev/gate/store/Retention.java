@@ -18,8 +18,9 @@ public final class Retention {
     public static final Duration SEND_MARGIN = Duration.ofMinutes(10);
 
     // Per limit: its sends older than its longest rule window (or minimum spacing) plus the margin, oldest first, but
-    // never its newest send (seq = the slot's send_seq; by its time, so the range stays on the window index): a statement that finds the newest send missing reads it as a
-    // grant committed after its snapshot (the try statement's "stale"), so a limit idle past its windows keeps one.
+    // never its newest send (seq = the slot's send_seq; by its time, so the range stays on the window index): a grant pass's probe that finds
+    // the newest send missing reads it as a grant committed after its snapshot and probes again (SlotLock), so a limit
+    // idle past its windows keeps one (a try reads it as an empty window).
     // Index ranges on (limit_name, sent_at), and the delete by row address (a TID scan; "id IN" let the planner
     // scan the whole table), so the cost follows the rows deleted, not the table. now() (the transaction's start, a
     // stable value) rather than clock_timestamp(), so the bound is part of the index range.

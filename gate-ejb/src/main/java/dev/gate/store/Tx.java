@@ -124,7 +124,8 @@ public final class Tx {
 
     /**
      * One statement that is its own transaction (auto-commit): the database commits it as it answers, so the whole
-     * transaction is one round trip. {@code work} must run exactly one statement. Errors as {@link #run}.
+     * transaction is one round trip. {@code work} must run exactly one statement (or statements the driver sends
+     * together before one Sync, as a try's lock and decision: one implicit transaction). Errors as {@link #run}.
      */
     public <T> T runAlone(Work<T> work) throws StoreUnavailable {
         try (Connection c = connection()) {

@@ -111,6 +111,40 @@ class SlowLockTest {
         }
     }
 
+    @Test
+    void aConsumeOnASlotRowHeldForTwoSecondsIsToldBusyTakesNothingAndGoesOnceItIsFree() throws Exception {
+        String limit = "held-inbound";
+        copies.limit(limit, 100, Duration.ofSeconds(1));
+        Engine a = copies.start("held-inbound-a");
+        try (Connection holder = copies.connect()) {
+            holder.setAutoCommit(false);
+            try (PreparedStatement ps = holder.prepareStatement(
+                    "SELECT 1 FROM gate_slot WHERE limit_name = ? FOR UPDATE")) {
+                ps.setString(1, limit);
+                ps.executeQuery().close();
+            }
+            long heldUntil = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+            int told = 0;
+            while (System.nanoTime() < heldUntil) { // the lock is held for 2 s: the fault under test
+                dev.gate.api.GateBusyException busy = org.junit.jupiter.api.Assertions.assertThrows(
+                        dev.gate.api.GateBusyException.class,
+                        () -> a.callers().tryConsume(limit, CallClass.INTERACTIVE, "api", CallOptions.NONE));
+                assertTrue(busy.getMessage() != null && !busy.getMessage().isBlank(), "told why");
+                told++;
+            }
+            assertTrue(told > 0);
+            assertFalse(a.paused(), "a held lock is not an outage");
+            holder.rollback();
+        }
+        assertEquals(0, copies.count("SELECT count(*) FROM gate_call WHERE limit_name = ?", limit),
+                "a consume told busy wrote no call");
+        assertEquals(0, copies.count("SELECT count(*) FROM gate_send WHERE limit_name = ?", limit),
+                "and no send");
+        assertTrue(a.callers().tryConsume(limit, CallClass.INTERACTIVE, "api", CallOptions.NONE).isGranted(),
+                "granted once the lock is free");
+        assertTrue(health.said(Level.WARNING, "calls are paused").isEmpty(), "no pause logged");
+    }
+
     private static Instant dbNow(Connection c) throws Exception {
         try (PreparedStatement ps = c.prepareStatement("SELECT clock_timestamp()"); ResultSet rs = ps.executeQuery()) {
             rs.next();
