@@ -60,12 +60,7 @@ class SlowLockTest {
         Instant releasedAt;
         List<Ticket> line = new ArrayList<>();
         try (Connection holder = copies.connect()) {
-            holder.setAutoCommit(false);
-            try (PreparedStatement ps = holder.prepareStatement(
-                    "SELECT 1 FROM gate_slot WHERE limit_name = ? FOR UPDATE")) {
-                ps.setString(1, limit);
-                ps.executeQuery().close();
-            }
+            hold(holder, limit);
             long heldFrom = System.nanoTime();
             // joins alternate between the copies; each one's fast path and both loops meet the held row
             for (int i = 0; i < 8; i++) {
@@ -117,12 +112,7 @@ class SlowLockTest {
         copies.limit(limit, 100, Duration.ofSeconds(1));
         Engine a = copies.start("held-inbound-a");
         try (Connection holder = copies.connect()) {
-            holder.setAutoCommit(false);
-            try (PreparedStatement ps = holder.prepareStatement(
-                    "SELECT 1 FROM gate_slot WHERE limit_name = ? FOR UPDATE")) {
-                ps.setString(1, limit);
-                ps.executeQuery().close();
-            }
+            hold(holder, limit);
             long heldUntil = System.nanoTime() + Duration.ofSeconds(2).toNanos();
             int told = 0;
             while (System.nanoTime() < heldUntil) { // the lock is held for 2 s: the fault under test
@@ -143,6 +133,15 @@ class SlowLockTest {
         assertTrue(a.callers().tryConsume(limit, CallClass.INTERACTIVE, "api", CallOptions.NONE).isGranted(),
                 "granted once the lock is free");
         assertTrue(health.said(Level.WARNING, "calls are paused").isEmpty(), "no pause logged");
+    }
+
+    /** The limit's slot row locked by {@code holder}, as a stalled instance's pass would hold it, until it rolls back. */
+    private static void hold(Connection holder, String limit) throws Exception {
+        holder.setAutoCommit(false);
+        try (PreparedStatement ps = holder.prepareStatement("SELECT 1 FROM gate_slot WHERE limit_name = ? FOR UPDATE")) {
+            ps.setString(1, limit);
+            ps.executeQuery().close();
+        }
     }
 
     private static Instant dbNow(Connection c) throws Exception {
