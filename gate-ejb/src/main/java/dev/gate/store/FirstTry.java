@@ -23,17 +23,15 @@ final class FirstTry {
     // A limit with a burst allowance is never queued on: its grant passes grant runs (every call due at one moment in
     // one statement), so callers that meet on its lock join the line and are granted together, which beat taking the
     // lock one after the other (SideBySide, 16 callers: 1,722 against 1,025 a second).
-    // Marked as the try's own lock is (FreeSlot), and sent with the decision before one Sync.
+    // Marked as the try's own lock is, and sent with the decision before one Sync (FreeSlot.decidedAfter).
     private static final String LOCK_FREE_LINE = """
-            WITH k AS MATERIALIZED (
             SELECT s.limit_name FROM gate_slot s JOIN gate_limit l ON l.name = s.limit_name
             WHERE s.limit_name = ? AND NOT l.keyed AND NOT l.fair_programs AND l.parent_name IS NULL AND l.burst = 1
               AND NOT EXISTS (SELECT 1 FROM gate_call w
                               WHERE w.limit_name = s.limit_name AND w.state = 'WAITING'
                                 AND w.lease_expires_at > clock_timestamp() AND """ + InstanceLock.OWNER_ALIVE + """
             )
-            FOR UPDATE OF s)
-            SELECT set_config('gate.slot', k.limit_name, true) IS NOT NULL AS locked FROM k""";
+            FOR UPDATE OF s""";
 
     private static final String QUEUED = FreeSlot.decidedAfter(LOCK_FREE_LINE);
 

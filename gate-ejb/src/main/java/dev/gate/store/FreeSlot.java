@@ -33,20 +33,15 @@ public final class FreeSlot {
     // decides and writes. Each statement takes its own snapshot, so the second, taken once the lock is held, sees every
     // send committed before it: it cannot miss the newest (one statement that waited for the lock would read the log as
     // of before its wait). Only a row the first statement locked is marked (MATERIALIZED: a row that SKIP LOCKED passed
-    // over is never marked), and the second decides nothing without the mark. Its answer is a boolean, of a known size:
-    // a column of unknown size would make the driver send a Sync between the two (its guard against a full receive
-    // buffer), and the lock would end with the first. Parameter: the limit.
-    private static final String LOCK = """
-            WITH l AS MATERIALIZED (SELECT s.limit_name FROM gate_slot s WHERE s.limit_name = ? FOR UPDATE)
-            SELECT set_config('gate.slot', l.limit_name, true) IS NOT NULL AS locked FROM l""";
+    // over is never marked), and the second decides nothing without the mark (decidedAfter). Parameter: the limit.
+    private static final String LOCK = "SELECT s.limit_name FROM gate_slot s WHERE s.limit_name = ? FOR UPDATE";
 
     // The free line's lock: never queues behind a grant pass (SKIP LOCKED: a locked slot answers as no limit, and the
     // caller joins the line instead) and leaves a limit whose programs take turns to the line (a grant there moves the
     // turns). Parameter: the limit.
     private static final String LOCK_FREE = """
-            WITH l AS MATERIALIZED (SELECT s.limit_name FROM gate_slot s JOIN gate_limit g ON g.name = s.limit_name
-                                    WHERE s.limit_name = ? AND NOT g.fair_programs FOR UPDATE OF s SKIP LOCKED)
-            SELECT set_config('gate.slot', l.limit_name, true) IS NOT NULL AS locked FROM l""";
+            SELECT s.limit_name FROM gate_slot s JOIN gate_limit g ON g.name = s.limit_name
+            WHERE s.limit_name = ? AND NOT g.fair_programs FOR UPDATE OF s SKIP LOCKED""";
 
     // k: the slot row the lock statement locked (the clock in t is read with the lock held). r: each rule (the limit's
     // own, at its adaptive rate if it has one (AdaptiveRate), and its more rules), its window widened by the receipt margin (declared, else 0.5% of the window, at most
@@ -149,11 +144,15 @@ public final class FreeSlot {
     static final String FREE_LINE = decidedAfter(LOCK_FREE);
 
     /**
-     * The decision sent after {@code lock}, a statement of one parameter (the limit) that locks the slot row and marks
-     * it (gate.slot), as {@link #LOCK} does: a try's two statements.
+     * A try's two statements: {@code lockedRows} (one parameter, the limit; it selects the slot row's {@code limit_name}
+     * with its lock), the row it locked marked (gate.slot), then the decision. The mark is set from a MATERIALIZED
+     * result, so only for a row the select did lock; its answer is a boolean, of a known size: a column of unknown size
+     * would make the driver send a Sync between the two (its guard against a full receive buffer), and the lock would
+     * end with the first.
      */
-    static String decidedAfter(String lock) {
-        return lock + ";\n" + DECIDE;
+    static String decidedAfter(String lockedRows) {
+        return "WITH l AS MATERIALIZED (" + lockedRows + ")\n"
+                + "SELECT set_config('gate.slot', l.limit_name, true) IS NOT NULL AS locked FROM l;\n" + DECIDE;
     }
 
     // A consuming try (the call is the request itself, an inbound limit's): the try statement, but the call it writes
