@@ -114,7 +114,7 @@ public final class SideBySide {
             indexUse(db);
         }
         if (scenarios.contains("5")) {
-            consuming(gate, forUpdate, advisory, warmUp, seconds);
+            consuming(db, gate, forUpdate, advisory, warmUp, seconds);
         }
 
         gate.stop();
@@ -222,8 +222,9 @@ public final class SideBySide {
      * Scenario 5: a request that is its own call (an inbound limit), the gate's consuming try (granted and ended in one
      * statement) beside Bucket4j's tryConsume, each warmed up at 16 callers, then 1, 4 and 16 callers alternated.
      */
-    private static void consuming(Engine gate, Bucket forUpdate, Bucket advisory, int warmUp, int seconds)
-            throws Exception {
+    private static void consuming(GateDatabase db, Engine gate, Bucket forUpdate, Bucket advisory, int warmUp,
+                                  int seconds) throws Exception {
+        java.util.Optional<Floor> floor = Floor.on(db);
         List<Cells.Timed> systems = List.of(
                 Cells.Timed.whole(() -> gate.callers().tryConsume("open", CallClass.INTERACTIVE, "bench",
                         CallOptions.NONE).isGranted()),
@@ -236,14 +237,19 @@ public final class SideBySide {
                 + "per cell, alternated; %s, %d cores)%n", warmUp, seconds, LocalDate.now(),
                 Runtime.getRuntime().availableProcessors());
         System.out.println("| callers | gate tryConsume | Bucket4j SELECT FOR UPDATE | Bucket4j advisory lock "
-                + "| gate / best Bucket4j |");
-        System.out.println("| --- | --- | --- | --- | --- |");
+                + "| gate / best Bucket4j | floor, the gate's shape | floor, Bucket4j's shape | gate / its floor |");
+        System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- |");
         for (int callers : CALLERS) {
             Cells.Cell[] c = alternated(systems, callers, seconds);
-            System.out.printf("| %2d | %s | %s | %s | %.2fx |%n", callers, consumed(c[0]), consumed(c[1]),
-                    consumed(c[2]), c[0].perSecond() / Math.max(c[1].perSecond(), c[2].perSecond()));
+            Floor.Figure gateFloor = floor.isPresent() ? floor.get().gate(callers, seconds) : Floor.NONE;
+            Floor.Figure bucketFloor = floor.isPresent() ? floor.get().bucket(callers, seconds) : Floor.NONE;
+            System.out.printf("| %2d | %s | %s | %s | %.2fx | %s | %s | %.2fx |%n", callers, consumed(c[0]),
+                    consumed(c[1]), consumed(c[2]), c[0].perSecond() / Math.max(c[1].perSecond(), c[2].perSecond()),
+                    gateFloor, bucketFloor, c[0].perSecond() / gateFloor.perSecond());
         }
-        System.out.println("(refused: tries told 'not now', each counted apart from the rate)");
+        System.out.println("(refused: tries told 'not now', each counted apart from the rate; floor: pgbench, "
+                + "autocommit, prepared, the shape's one statement on one hot row, at as many clients as callers, "
+                + "right after the cells)");
     }
 
     private static String consumed(Cells.Cell c) {

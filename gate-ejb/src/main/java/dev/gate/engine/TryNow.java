@@ -89,7 +89,9 @@ final class TryNow {
         }
         Duration lease = Joining.checkedLease(settings, limit, program, callClass, options.lease());
         dev.gate.rules.Cost cost = costs.checked(limit, parent, options);
-        String tryKey = key != null ? key : "try:" + UUID.randomUUID();
+        // a try without the caller's key gets one of this instance's, to end its grant if the answer is lost; a
+        // consume without one has nothing to end (its call ended at its grant) and no row to find (FreeSlot.SENT_ONLY)
+        String tryKey = key != null || consume ? key : "try:" + UUID.randomUUID();
         Optional<FreeSlot.Result> taken;
         try {
             taken = admission.run(() -> {
@@ -98,7 +100,7 @@ final class TryNow {
                             ? freeSlot.takeUnder(limit, parent, callClass, program, owner, lease, tryKey, consume)
                             : freeSlot.take(limit, callClass, cost, program, owner, lease, tryKey, consume);
                 } catch (StoreUnavailable lost) { // it may have committed: the answer did not come back
-                    if (key == null) {
+                    if (key == null && !consume) {
                         waiters.unansweredTry(owner, tryKey);
                     }
                     throw lost;

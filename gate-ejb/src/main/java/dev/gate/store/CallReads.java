@@ -8,6 +8,7 @@ import jakarta.persistence.TypedQuery;
 
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -30,6 +31,16 @@ public final class CallReads {
             WHERE c.id = ? AND (c.owner = ?
                                 OR EXISTS (SELECT 1 FROM gate_call_joiner j WHERE j.call_id = c.id AND j.program = ?))""";
 
+    // A consume without the caller's key has no call row: its sends are its record (FreeSlot.SENT_ONLY), found by its
+    // id on their partial index (only such sends are in it); a key's parent's unit carries no owner and is not read.
+    // Parameters: id, owner (null: anyone's).
+    static final String SENT_ONLY = """
+            SELECT s.limit_name, s.call_class, s.program, s.owner, min(s.sent_at) AS sent_at
+            FROM gate_send s
+            WHERE s.call_id = ? AND s.owner IS NOT NULL AND (s.owner = ?::varchar OR ?::varchar IS NULL)
+            GROUP BY s.limit_name, s.call_class, s.program, s.owner
+            LIMIT 1""";
+
     /** Call ids per poll statement (padded to a power of two by Hibernate, so few distinct statements). */
     static final int POLL_CHUNK = 512;
 
@@ -41,18 +52,49 @@ public final class CallReads {
         this.jpa = jpa;
     }
 
+    /** The call, wherever it is recorded: its row, else (a consume without a key) its sends. */
     public Optional<CallRow> find(long id) throws StoreUnavailable {
-        return jpa.run(em -> one(em.createNamedQuery(Call.VIEW, Object[].class).setParameter("id", id)));
+        Optional<CallRow> row = jpa.run(em -> one(em.createNamedQuery(Call.VIEW, Object[].class).setParameter("id", id)));
+        return row.isPresent() ? row : sentOnly(id, null);
     }
 
     /** The call, if {@code owner} owns it (another's call is as good as absent). */
     public Optional<CallRow> findOwned(long id, String owner) throws StoreUnavailable {
-        return jpa.run(em -> one(em.createNamedQuery(Call.VIEW_OWNED, Object[].class)
+        Optional<CallRow> row = jpa.run(em -> one(em.createNamedQuery(Call.VIEW_OWNED, Object[].class)
                 .setParameter("id", id).setParameter("owner", owner)));
+        return row.isPresent() ? row : sentOnly(id, owner);
+    }
+
+    /**
+     * A consume without a key, of {@code owner} (null: anyone's), as its sends record it: DONE at its grant, no lease,
+     * no outcome; empty once they have left the log (its limit's longest window and the retention's margin after).
+     */
+    private Optional<CallRow> sentOnly(long id, String owner) throws StoreUnavailable {
+        return tx.runAlone(c -> {
+            try (PreparedStatement ps = c.prepareStatement(SENT_ONLY)) {
+                ps.setLong(1, id);
+                ps.setString(2, owner);
+                ps.setString(3, owner);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        return Optional.<CallRow>empty();
+                    }
+                    Instant sent = Times.get(rs, "sent_at");
+                    return Optional.of(new CallRow(id, rs.getString("limit_name"),
+                            CallClass.ofRank(rs.getInt("call_class")), rs.getString("program"), rs.getString("owner"),
+                            CallState.DONE, sent, null, sent, null, null, 0));
+                }
+            }
+        });
     }
 
     /** The call, if {@code owner} owns it or {@code program} joined it (by its dedupe key). */
     public Optional<CallRow> findVisible(long id, String owner, String program) throws StoreUnavailable {
+        Optional<CallRow> row = visibleRow(id, owner, program);
+        return row.isPresent() ? row : sentOnly(id, owner); // nobody joins a consume: its owner's alone
+    }
+
+    private Optional<CallRow> visibleRow(long id, String owner, String program) throws StoreUnavailable {
         return tx.runAlone(c -> {
             try (PreparedStatement ps = c.prepareStatement(VISIBLE)) {
                 ps.setLong(1, id);

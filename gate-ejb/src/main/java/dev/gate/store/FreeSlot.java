@@ -50,7 +50,8 @@ public final class FreeSlot {
     // up to whole microseconds, at least the minimum spacing) and the moment a send is due (the latest of the beat,
     // each cap's room, the spacing after the last send, the cool-down's end). A last send that retention pruned (older
     // than every window the limit had) is no send: the beat and each window read as empty where the log has nothing.
-    private static final String DECIDE = """
+    private static String decide(String written) {
+        return """
             WITH prior AS (
                 SELECT id, limit_name, call_class, enqueued_at, granted_at FROM gate_call
                 WHERE owner = ? AND submission_key = ?),
@@ -112,18 +113,7 @@ public final class FreeSlot {
                             LIMIT 1000) a) AS ahead
                 FROM t),
             go AS (SELECT d.* FROM d WHERE d.now >= d.due AND d.ahead = 0),
-            called AS (
-                INSERT INTO gate_call (limit_name, call_class, program, owner, state, enqueued_at, granted_at,
-                                       lease_ms, lease_expires_at, submission_key, cost)
-                SELECT go.limit_name, ?, ?, ?, 'GRANTED', go.now, go.now, ?, go.now + ? * interval '1 millisecond', ?,
-                       go.cost
-                FROM go
-                ON CONFLICT DO NOTHING
-                RETURNING id, enqueued_at, granted_at),
-            sent AS (
-                INSERT INTO gate_send (limit_name, call_id, sent_at, slot_at, seq)
-                SELECT go.limit_name, called.id, go.now, go.due, go.send_seq + u
-                FROM go, called, generate_series(1, go.cost) u),
+""" + written + """
             moved AS (
                 UPDATE gate_slot s
                 SET send_seq = go.send_seq + go.cost,
@@ -136,6 +126,48 @@ public final class FreeSlot {
                    prior.id AS prior_id, prior.limit_name AS prior_limit, prior.call_class AS prior_class,
                    prior.enqueued_at AS prior_enqueued_at, prior.granted_at AS prior_granted_at
             FROM (SELECT 1) one LEFT JOIN d ON true LEFT JOIN called ON true LEFT JOIN prior ON true""";
+    }
+
+    // What a grant writes: its call (called: id, enqueued_at, granted_at) and its units in the send log (sent).
+    // Parameters: class, program, owner, lease, lease again (its end), the try's key. A try's call is GRANTED; a
+    // consume's with the caller's key DONE at its grant (no outcome, no lease to run), found again by its key.
+    private static String callRow(boolean done) {
+        return """
+            called AS (
+                INSERT INTO gate_call (limit_name, call_class, program, owner, state, enqueued_at, granted_at,
+                                       lease_ms, lease_expires_at, submission_key, done_at, cost)
+                SELECT go.limit_name, ?, ?, ?, '%s', go.now, go.now, ?, go.now + ? * interval '1 millisecond', ?,
+                       %s, go.cost
+                FROM go
+                ON CONFLICT DO NOTHING
+                RETURNING id, enqueued_at, granted_at),
+            sent AS (
+                INSERT INTO gate_send (limit_name, call_id, sent_at, slot_at, seq)
+                SELECT go.limit_name, called.id, go.now, go.due, go.send_seq + u
+                FROM go, called, generate_series(1, go.cost) u),
+""".formatted(done ? "DONE" : "GRANTED", done ? "go.now" : "NULL");
+    }
+
+    private static final String GRANTED_CALL = callRow(false);
+
+    private static final String DONE_CALL = callRow(true);
+
+    // A consume without a key writes no call row (nothing would ever look it up by a key, and no lease or outcome
+    // follows): its id is drawn from the calls' identity (one id names one call, whichever table holds it), and its
+    // units record who sent it and its class (the send log is its record: CallReads finds it there by its id).
+    // Parameters as above; the lease and key are bound but unused.
+    private static final String SENT_ONLY = """
+            called AS (
+                SELECT nextval('gate_call_id_seq') AS id, go.now AS enqueued_at, go.now AS granted_at,
+                       ?::smallint AS call_class, ?::varchar AS program, ?::varchar AS owner,
+                       ?::bigint AS lease_ms, ?::bigint AS lease_end_ms, ?::varchar AS submission_key
+                FROM go),
+            sent AS (
+                INSERT INTO gate_send (limit_name, call_id, sent_at, slot_at, seq, program, owner, call_class)
+                SELECT go.limit_name, called.id, go.now, go.due, go.send_seq + u, called.program, called.owner,
+                       called.call_class
+                FROM go, called, generate_series(1, go.cost) u),
+""";
 
     // A try: the slot locked, then the decision. Parameters: the limit, then the decision's.
     static final String TRY = decidedAfter(LOCK);
@@ -151,29 +183,27 @@ public final class FreeSlot {
      * end with the first.
      */
     static String decidedAfter(String lockedRows) {
+        return decidedAfter(lockedRows, GRANTED_CALL);
+    }
+
+    /** As above, the grant writing {@code written} ({@link #GRANTED_CALL}, {@link #DONE_CALL} or {@link #SENT_ONLY}). */
+    private static String decidedAfter(String lockedRows, String written) {
         return "WITH l AS MATERIALIZED (" + lockedRows + ")\n"
-                + "SELECT set_config('gate.slot', l.limit_name, true) IS NOT NULL AS locked FROM l;\n" + DECIDE;
+                + "SELECT set_config('gate.slot', l.limit_name, true) IS NOT NULL AS locked FROM l;\n"
+                + decide(written);
     }
 
     // A consuming try (the call is the request itself, an inbound limit's): the try statement, but the call it writes
     // is granted and ended at once, DONE with no outcome, so nothing waits for a report and no lease runs. Same
-    // parameters and answer as TRY; the same send log and the same beat.
-    static final String CONSUME = consuming(TRY);
+    // parameters and answer as TRY; the same send log and the same beat. With the caller's key (found again by it).
+    static final String CONSUME = decidedAfter(LOCK, DONE_CALL);
 
-    private static String consuming(String tryStatement) {
-        String s = once(tryStatement, "lease_ms, lease_expires_at, submission_key, cost)",
-                "lease_ms, lease_expires_at, submission_key, done_at, cost)");
-        return once(s, "'GRANTED', go.now, go.now, ?, go.now + ? * interval '1 millisecond', ?,",
-                "'DONE', go.now, go.now, ?, go.now + ? * interval '1 millisecond', ?, go.now,");
-    }
+    // A consume without the caller's key: no call row, its sends its record (SENT_ONLY). Same parameters and answer.
+    static final String CONSUME_SENT_ONLY = decidedAfter(LOCK, SENT_ONLY);
 
-    /** {@code text} with {@code part}, which must occur once, replaced. */
-    private static String once(String text, String part, String with) {
-        int at = text.indexOf(part);
-        if (at < 0 || text.indexOf(part, at + 1) >= 0) {
-            throw new IllegalStateException("the try statement's text has not one '" + part + "'");
-        }
-        return text.substring(0, at) + with + text.substring(at + part.length());
+    /** The try statement for a try, or for a consume with or without the caller's {@code key}. */
+    static String statement(boolean consume, String key) {
+        return !consume ? TRY : key == null ? CONSUME_SENT_ONLY : CONSUME;
     }
 
     /**
@@ -214,7 +244,7 @@ public final class FreeSlot {
      */
     public Optional<Result> take(String limit, CallClass callClass, Cost cost, String program, String owner,
                                  Duration lease, String key, boolean consume) throws StoreUnavailable {
-        String sql = consume ? CONSUME : TRY;
+        String sql = statement(consume, key);
         return tx.runAlone(c -> take(c, sql, limit, null, callClass, cost, program, owner, lease, key)); // commit included
     }
 
@@ -233,7 +263,8 @@ public final class FreeSlot {
      */
     public Optional<Result> takeUnder(String limit, String parent, CallClass callClass, String program, String owner,
                                       Duration lease, String key, boolean consume) throws StoreUnavailable {
-        return underParent.takeUnder(limit, parent, callClass, program, owner, lease, key, consume ? CONSUME : TRY);
+        return underParent.takeUnder(limit, parent, callClass, program, owner, lease, key,
+                statement(consume, key));
     }
 
     /**

@@ -44,7 +44,8 @@ final class HistoryFeatures {
                 "options on a keyed limit", "burst",
                 "a second sliding rule", "blocks in a zone", "a calendar quota", "fair programs",
                 "the starvation guard", "bulk calls", "a line bound", "a line bound per program", "minimum spacing",
-                "adaptive rate", "a bound on a keyed limit's open keys", "EJB join", "HTTP join", "try", "consuming try", "join and cancel",
+                "adaptive rate", "a bound on a keyed limit's open keys", "EJB join", "HTTP join", "try", "consuming try",
+                "a consume with its key, sent again", "join and cancel",
                 "another client's use", "cost above 1", "cost above 1 on a key (refused)", "a deadline",
                 "a concurrency key", "a dedupe key", "sent twice, and again after its end", "calls on keys",
                 "a program's backlog (joins at once)"));
@@ -96,7 +97,8 @@ final class HistoryFeatures {
             add(f, l.maxKeys() != null, "a bound on a keyed limit's open keys");
         }
         for (List<Step> program : h.programs()) {
-            for (Step s : program) {
+            for (int at = 0; at < program.size(); at++) {
+                Step s = program.get(at);
                 if (s instanceof Join j) {
                     f.add(j.http() ? "HTTP join" : "EJB join");
                     call(f, h, j.limit(), j.key(), j.callClass(), j.cost());
@@ -106,7 +108,8 @@ final class HistoryFeatures {
                     add(f, j.sentTwice(), "sent twice, and again after its end");
                     report(f, j.report());
                 } else if (s instanceof Try t) {
-                    f.add(t.consume() ? "consuming try" : "try");
+                    f.add(HistoryRun.consumedWithItsKey(t, at) ? "a consume with its key, sent again"
+                            : t.consume() ? "consuming try" : "try");
                     call(f, h, t.limit(), t.key(), t.callClass(), t.cost());
                     if (!t.consume()) {
                         report(f, t.report());

@@ -721,7 +721,55 @@ final class HistoryRun {
         }
     }
 
+    /**
+     * A consume at an odd step goes as a program's over HTTP does, with its key (Idempotency-Key), and is sent again
+     * with it (its answer lost): one consumption, one row; at an even step, as an EJB's, without one (no row).
+     */
+    static boolean consumedWithItsKey(Try tried, int step) {
+        return tried.consume() && step % 2 == 1;
+    }
+
+    /** A consume with its key, sent again with it: the same consumption, found again, nothing sent twice. */
+    private void consumeWithItsKey(Engine first, String program, int p, int s, Try tried) {
+        Engine copy = first;
+        String limit = names[tried.limit()];
+        String key = "r" + run + "-p" + p + "-s" + s;
+        CallOptions options = options(tried.key(), tried.cost(), null, null, null);
+        ProgramCalls.Tried consumed;
+        ProgramCalls.Tried again;
+        try {
+            try {
+                consumed = copy.programs().tryNow(program, limit, tried.callClass(), options, key, true);
+            } catch (GatePausedException | GateBusyException e) {
+                if (copy != first) {
+                    throw e;
+                }
+                copy = other(first); // the answer may be lost with the consumption made: sent again, to the other
+                consumed = copy.programs().tryNow(program, limit, tried.callClass(), options, key, true);
+            }
+            if (!consumed.attempt().isGranted()) {
+                tell(p, s, tried.limit(), null, Answer.NOT_NOW,
+                        "retry after " + consumed.attempt().retryAfter().toMillis() + " ms");
+                return;
+            }
+            again = copy.programs().tryNow(program, limit, tried.callClass(), options, key, true);
+        } catch (GateException e) {
+            refused(p, s, tried.limit(), null, e);
+            return;
+        }
+        long id = consumed.attempt().permit().callId();
+        vendor.request(openAccount(tried.limit(), tried.key()), id, tried.cost());
+        tell(p, s, tried.limit(), id, Answer.CONSUMED, "with its key");
+        Long second = again.attempt().isGranted() ? again.attempt().permit().callId() : null;
+        tell(p, s, tried.limit(), second, Answer.SAME_CALL, "first answer call " + id + ", repeated "
+                + again.repeated());
+    }
+
     private void tryNow(Engine copy, String program, int p, int s, Try tried) {
+        if (consumedWithItsKey(tried, s)) {
+            consumeWithItsKey(copy, program, p, s, tried);
+            return;
+        }
         Attempt attempt;
         try {
             attempt = tried.consume()

@@ -121,14 +121,25 @@ final class TableWatch implements AutoCloseable {
             }
             // a limit made anew after its removal takes back the sends its windows still count, as call 0: the watch
             // saw each of them before, under its call
-            try (PreparedStatement ps = c.prepareStatement("SELECT limit_name, call_id, sent_at, slot_at, seq "
-                    + "FROM gate_send WHERE split_part(limit_name, '~', 1) = ANY (?) AND call_id <> 0")) {
+            try (PreparedStatement ps = c.prepareStatement("SELECT limit_name, call_id, sent_at, slot_at, seq, "
+                    + "program, owner, call_class FROM gate_send WHERE split_part(limit_name, '~', 1) = ANY (?) "
+                    + "AND call_id <> 0 ORDER BY seq")) {
                 ps.setArray(1, c.createArrayOf("varchar", names));
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         String line = rs.getString("limit_name");
+                        long id = rs.getLong("call_id");
+                        Instant sent = at(rs, "sent_at");
                         logged.computeIfAbsent(line, k -> new ArrayList<>()).add(new Send(limitOf.applyAsInt(line),
-                                rs.getLong("call_id"), at(rs, "sent_at"), at(rs, "slot_at"), rs.getLong("seq")));
+                                id, sent, at(rs, "slot_at"), rs.getLong("seq")));
+                        if (rs.getString("owner") != null) {
+                            // a consume without a key: no call row, its units are its record (one per unit of its cost)
+                            Call seen = now.get(id);
+                            now.put(id, seen != null ? withCost(seen, seen.cost() + 1)
+                                    : new Call(id, limitOf.applyAsInt(line), line, rs.getInt("call_class"),
+                                    rs.getString("program"), rs.getString("owner"), "DONE", sent, sent, sent, null,
+                                    null, null, null, null, 1, false));
+                        }
                     }
                 }
             }
@@ -152,6 +163,12 @@ final class TableWatch implements AutoCloseable {
                 }
             });
         }
+    }
+
+    private static Call withCost(Call c, int cost) {
+        return new Call(c.id(), c.limit(), c.line(), c.rank(), c.program(), c.owner(), c.state(), c.enqueued(),
+                c.granted(), c.done(), c.status(), c.deadline(), c.concurrencyKey(), c.dedupeKey(), c.submissionKey(),
+                cost, c.aged());
     }
 
     private static Instant at(ResultSet rs, String column) throws SQLException {

@@ -41,11 +41,10 @@ class TryConsumeTest extends OnOneCopy {
         assertTrue(fourth.retryAfter().compareTo(Duration.ZERO) > 0, fourth.toString());
 
         long id = first.permit().callId();
-        assertEquals("DONE", copies.state(id));
-        assertEquals(1, copies.count("SELECT count(*) FROM gate_call WHERE id = ? AND done_at = granted_at "
-                + "AND outcome_status IS NULL", id), "ended at its grant, with no outcome");
-        assertEquals(2, copies.count("SELECT count(*) FROM gate_call WHERE limit_name = ? AND state = 'DONE'",
-                limit), "the two consumed; the plain try's grant waits for its outcome");
+        assertEquals(0, copies.count("SELECT count(*) FROM gate_call WHERE limit_name = ? AND state <> 'GRANTED'",
+                limit), "a consume without a key writes no call row; the plain try's grant waits for its outcome");
+        assertEquals(1, copies.count("SELECT count(*) FROM gate_send WHERE call_id = ? AND program = 'api' "
+                + "AND call_class = 0 AND owner IS NOT NULL", id), "its send records who consumed, and its class");
         assertEquals(3, copies.count("SELECT count(*) FROM gate_send WHERE limit_name = ?", limit),
                 "one send each, in the one send log");
         assertEquals(0, copies.count("SELECT count(*) FROM gate_call WHERE limit_name = ? AND state = 'WAITING'",
@@ -105,8 +104,38 @@ class TryConsumeTest extends OnOneCopy {
         assertTrue(consume("users", bob).isGranted(), "bob has his own");
         assertEquals(2, copies.count("SELECT count(*) FROM gate_send WHERE limit_name = 'vendor'"),
                 "each took one of the parent's sends too");
-        assertEquals(2, copies.count("SELECT count(*) FROM gate_call WHERE limit_name LIKE 'users%' "
-                + "AND state = 'DONE'"));
+        assertEquals(2, copies.count("SELECT count(*) FROM gate_send WHERE limit_name LIKE 'users~%' "
+                + "AND owner IS NOT NULL"), "each key's send records its consume");
+        assertEquals(0, copies.count("SELECT count(*) FROM gate_send WHERE limit_name = 'vendor' "
+                + "AND owner IS NOT NULL"), "the parent's copy is not a second record of it");
+        assertEquals(0, copies.count("SELECT count(*) FROM gate_call WHERE limit_name LIKE 'users%'"));
+    }
+
+    @Test
+    void aConsumeWithoutAKeyIsReadBackByItsIdFromItsSendsAndOnlyByItsOwner() throws Exception {
+        String limit = "read-back";
+        gate.limits().put(limit, LimitSpec.of(10, Duration.ofSeconds(1)).withBurst(10));
+        long before = gate.programs().submit("inbound", limit, CallClass.BACKFILL, CallOptions.NONE, null).call().id();
+        ProgramCalls.Tried consumed = gate.programs().tryNow("inbound", limit, CallClass.MANUAL,
+                CallOptions.NONE.withCost(2), null, true);
+        assertTrue(consumed.attempt().isGranted(), consumed.toString());
+        long id = consumed.attempt().permit().callId();
+        long after = gate.programs().submit("inbound", limit, CallClass.BACKFILL, CallOptions.NONE, null).call().id();
+        assertTrue(before < id && id < after, "its id is drawn from the calls' own: " + before + ", " + id + ", "
+                + after);
+        assertEquals(0, copies.count("SELECT count(*) FROM gate_call WHERE id = ?", id), "no call row");
+        dev.gate.domain.CallRow row = gate.programs().own("inbound", id).orElseThrow();
+        assertEquals(dev.gate.api.CallState.DONE, row.state());
+        assertEquals(CallClass.MANUAL, row.callClass());
+        assertEquals(limit, row.limit());
+        assertEquals(consumed.attempt().permit().grantedAt(), row.grantedAt(), "granted when it was consumed");
+        assertEquals(null, row.outcomeStatus());
+        assertEquals(row, gate.programs().visible("inbound", id).orElseThrow());
+        assertTrue(gate.programs().own("other", id).isEmpty(), "another program's consume is as good as absent");
+        assertTrue(gate.programs().visible("other", id).isEmpty());
+        assertFalse(gate.programs().outcome("inbound", id, 200, null), "nothing to report on a consume");
+        assertFalse(gate.programs().abandon("inbound", id));
+        assertFalse(gate.programs().cancel("inbound", id));
     }
 
     @Test

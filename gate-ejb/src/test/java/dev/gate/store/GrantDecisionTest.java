@@ -55,15 +55,28 @@ class GrantDecisionTest {
     private static int consumedTried;
     private static int consumedGranted;
 
-    /** A call's state as the try wrote it; a DONE call also ended at its grant, with no outcome. */
-    private static String callState(long id) throws SQLException {
+    /**
+     * A call's state as the try wrote it; a DONE call also ended at its grant, with no outcome; a consume without a
+     * key has no row, its units (cost of them) recording who and which class.
+     */
+    private static String callState(long id, int units, CallClass callClass) throws SQLException {
         try (var ps = c.prepareStatement("SELECT state, done_at = granted_at AND outcome_status IS NULL AS consumed "
                 + "FROM gate_call WHERE id = ?")) {
             ps.setLong(1, id);
             try (var rs = ps.executeQuery()) {
+                if (rs.next()) {
+                    String state = rs.getString("state");
+                    return state.equals("DONE") && rs.getBoolean("consumed") ? "DONE at its grant" : state;
+                }
+            }
+        }
+        try (var ps = c.prepareStatement("SELECT count(*) FROM gate_send WHERE call_id = ? AND program = 'tester' "
+                + "AND owner = 'program:tester' AND call_class = ?")) {
+            ps.setLong(1, id);
+            ps.setInt(2, callClass.rank());
+            try (var rs = ps.executeQuery()) {
                 rs.next();
-                String state = rs.getString("state");
-                return state.equals("DONE") && rs.getBoolean("consumed") ? "DONE at its grant" : state;
+                return rs.getInt(1) == units ? "DONE at its grant" : "no row, " + rs.getInt(1) + " units recorded";
             }
         }
     }
@@ -179,12 +192,14 @@ class GrantDecisionTest {
         CallClass callClass = CallClass.ofRank(random.nextInt(5));
         State before = state(limit);
         Savepoint stateMade = c.setSavepoint();
-        boolean consume = random.nextBoolean(); // a consuming try decides as a try, and writes its call DONE
-        Optional<FreeSlot.Result> result = FreeSlot.take(c, consume ? FreeSlot.CONSUME : FreeSlot.TRY, limit, null,
-                callClass, cost, "tester", "program:tester", Duration.ofSeconds(30), "key-" + limit);
+        // a consuming try decides as a try, and writes its call DONE (with the caller's key) or none (without)
+        boolean consume = random.nextBoolean();
+        String key = consume && random.nextBoolean() ? null : "key-" + limit;
+        Optional<FreeSlot.Result> result = FreeSlot.take(c, FreeSlot.statement(consume, key), limit, null,
+                callClass, cost, "tester", "program:tester", Duration.ofSeconds(30), key);
         State after = state(limit);
         String written = result.flatMap(FreeSlot.Result::grant).isEmpty() ? null
-                : callState(result.get().grant().get().callId());
+                : callState(result.get().grant().get().callId(), cost.units(), callClass);
         consumedTried += consume ? 1 : 0;
         c.rollback(stateMade);
         Pass pass = pass(limit, callClass, cost, before);

@@ -106,12 +106,22 @@ class IndexPlanTest {
 
     @Test
     void aSendIsIndexedByItsLimitAndNumberAndByItsTimeOnly() throws SQLException {
-        // what the window counts, the beat and retention read; a grant writes no other index entry for its send
+        // what the window counts, the beat and retention read; a grant with a call row writes no other index entry
+        // for its send (the third index holds only the sends of consumes without one)
         try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
                 "SELECT string_agg(indexname, ',' ORDER BY indexname) FROM pg_indexes WHERE tablename = 'gate_send'")) {
             rs.next();
-            assertEquals("gate_send_seq,gate_send_window", rs.getString(1));
+            assertEquals("gate_send_consumed,gate_send_seq,gate_send_window", rs.getString(1));
         }
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
+                "SELECT indexdef FROM pg_indexes WHERE indexname = 'gate_send_consumed'")) {
+            rs.next();
+            assertTrue(rs.getString(1).endsWith("WHERE (owner IS NOT NULL)"), rs.getString(1));
+        }
+        // a consume without a call row is read back by its id from that index, never by scanning the log
+        String read = explain(CallReads.SENT_ONLY, 4242L, "instance-1", "instance-1");
+        assertTrue(read.contains("gate_send_consumed"), read);
+        assertFalse(read.contains("Seq Scan on gate_send"), read);
         // a removed limit's sends go by row address (no index on the send's id to join the batch by)
         String plan = explain(LimitRemovals.DROP_SENDS, "vendor-7", "vendor-7", 500);
         assertTrue(plan.contains("Tid Scan on gate_send"), plan);

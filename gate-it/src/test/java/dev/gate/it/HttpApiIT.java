@@ -426,8 +426,18 @@ class HttpApiIT extends GateDeployedAlone {
                 "{\"class\":\"INTERACTIVE\",\"key\":\"user-1\"}");
         assertEquals(429, refused.status(), "user-1's one a minute is used: " + refused.body());
         assertEquals("urn:gate:problem:no-free-slot", refused.json().getString("type"));
-        assertEquals(201, Api.post("web", "/limits/http-inbound/calls?mode=consume",
-                "{\"class\":\"INTERACTIVE\",\"key\":\"user-2\"}").status(), "user-2 has its own");
+        Api.Answer keyless = Api.post("web", "/limits/http-inbound/calls?mode=consume",
+                "{\"class\":\"MANUAL\",\"key\":\"user-2\"}");
+        assertEquals(201, keyless.status(), "user-2 has its own: " + keyless.body());
+        long keylessId = keyless.json().getJsonNumber("id").longValue();
+        Api.Answer readBack = Api.get("web", "/calls/" + keylessId);
+        assertEquals(200, readBack.status(), "a consume without a key is read back from its send: " + readBack.body());
+        assertEquals("DONE", readBack.json().getString("state"), readBack.body());
+        assertEquals("MANUAL", readBack.json().getString("class"), readBack.body());
+        assertEquals(keyless.json().getString("grantedAt"), readBack.json().getString("grantedAt"), readBack.body());
+        assertEquals(404, Api.get("worker", "/calls/" + keylessId).status(), "another program's: as good as absent");
+        assertEquals(409, Api.post("web", "/calls/" + keylessId + "/outcome", "{\"status\":200}").status(),
+                "nothing to report on it either");
         Api.Answer lease = Api.post("web", "/limits/http-inbound/calls?mode=consume",
                 "{\"class\":\"INTERACTIVE\",\"key\":\"user-3\",\"leaseSeconds\":30}");
         assertEquals(400, lease.status(), lease.body());
