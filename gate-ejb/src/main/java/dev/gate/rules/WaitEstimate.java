@@ -36,24 +36,36 @@ public final class WaitEstimate {
     public static Instant grantAt(Instant now, Instant nextSlot, Optional<Instant> lastSend, Instant pausedUntil,
                                   long unitsAhead, Cost cost, LimitRules rules, VendorCount count, long sent,
                                   List<BlockUse> blocks) {
-        Duration gap = rules.gap();
         Instant slot = SlotRule.blockTurn(rules, nextSlot, lastSend); // a new block's first send is due at once
         Instant first = latest(now, slot, pausedUntil);
-        if (count != null) {
-            long units = Math.min(Integer.MAX_VALUE, unitsAhead + cost.units());
-            first = latest(first, count.holdsUntil(sent, new Cost((int) units), now).orElse(null), null);
+        Instant at = paced(first, slot, unitsAhead, rules);
+        if (count != null && count.holdsUntil(sent, new Cost((int) Math.min(Integer.MAX_VALUE,
+                unitsAhead + cost.units())), now).isPresent()) {
+            // the vendor's count: the units ahead that it still leaves room for may go before its reset (the grant
+            // pass sends them), the rest of them after it, and this call's own after those
+            long afterReset = Math.max(0, unitsAhead - count.left(sent));
+            at = latest(at, paced(latest(first, count.resetAt(), null), slot, afterReset, rules), null);
         }
-        // GCRA: the beat runs from the slot, or from the first send less the burst's tolerance when the slot lies
-        // further back (idle time filled the allowance): that many units go back to back, then a gap each
+        for (BlockUse b : blocks) {
+            at = latest(at, blockFor(b, unitsAhead + cost.units(), now), null);
+        }
+        return at;
+    }
+
+    /**
+     * The earliest a call goes with {@code unitsAhead} units ahead of it, none before {@code first}. GCRA: the beat
+     * runs from the slot, or from the first send less the burst's tolerance when the slot lies further back (idle time
+     * filled the allowance): that many units go back to back, then a gap each; never closer than the minimum spacing;
+     * the beat restarts where the first send's block ends.
+     */
+    private static Instant paced(Instant first, Instant slot, long unitsAhead, LimitRules rules) {
+        Duration gap = rules.gap();
         Instant base = latest(slot, first.minus(gap.multipliedBy(rules.burst() - 1L)), null);
         Instant spaced = first.plus(rules.minInterval().multipliedBy(unitsAhead));
         Instant at = latest(first, base.plus(gap.multipliedBy(unitsAhead)), spaced);
         if (unitsAhead > 0) { // the block of the first send ahead ends: the next block's first send is due at once
             Instant turn = SlotRule.blockTurn(rules, at, Optional.of(first));
             at = turn.isBefore(at) ? latest(turn, spaced, null) : at;
-        }
-        for (BlockUse b : blocks) {
-            at = latest(at, blockFor(b, unitsAhead + cost.units(), now), null);
         }
         return at;
     }

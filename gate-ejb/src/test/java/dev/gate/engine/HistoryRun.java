@@ -736,7 +736,6 @@ final class HistoryRun {
         String key = "r" + run + "-p" + p + "-s" + s;
         CallOptions options = options(tried.key(), tried.cost(), null, null, null);
         ProgramCalls.Tried consumed;
-        ProgramCalls.Tried again;
         try {
             try {
                 consumed = copy.programs().tryNow(program, limit, tried.callClass(), options, key, true);
@@ -747,19 +746,27 @@ final class HistoryRun {
                 copy = other(first); // the answer may be lost with the consumption made: sent again, to the other
                 consumed = copy.programs().tryNow(program, limit, tried.callClass(), options, key, true);
             }
-            if (!consumed.attempt().isGranted()) {
-                tell(p, s, tried.limit(), null, Answer.NOT_NOW,
-                        "retry after " + consumed.attempt().retryAfter().toMillis() + " ms");
-                return;
-            }
-            again = copy.programs().tryNow(program, limit, tried.callClass(), options, key, true);
         } catch (GateException e) {
             refused(p, s, tried.limit(), null, e);
+            return;
+        }
+        if (!consumed.attempt().isGranted()) {
+            tell(p, s, tried.limit(), null, Answer.NOT_NOW,
+                    "retry after " + consumed.attempt().retryAfter().toMillis() + " ms");
             return;
         }
         long id = consumed.attempt().permit().callId();
         vendor.request(openAccount(tried.limit(), tried.key()), id, tried.cost());
         tell(p, s, tried.limit(), id, Answer.CONSUMED, "with its key");
+        ProgramCalls.Tried again;
+        try {
+            again = copy.programs().tryNow(program, limit, tried.callClass(), options, key, true);
+        } catch (GatePausedException | GateBusyException e) {
+            return; // its copy paused meanwhile: the resend has no answer to judge
+        } catch (GateException e) {
+            refused(p, s, tried.limit(), null, e);
+            return;
+        }
         Long second = again.attempt().isGranted() ? again.attempt().permit().callId() : null;
         tell(p, s, tried.limit(), second, Answer.SAME_CALL, "first answer call " + id + ", repeated "
                 + again.repeated());

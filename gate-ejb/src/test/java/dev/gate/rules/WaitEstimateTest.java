@@ -39,8 +39,27 @@ class WaitEstimateTest {
         VendorCount threeLeft = new VendorCount(10, 3, NOW.plusSeconds(40));
         assertEquals(NOW.plusMillis(200), WaitEstimate.grantAt(NOW, NOW, NONE, null, 2, Cost.ONE, TEN, threeLeft, 10,
                 List.of()), "two ahead and this one: three, what the vendor said is left");
-        assertEquals(NOW.plusSeconds(40).plusMillis(300), WaitEstimate.grantAt(NOW, NOW, NONE, null, 3, Cost.ONE, TEN,
-                threeLeft, 10, List.of()), "a fourth unit waits for the vendor's reset");
+        assertEquals(NOW.plusSeconds(40), WaitEstimate.grantAt(NOW, NOW, NONE, null, 3, Cost.ONE, TEN,
+                threeLeft, 10, List.of()), "the three ahead go before the reset: a fourth unit goes at it");
+        assertEquals(NOW.plusSeconds(40).plusMillis(200), WaitEstimate.grantAt(NOW, NOW, NONE, null, 5, Cost.ONE, TEN,
+                threeLeft, 10, List.of()), "two of the five ahead wait for the reset too: a gap each after it");
+    }
+
+    /**
+     * The units ahead that the vendor's count still leaves room for go before its reset; only the rest, and the
+     * call's own, wait for it (random histories, seed 104013: 7 a second, the vendor said 2 left, one unit sent
+     * since and one call ahead; the call was granted at the reset, 170 ms (a gap) before its estimate, which put the
+     * call ahead after the reset too).
+     */
+    @Test
+    void theUnitsAheadThatTheVendorsCountLeavesRoomForGoBeforeItsReset() {
+        LimitRules seven = LimitRules.of(Pace.of(7, 1187));
+        Instant reset = NOW.plusMillis(790);
+        VendorCount twoLeft = new VendorCount(20, 2, reset);
+        assertEquals(reset, WaitEstimate.grantAt(NOW, NOW.minusSeconds(1), NONE, null, 1, Cost.ONE, seven, twoLeft,
+                21, List.of()), "the call ahead takes the last unit left; this one goes at the reset");
+        assertEquals(reset.plus(seven.gap()), WaitEstimate.grantAt(NOW, NOW.minusSeconds(1), NONE, null, 1, Cost.ONE,
+                seven, twoLeft, 22, List.of()), "none left: the call ahead goes at the reset, this one a gap later");
     }
 
     @Test
