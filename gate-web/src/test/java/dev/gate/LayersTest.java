@@ -7,11 +7,14 @@ import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
 import dev.gate.api.CallClass;
 import dev.gate.api.CallState;
+import jakarta.persistence.PersistenceContext;
 
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.assignableTo;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.belongToAnyOf;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.fields;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
@@ -91,6 +94,31 @@ class LayersTest {
     @ArchTest
     static final ArchRule viewsApart = noClasses().that().resideInAPackage(EJB_VIEWS)
             .should().dependOnClassesThat(resideInAPackage(WEB).or(resideInAPackage(BATCH)));
+
+    /**
+     * Persistence, one way each (docs/inside.md): SQL is sent by the store, and by the batch module over its own tables;
+     * the engine's listener holds a connection of its own (LISTEN).
+     */
+    @ArchTest
+    static final ArchRule sqlFromTheStore = noClasses()
+            .that().resideInAnyPackage("dev.gate.app..", "dev.gate.server..", "dev.gate.engine..", "dev.gate.wait..",
+                    "dev.gate.domain..", "dev.gate.rules..", "dev.gate.api..", "dev.gate.health..", WEB, EJB_VIEWS)
+            .and().doNotHaveFullyQualifiedName("dev.gate.engine.GrantListener")
+            .should().dependOnClassesThat(assignableTo(java.sql.Statement.class))
+            .because("statements of the line are the store's, where locks and round trips are decided");
+
+    /** An EntityManager is the store's (the engine's unit) and the domain's, and app.Accounts' (the container's). */
+    @ArchTest
+    static final ArchRule entityManagersInTheStore = noClasses()
+            .that().resideOutsideOfPackages("dev.gate.store..", "dev.gate.domain..")
+            .and().doNotHaveFullyQualifiedName("dev.gate.app.Accounts")
+            .should().dependOnClassesThat(belongToAnyOf(jakarta.persistence.EntityManager.class,
+                    jakarta.persistence.EntityManagerFactory.class));
+
+    /** The container's persistence unit serves the HTTP accounts alone. */
+    @ArchTest
+    static final ArchRule containerUnitForAccounts = fields().that().areAnnotatedWith(PersistenceContext.class)
+            .should().beDeclaredIn("dev.gate.app.Accounts");
 
     /** Every package of the server, each its own slice: no two depend on each other. */
     @ArchTest

@@ -21,7 +21,8 @@ import java.util.logging.Logger;
 /**
  * Try now (the inbound case: a request either goes now or is told when to come back): a slot free at this moment is
  * granted to a new call, else the caller learns when to try again and the line keeps nothing. One round trip
- * ({@link FreeSlot}); a second only when the statement met a grant committed after its snapshot.
+ * ({@link FreeSlot}: the slot row locked, then the decision); a key under a parent takes that parent's slot too
+ * ({@code TryUnderParent}).
  */
 final class TryNow {
 
@@ -46,10 +47,6 @@ final class TryNow {
         this.tally = tally;
     }
 
-    /**
-     * A try with the call's lease (its only option: a deadline, a concurrency key or a dedupe key has no meaning for
-     * a call that is granted now or never).
-     */
     /** A try's answer, and whether its key named a grant made before (a try sent again: nothing new taken). */
     record Answer(Attempt attempt, boolean repeated) {
     }
@@ -57,7 +54,8 @@ final class TryNow {
     /**
      * @param key the caller's key for this try (a program's Idempotency-Key), or null: this instance makes one, and
      *            if the database's answer is lost it ends the grant the try may have made once the database answers
-     *            again ({@link Waiters#unansweredTry}), so nothing stays granted to a caller told "paused"
+     *            again ({@link Waiters#unansweredTry}), so nothing stays granted to a caller told "paused"; a consume
+     *            without one gets none (its call ends at its grant, and no call row records it: its sends do)
      */
     Answer attempt(String limit, CallClass callClass, String program, String owner, CallOptions options, String key)
             throws GateException {

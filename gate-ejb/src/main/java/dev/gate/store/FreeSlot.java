@@ -16,7 +16,8 @@ import java.util.Optional;
 /**
  * Try now: takes a limit's slot for a new call if one is free at this moment, else says when to try again, leaving
  * nothing in the line. One round trip: it locks the limit's slot row, then decides as the grant pass does, and if the
- * slot is free writes the call as GRANTED, its send and the moved beat. A key under a parent takes the parent's slot
+ * slot is free writes the call as GRANTED (a consume: DONE, or with no key of the caller's no call row at all, its sends
+ * its record), its send and the moved beat. A key under a parent takes the parent's slot
  * too, in one transaction around those statements ({@link TryUnderParent}); a join on a line that may
  * be free runs it first ({@link FirstTry}); a try sent again finds its first grant ({@link LostTryAnswers}).
  *
