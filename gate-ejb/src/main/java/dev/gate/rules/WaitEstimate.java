@@ -29,15 +29,18 @@ public final class WaitEstimate {
 
     /**
      * @param nextSlot   the limit's next slot as written, and {@code lastSend} its last send (empty: none)
+     * @param notBefore  nothing of the limit goes before it (null: no such moment): a cool-down's end, and for a key
+     *                   under a parent the parent's next slot and pause (the parent's beat bounds each of the key's
+     *                   units, not the key's own beat: a key's burst still goes once the parent's slot comes)
      * @param unitsAhead the units of the live calls ahead in the line
      * @param rules      the limit's rules (at its adaptive rate), burst and spacing
      * @param count      the vendor's count in force (null: none); {@code sent} the limit's units logged so far
      */
-    public static Instant grantAt(Instant now, Instant nextSlot, Optional<Instant> lastSend, Instant pausedUntil,
+    public static Instant grantAt(Instant now, Instant nextSlot, Optional<Instant> lastSend, Instant notBefore,
                                   long unitsAhead, Cost cost, LimitRules rules, VendorCount count, long sent,
                                   List<BlockUse> blocks) {
         Instant slot = SlotRule.blockTurn(rules, nextSlot, lastSend); // a new block's first send is due at once
-        Instant first = latest(now, slot, pausedUntil);
+        Instant first = latest(now, slot, notBefore);
         Instant at = paced(first, slot, unitsAhead, rules);
         if (count != null && count.holdsUntil(sent, new Cost((int) Math.min(Integer.MAX_VALUE,
                 unitsAhead + cost.units())), now).isPresent()) {

@@ -160,15 +160,18 @@ public final class Estimates {
                 long unitsAhead = ahead + moreUnits; // a costly call ahead takes a gap per unit
                 Instant now = Times.get(rs, "now");
                 // a key under a parent sends only on a slot of the parent's too: not before the parent's next one,
-                // nor before a pause of the parent's ends (the vendor's slow-down pauses the whole source)
-                Instant nextSlot = later(Times.get(rs, "next_slot_at"), Times.get(rs, "parent_next_slot_at"));
-                Instant pausedUntil = later(Times.get(rs, "paused_until"), Times.get(rs, "parent_paused_until"));
+                // nor before a pause of the parent's ends (the vendor's slow-down pauses the whole source); the key's
+                // own beat, its burst included, runs from its own slot (random histories, seed 105153: the parent's
+                // slot taken as the key's took away the key's burst, and put the estimate a key's gap late)
+                Instant nextSlot = Times.get(rs, "next_slot_at");
+                Instant notBefore = later(later(Times.get(rs, "paused_until"), Times.get(rs, "parent_paused_until")),
+                        Times.get(rs, "parent_next_slot_at"));
                 long sent = rs.getLong("send_seq");
                 VendorCount count = SlotLock.vendor(rs);
                 Cost cost = Cost.of(rs.getInt("cost"));
                 List<WaitEstimate.BlockUse> blocks = blockUses(c, rs.getString("limit_name"), rules, sent, now);
                 Optional<Instant> lastSend = Optional.ofNullable(Times.get(rs, "last_sent"));
-                return Optional.of(new Estimate(ahead, WaitEstimate.grantAt(now, nextSlot, lastSend, pausedUntil,
+                return Optional.of(new Estimate(ahead, WaitEstimate.grantAt(now, nextSlot, lastSend, notBefore,
                         unitsAhead, cost, rules, count, sent, blocks), now));
             }
         }

@@ -177,6 +177,31 @@ class ParentLimitTest extends OnOneCopy {
                 + "paused until " + pausedUntil);
     }
 
+    /**
+     * A key's burst goes once its parent's slot comes, paced by the parent's beat; the estimate of a call behind
+     * another on the key says no later than that (random histories, seed 105153: the parent's slot read as the key's
+     * own beat put the estimate a key's gap after the grant).
+     */
+    @Test
+    void aKeysBurstGoesOnceItsParentsSlotComesAndItsEstimateIsNoLater() throws Exception {
+        gate.limits().put("vendor", LimitSpec.of(3, Duration.ofSeconds(1)).withReceiptMargin(Duration.ZERO));
+        gate.limits().put("store", LimitSpec.of(2, Duration.ofSeconds(3)).withReceiptMargin(Duration.ZERO)
+                .withBurst(2).withKeyed(true).withParent("vendor"));
+        long own = gate.callers().acquire("vendor", CallClass.INTERACTIVE, Duration.ofSeconds(5), "p",
+                CallOptions.NONE).callId(); // the parent's next slot is a gap (333 ms) ahead
+        long first = submit("store", STORE_A);
+        long second = submit("store", STORE_A);
+        Estimate estimate = gate.programs().estimate(second).orElseThrow();
+        GateCopies.await("both granted", Duration.ofSeconds(10), () -> copies.state(second).equals("GRANTED"));
+        Instant firstAt = gate.programs().own("p", first).orElseThrow().grantedAt();
+        Instant secondAt = gate.programs().own("p", second).orElseThrow().grantedAt();
+        assertTrue(Duration.between(firstAt, secondAt).compareTo(Duration.ofMillis(1_500)) < 0,
+                "the key's burst: less than its gap of 1.5 s apart, " + firstAt + " and " + secondAt);
+        assertFalse(secondAt.isBefore(estimate.grantAt()), "granted at " + secondAt + ", before its estimate of "
+                + estimate.grantAt() + " (read at " + estimate.now() + ", position " + estimate.position() + ")");
+        gate.callers().complete(own, 200);
+    }
+
     @Test
     void triesOnKeysUnderAParentHoldEachKeysWindowAndTheParentsAndNoSendComesBeforeItsSlot() throws Exception {
         gate.limits().put("vendor", LimitSpec.of(10, Duration.ofSeconds(1)));
