@@ -217,11 +217,11 @@ public final class Engine {
         return upkeep;
     }
 
-    /** Whether calls are paused because the database is unavailable. */
     public OperatorActions operators() {
         return operators;
     }
 
+    /** Whether calls are paused because the database is unavailable. */
     public boolean paused() {
         return health.isPaused();
     }
