@@ -1217,7 +1217,7 @@ final class HistoryChecks {
     /**
      * As above, as they hold limit {@code seenBy}: a key's, as its parent is held by them (a slow-down or a count of
      * the account on a key's call holds the parent too, by the parent's own cool-down rules: the longer of the two
-     * caps bounds it; seed 105010: a key capped at 1.4 s, its parent paused 2.3 s by its own ladder).
+     * caps bounds it; seed 105010: a key capped at 1.4 s, its parent paused 2.7 s by its own maxCoolDown).
      */
     private List<Hold> holdsAtMost(int l, int seenBy) {
         List<LimitPlan> plans = List.of(run.history.limits().get(l), run.history.limits().get(seenBy));
