@@ -25,7 +25,7 @@ import java.time.Instant;
         + " WHERE c.id IN :ids AND c.state <> dev.gate.api.CallState.WAITING")
 @NamedQuery(name = Call.WAITING_BY_CLASS, query = """
         SELECT c.limitName, c.callClass, count(c), min(c.enqueuedAt) FROM Call c
-        WHERE c.waiting = true GROUP BY c.limitName, c.callClass""")
+        WHERE c.state = dev.gate.api.CallState.WAITING GROUP BY c.limitName, c.callClass""")
 public class Call {
 
     // A call as its program and the poll see it: the entity, and how many joined it by its dedupe key.
@@ -37,7 +37,7 @@ public class Call {
     public static final String VIEW_OWNED = "Call.viewOwned";
     /** Of the calls {@code ids}, those that are no longer WAITING, with their joiners' count. */
     public static final String NOT_WAITING = "Call.notWaiting";
-    /** Per limit and class: how many calls wait and since when the oldest (by the line's partial index: waiting). */
+    /** Per limit and class: how many calls wait and since when the oldest (WAITING a literal: the partial index). */
     public static final String WAITING_BY_CLASS = "Call.waitingByClass";
 
     @Id
@@ -60,10 +60,6 @@ public class Call {
     @Enumerated(EnumType.STRING)
     @Column(name = "state", nullable = false, length = 10)
     private CallState state;
-
-    // state = WAITING, kept by the database (a generated column: the line's indexes name it, not state)
-    @Column(name = "waiting", insertable = false, updatable = false)
-    private boolean waiting;
 
     @Column(name = "enqueued_at", nullable = false)
     private Instant enqueuedAt;

@@ -144,8 +144,7 @@ final class Housekeeper {
 
     /**
      * Lapsed leases and passed deadlines: waiting calls end as EXPIRED (never granted) and their waiters are told;
-     * grants whose lease ran out without an outcome end as ABANDONED (their keys are free again), and those a plain
-     * outcome ended are settled (they leave the granted calls' index). A batch of each
+     * grants whose lease ran out without an outcome end as ABANDONED (their keys are free again). A batch of each
      * per statement, for at most {@link #SWEEP_BUDGET} per tick; a backlog goes on at the next tick.
      */
     private void expire() throws StoreUnavailable {
@@ -156,8 +155,7 @@ final class Housekeeper {
             expired(lapsed, "its lease ran out", "lease");
             List<Leases.Cleared> late = leases.expirePastDeadline(SWEEP_BATCH);
             expired(late, "its deadline passed", "deadline");
-            Leases.LapsedGrants grants = leases.endLapsedGrants(SWEEP_BATCH);
-            List<Leases.Cleared> abandoned = grants.abandoned();
+            List<Leases.Cleared> abandoned = leases.abandonLapsed(SWEEP_BATCH);
             logEach(abandoned, c -> {
                 tally.abandoned(c.limit(), c.callClass());
                 return "call " + c.callId() + " limit=" + c.limit() + " class=" + c.callClass()
@@ -166,7 +164,7 @@ final class Housekeeper {
             if (!abandoned.isEmpty()) {
                 keysFreed.run(); // a call waiting on an abandoned grant's concurrency key may go now
             }
-            more = lapsed.size() == SWEEP_BATCH || late.size() == SWEEP_BATCH || grants.swept() == SWEEP_BATCH;
+            more = lapsed.size() == SWEEP_BATCH || late.size() == SWEEP_BATCH || abandoned.size() == SWEEP_BATCH;
         }
         sweepBacklog = more;
     }

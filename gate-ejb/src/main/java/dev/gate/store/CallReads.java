@@ -122,7 +122,7 @@ public final class CallReads {
         }
         return tx.runAlone(c -> {
             try (java.sql.PreparedStatement ps = c.prepareStatement(
-                    "SELECT id FROM gate_call WHERE id = ANY (?) AND waiting")) {
+                    "SELECT id FROM gate_call WHERE id = ANY (?) AND state = 'WAITING'")) {
                 ps.setArray(1, c.createArrayOf("bigint", ids.toArray()));
                 java.util.Set<Long> out = new java.util.HashSet<>();
                 try (java.sql.ResultSet rs = ps.executeQuery()) {

@@ -44,7 +44,7 @@ final class ChosenHead {
             ,
             head AS (
                 SELECT c.id, chosen.aged FROM gate_call c JOIN chosen ON c.id = chosen.id
-                WHERE c.waiting AND c.cost = 1
+                WHERE c.state = 'WAITING' AND c.cost = 1
                 FOR UPDATE OF c),
             """ + GrantWrites.CHOSEN;
 
@@ -62,11 +62,11 @@ final class ChosenHead {
                 LIMIT 1),
             progs AS (
                 (SELECT w.program FROM gate_call w, cls
-                 WHERE w.limit_name = ? AND w.waiting AND w.call_class = cls.cls
+                 WHERE w.limit_name = ? AND w.state = 'WAITING' AND w.call_class = cls.cls
                  ORDER BY w.program LIMIT 1)
                 UNION ALL
                 SELECT (SELECT w.program FROM gate_call w, cls
-                        WHERE w.limit_name = ? AND w.waiting AND w.call_class = cls.cls
+                        WHERE w.limit_name = ? AND w.state = 'WAITING' AND w.call_class = cls.cls
                           AND w.program > p.program
                         ORDER BY w.program LIMIT 1)
                 FROM progs p WHERE p.program IS NOT NULL),
@@ -95,7 +95,7 @@ final class ChosenHead {
             ,
             head AS (
                 SELECT c.id, chosen.aged FROM gate_call c JOIN chosen ON c.id = chosen.id
-                WHERE c.waiting AND c.cost = 1
+                WHERE c.state = 'WAITING' AND c.cost = 1
                 FOR UPDATE OF c),
             """ + GrantWrites.WRITES + TURN + GrantWrites.ANSWER;
 
@@ -113,13 +113,13 @@ final class ChosenHead {
     private static final String CHOSEN_ROW = """
 
             SELECT c.id, c.cost, chosen.aged FROM gate_call c JOIN chosen ON c.id = chosen.id
-            WHERE c.waiting
+            WHERE c.state = 'WAITING'
             FOR UPDATE OF c""";
 
     // The chosen head granted. Parameters: aged, id, then GrantWrites.CHOSEN's.
     private static final String GRANT = """
             WITH head AS (
-                SELECT c.id, ?::boolean AS aged FROM gate_call c WHERE c.id = ? AND c.waiting),
+                SELECT c.id, ?::boolean AS aged FROM gate_call c WHERE c.id = ? AND c.state = 'WAITING'),
             """ + GrantWrites.WRITES;
 
     /** A granted head of the line, whether other calls still wait behind it, and the limit's next slot. */

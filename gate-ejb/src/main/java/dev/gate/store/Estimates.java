@@ -28,7 +28,7 @@ public final class Estimates {
         return " " + """
                 EXISTS (SELECT 1 FROM gate_call g WHERE g.limit_name = %1$s.limit_name
                                                     AND g.concurrency_key = %1$s.concurrency_key
-                                                    AND g.in_flight AND g.state = 'GRANTED' AND g.lease_expires_at > t.now)"""
+                                                    AND g.state = 'GRANTED' AND g.lease_expires_at > t.now)"""
                 .formatted(w);
     }
 
@@ -37,9 +37,9 @@ public final class Estimates {
     private static final String DEAD_OWNERS = """
             t AS (SELECT clock_timestamp() AS now),
             owners (owner) AS (
-                SELECT min(owner) FROM gate_call WHERE waiting
+                SELECT min(owner) FROM gate_call WHERE state = 'WAITING'
                 UNION ALL
-                SELECT (SELECT min(c.owner) FROM gate_call c WHERE c.waiting AND c.owner > o.owner)
+                SELECT (SELECT min(c.owner) FROM gate_call c WHERE c.state = 'WAITING' AND c.owner > o.owner)
                 FROM owners o WHERE o.owner IS NOT NULL),
             dead AS (SELECT w.owner FROM owners w WHERE w.owner IS NOT NULL AND NOT """
             + InstanceLock.OWNER_ALIVE + ")";
@@ -60,27 +60,27 @@ public final class Estimates {
     // ORDERED_AHEAD counts again by that order.
     static final String ESTIMATE = """
             WITH RECURSIVE me AS (SELECT limit_name, call_class, enqueued_at, id, cost FROM gate_call
-                                  WHERE id = ? AND waiting),
+                                  WHERE id = ? AND state = 'WAITING'),
             """ + DEAD_OWNERS + """
             SELECT (SELECT count(*) FROM gate_call c
-                    WHERE c.limit_name = me.limit_name AND c.waiting
+                    WHERE c.limit_name = me.limit_name AND c.state = 'WAITING'
                       AND (c.call_class, c.enqueued_at, c.id) < (me.call_class, me.enqueued_at, me.id))
                  - (SELECT count(*) FROM (SELECT limit_name, call_class, enqueued_at, id FROM gate_call
-                                          WHERE waiting AND lease_expires_at <= t.now OFFSET 0) lapsed
+                                          WHERE state = 'WAITING' AND lease_expires_at <= t.now OFFSET 0) lapsed
                     WHERE lapsed.limit_name = me.limit_name
                       AND (lapsed.call_class, lapsed.enqueued_at, lapsed.id) < (me.call_class, me.enqueued_at, me.id))
                  - (SELECT count(*) FROM gate_call d
-                    WHERE d.owner IN (SELECT owner FROM dead) AND d.waiting AND d.lease_expires_at > t.now
+                    WHERE d.owner IN (SELECT owner FROM dead) AND d.state = 'WAITING' AND d.lease_expires_at > t.now
                       AND d.limit_name = me.limit_name
                       AND (d.call_class, d.enqueued_at, d.id) < (me.call_class, me.enqueued_at, me.id))
                  - (SELECT count(*) FROM gate_call k
-                    WHERE k.limit_name = me.limit_name AND k.waiting AND k.concurrency_key IS NOT NULL
+                    WHERE k.limit_name = me.limit_name AND k.state = 'WAITING' AND k.concurrency_key IS NOT NULL
                       AND k.lease_expires_at > t.now AND k.owner NOT IN (SELECT owner FROM dead)
                       AND (k.call_class, k.enqueued_at, k.id) < (me.call_class, me.enqueued_at, me.id)
                       AND """ + keyHeld("k") + """
             ) AS ahead,
                    (SELECT coalesce(sum(c.cost - 1), 0) FROM gate_call c
-                    WHERE c.limit_name = me.limit_name AND c.waiting AND c.cost > 1
+                    WHERE c.limit_name = me.limit_name AND c.state = 'WAITING' AND c.cost > 1
                       AND c.lease_expires_at > t.now AND c.owner NOT IN (SELECT owner FROM dead)
                       AND NOT (c.concurrency_key IS NOT NULL AND """ + keyHeld("c") + """
             )
@@ -113,11 +113,11 @@ public final class Estimates {
     // Parameters: the call. Dead owners, lapsed leases and held keys as in ESTIMATE.
     private static final String ORDERED_AHEAD = """
             WITH RECURSIVE me AS (SELECT limit_name, call_class, enqueued_at, id, program FROM gate_call
-                                  WHERE id = ? AND waiting),
+                                  WHERE id = ? AND state = 'WAITING'),
             """ + DEAD_OWNERS + """
             SELECT count(*) AS ahead, coalesce(sum(c.cost - 1), 0) AS more_units
             FROM me JOIN gate_limit l ON l.name = me.limit_name CROSS JOIN t
-                 JOIN gate_call c ON c.limit_name = me.limit_name AND c.waiting
+                 JOIN gate_call c ON c.limit_name = me.limit_name AND c.state = 'WAITING'
             WHERE c.lease_expires_at > t.now AND c.owner NOT IN (SELECT owner FROM dead)
               AND (c.call_class, c.enqueued_at, c.id) < (me.call_class, me.enqueued_at, me.id)
               AND (NOT l.fair_programs OR c.call_class < me.call_class OR c.program = me.program)

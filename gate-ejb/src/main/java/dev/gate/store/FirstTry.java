@@ -28,7 +28,7 @@ final class FirstTry {
             SELECT s.limit_name FROM gate_slot s JOIN gate_limit l ON l.name = s.limit_name
             WHERE s.limit_name = ? AND NOT l.keyed AND NOT l.fair_programs AND l.parent_name IS NULL AND l.burst = 1
               AND NOT EXISTS (SELECT 1 FROM gate_call w
-                              WHERE w.limit_name = s.limit_name AND w.waiting
+                              WHERE w.limit_name = s.limit_name AND w.state = 'WAITING'
                                 AND w.lease_expires_at > clock_timestamp() AND """ + InstanceLock.OWNER_ALIVE + """
             )
             FOR UPDATE OF s""";

@@ -106,7 +106,7 @@ public final class FreeSlot {
                                      THEN t.vendor_reset_at END) AS due,
                        (SELECT count(*) FROM (
                             SELECT 1 FROM gate_call w
-                            WHERE w.limit_name = t.limit_name AND w.waiting
+                            WHERE w.limit_name = t.limit_name AND w.state = 'WAITING'
                               AND (w.call_class <= ? OR (t.aging_up_to <= ?  -- lifted by the starvation guard
                                    AND w.enqueued_at < t.now - t.aging_after_ms * interval '1 millisecond'))
                               AND w.lease_expires_at > t.now

@@ -79,7 +79,7 @@ final class GrantRun {
                    (SELECT next_slot FROM nx) AS next_slot,
                    (SELECT pg_notify('""" + Granter.CHANNEL + """
             ', ids) FROM (SELECT string_agg(id::text, ',') AS ids FROM granted) a WHERE ids IS NOT NULL) AS announced,
-                   EXISTS (SELECT 1 FROM gate_call o WHERE o.limit_name = ? AND o.waiting
+                   EXISTS (SELECT 1 FROM gate_call o WHERE o.limit_name = ? AND o.state = 'WAITING'
                                                        AND o.id NOT IN (SELECT id FROM head)) AS more_waiting
             FROM granted ORDER BY n""";
 

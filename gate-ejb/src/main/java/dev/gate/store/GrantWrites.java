@@ -31,13 +31,13 @@ final class GrantWrites {
     // The conditions a waiting call must meet to be granted (after "WHERE" or "AND": a text block drops the space
     // before its end, so this one starts with one).
     static final String GRANTABLE = " " + """
-            limit_name = ? AND waiting AND lease_expires_at > ?
+            limit_name = ? AND state = 'WAITING' AND lease_expires_at > ?
                   AND (deadline_at IS NULL OR deadline_at > ?)
                   AND """ + InstanceLock.OWNER_ALIVE + """
                   AND (concurrency_key IS NULL OR NOT EXISTS (
                         SELECT 1 FROM gate_call g
                         WHERE g.limit_name = w.limit_name AND g.concurrency_key = w.concurrency_key
-                          AND g.in_flight AND g.state = 'GRANTED' AND g.lease_expires_at > ?))""";
+                          AND g.state = 'GRANTED' AND g.lease_expires_at > ?))""";
 
     // Once the head is chosen (and locked), the same for every order. The beat moves to the kept slot, or, where it
     // restarts (Beat.restartAfter), to that long after this send's own clock read (never before the kept slot):
@@ -65,7 +65,7 @@ final class GrantWrites {
             SELECT id, call_class, owner, program, enqueued_at, granted_at, lease_expires_at, alone, aged, cost,
                    (SELECT next_slot FROM nx) AS next_slot, pg_notify('""" + Granter.CHANNEL + """
             ', id::text) AS announced,
-                   EXISTS (SELECT 1 FROM gate_call o WHERE o.limit_name = granted.limit_name AND o.waiting
+                   EXISTS (SELECT 1 FROM gate_call o WHERE o.limit_name = granted.limit_name AND o.state = 'WAITING'
                                                        AND o.id <> granted.id) AS more_waiting
             FROM granted""";
 

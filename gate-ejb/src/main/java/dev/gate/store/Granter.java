@@ -37,8 +37,8 @@ public final class Granter {
 
     // A call of cost above 1 waits in the limit's line (gate_call_costly_waiting holds only those): asked when a run of
     // cost-1 grants stopped short, so a pass without costly calls never asks.
-    static final String COSTLY_WAITING = """
-            SELECT 1 FROM gate_call WHERE limit_name = ? AND waiting AND cost > 1 LIMIT 1""";
+    private static final String COSTLY_WAITING = """
+            SELECT 1 FROM gate_call WHERE limit_name = ? AND state = 'WAITING' AND cost > 1 LIMIT 1""";
 
     /**
      * Channel of call notifications: the ids (comma-separated) of calls that were just granted or got their outcome.

@@ -28,10 +28,9 @@ public final class IdleKeys {
             busy AS (
                 SELECT cand.name FROM cand
                 CROSS JOIN LATERAL (
-                    (SELECT 1 FROM gate_call c WHERE c.limit_name = cand.name AND c.waiting LIMIT 1)
+                    (SELECT 1 FROM gate_call c WHERE c.limit_name = cand.name AND c.state = 'WAITING' LIMIT 1)
                     UNION ALL
-                    (SELECT 1 FROM gate_call c
-                     WHERE c.limit_name = cand.name AND c.ended_at IS NULL AND c.state = 'GRANTED' LIMIT 1)
+                    (SELECT 1 FROM gate_call c WHERE c.limit_name = cand.name AND c.state = 'GRANTED' LIMIT 1)
                     UNION ALL
                     (SELECT 1 FROM gate_slot s WHERE s.limit_name = cand.name AND s.paused_until > now())
                     UNION ALL
@@ -56,7 +55,7 @@ public final class IdleKeys {
                 CROSS JOIN LATERAL (
                     SELECT c.ctid FROM gate_call c
                     WHERE c.limit_name = n.name AND c.state NOT IN ('WAITING', 'GRANTED')
-                    ORDER BY c.ended_at
+                    ORDER BY c.done_at
                     LIMIT ?) f
                 LIMIT ?))""";
 

@@ -13,11 +13,10 @@ final class Joiners {
 
     // FOR SHARE: the call cannot finish while it is being joined (a grant may still move it to GRANTED: the lock
     // waits for it and reads the row again). The joiner never touches the slot row: the granter locks the slot row,
-    // then call rows, and a joiner holding a call row while waiting for the slot row would close a cycle. open_dedupe
-    // is the dedupe key of a waiting or granted call (gate_call_dedupe), null once it ended.
-    static final String LIVE_WITH_KEY = """
+    // then call rows, and a joiner holding a call row while waiting for the slot row would close a cycle.
+    private static final String LIVE_WITH_KEY = """
             SELECT id FROM gate_call
-            WHERE limit_name = ? AND open_dedupe = ?
+            WHERE limit_name = ? AND dedupe_key = ? AND state IN ('WAITING', 'GRANTED')
             FOR SHARE""";
 
     // A joiner is recorded and the saved send counted in one round trip; gate_saved, never the slot row (lock order).

@@ -18,45 +18,33 @@ public final class Leases {
     // The heartbeat: one statement (the owner index) for every call this instance's callers still wait on.
     static final String RENEW_OWNED = """
             UPDATE gate_call SET lease_expires_at = clock_timestamp() + lease_ms * interval '1 millisecond'
-            WHERE owner = ? AND waiting AND id = ANY (?)""";
+            WHERE owner = ? AND state = 'WAITING' AND id = ANY (?)""";
 
     // A sweep: a batch of the calls in one state whose time ran out, oldest first, by that time's partial index; SKIP
     // LOCKED passes a row that a grant or another sweep holds (or a stuck session: the next batch goes on without
     // it). now(), the transaction's start (one statement each), not clock_timestamp(): a stable value bounds the
     // index range. Parameters: the batch size.
-    private static String sweep(String ranOut) {
+    private static String sweep(String state, String ranOut, String becomes) {
         return """
                 WITH due AS (
                     SELECT id FROM gate_call
-                    WHERE waiting AND %s <= now()
+                    WHERE state = '%s' AND %s <= now()
                     ORDER BY %s LIMIT ? FOR UPDATE SKIP LOCKED)
-                UPDATE gate_call c SET state = 'EXPIRED', done_at = clock_timestamp()
+                UPDATE gate_call c SET state = '%s', done_at = clock_timestamp()
                 FROM due WHERE c.id = due.id
-                RETURNING c.id, c.limit_name, c.call_class, c.owner, c.state""".formatted(ranOut, ranOut);
+                RETURNING c.id, c.limit_name, c.call_class, c.owner, c.state""".formatted(state, ranOut, ranOut, becomes);
     }
 
     // A dead program's or instance's waiting call: its lease ran out, so it ends, never granted (gate_call_lease).
-    static final String EXPIRE_LAPSED = sweep("lease_expires_at");
+    static final String EXPIRE_LAPSED = sweep("WAITING", "lease_expires_at", "EXPIRED");
 
     // A person will not wait forever: past its deadline a waiting call ends, never granted (gate_call_deadline: the
     // index holds only calls with a deadline, so "deadline_at <= now()" alone finds them).
-    static final String EXPIRE_PAST_DEADLINE = sweep("deadline_at");
+    static final String EXPIRE_PAST_DEADLINE = sweep("WAITING", "deadline_at", "EXPIRED");
 
-    // Granted calls whose lease ran out, by the same kind of sweep (gate_call_granted_lease holds the in_flight ones).
-    // One without an outcome (its program crashed, or was cut off) ends ABANDONED, so that its dedupe and concurrency
-    // keys are free again; a late outcome still makes it DONE. One a plain outcome made DONE (unsettled: it kept its
-    // place in that index, so that the outcome wrote no index entry) is settled: it leaves the index, and retention's
-    // (ended_at) takes it. Either is one write, in a batch, off every caller's path.
-    static final String END_LAPSED_GRANTS = """
-            WITH due AS (
-                SELECT id FROM gate_call
-                WHERE in_flight AND lease_expires_at <= now()
-                ORDER BY lease_expires_at LIMIT ? FOR UPDATE SKIP LOCKED)
-            UPDATE gate_call c SET state = CASE c.state WHEN 'GRANTED' THEN 'ABANDONED' ELSE c.state END,
-                                   done_at = CASE c.state WHEN 'GRANTED' THEN clock_timestamp() ELSE c.done_at END,
-                                   unsettled = false
-            FROM due WHERE c.id = due.id
-            RETURNING c.id, c.limit_name, c.call_class, c.owner, c.state""";
+    // A grant whose lease ran out without an outcome (its program crashed, or was cut off): it ends, so that its
+    // dedupe and concurrency keys are free again. A late outcome still makes it DONE (gate_call_granted_lease).
+    static final String ABANDON_LAPSED = sweep("GRANTED", "lease_expires_at", "ABANDONED");
 
     // Calls whose caller was told "not granted" (woken by an outage, a failed fast path, a program's failed join): a
     // waiting one leaves the line, and one granted meanwhile (the grant committed, but nobody takes it) ends.
@@ -75,7 +63,7 @@ public final class Leases {
     // A clean stop: the stopping instance's waiting calls leave the line at once, not at their leases' end.
     private static final String CANCEL_ALL_OWNED = """
             UPDATE gate_call SET state = 'CANCELLED', done_at = clock_timestamp()
-            WHERE owner = ? AND waiting
+            WHERE owner = ? AND state = 'WAITING'
             RETURNING id, limit_name, call_class, owner, state""";
 
     /** A call that was ended here: cleared from the line, or a grant nobody took. */
@@ -110,17 +98,9 @@ public final class Leases {
         return sweep(EXPIRE_LAPSED, batch);
     }
 
-    /**
-     * At most {@code batch} granted calls whose lease ran out: those without an outcome end ABANDONED, those a plain
-     * outcome made DONE are settled.
-     */
-    public LapsedGrants endLapsedGrants(int batch) throws StoreUnavailable {
-        List<Cleared> ended = sweep(END_LAPSED_GRANTS, batch);
-        return new LapsedGrants(ended.stream().filter(c -> c.state().equals("ABANDONED")).toList(), ended.size());
-    }
-
-    /** What one sweep of lapsed grants did: the calls it abandoned, and how many rows it ended or settled in all. */
-    public record LapsedGrants(List<Cleared> abandoned, int swept) {
+    /** At most {@code batch} granted calls whose lease ran out without an outcome: ABANDONED. */
+    public List<Cleared> abandonLapsed(int batch) throws StoreUnavailable {
+        return sweep(ABANDON_LAPSED, batch);
     }
 
     /** At most {@code batch} waiting calls whose deadline passed: EXPIRED, never granted. */

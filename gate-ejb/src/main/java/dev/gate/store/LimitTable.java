@@ -35,7 +35,7 @@ public final class LimitTable {
     static final String CANCEL_COSTLIER = """
             UPDATE gate_call c SET state = 'CANCELLED', done_at = clock_timestamp()
             FROM gate_limit l
-            WHERE c.limit_name = ? AND c.waiting AND l.name = c.limit_name
+            WHERE c.limit_name = ? AND c.state = 'WAITING' AND l.name = c.limit_name
               AND (c.cost > least(l.calls, coalesce((SELECT min(r.calls) FROM gate_limit_rule r
                                                      WHERE r.limit_name = l.name), l.calls))
                    OR (c.cost > 1 AND l.keyed))
@@ -49,7 +49,7 @@ public final class LimitTable {
     static final String CANCEL_KEYS_CALLS = """
             UPDATE gate_call c SET state = 'CANCELLED', done_at = clock_timestamp()
             FROM gate_limit l
-            WHERE l.name = ? AND NOT l.keyed AND c.waiting
+            WHERE l.name = ? AND NOT l.keyed AND c.state = 'WAITING'
               AND c.limit_name IN (SELECT k.name FROM gate_limit k WHERE k.template_name = l.name)
             RETURNING c.id, c.limit_name, c.call_class, c.owner, c.state""";
 

@@ -23,18 +23,18 @@ public final class LineRoom {
     static final String WAITING_IN_LINE = """
             (SELECT CASE WHEN a.n < l.max_waiting THEN a.n
                          ELSE (SELECT count(*) FROM (SELECT 1 FROM gate_call w
-                                                     WHERE w.limit_name = l.name AND w.waiting
+                                                     WHERE w.limit_name = l.name AND w.state = 'WAITING'
                                                        AND w.lease_expires_at > clock_timestamp()
                                                        AND """ + InstanceLock.OWNER_ALIVE + """
                                                      LIMIT l.max_waiting) live) END
              FROM (SELECT count(*) AS n FROM (SELECT 1 FROM gate_call w
-                                              WHERE w.limit_name = l.name AND w.waiting
+                                              WHERE w.limit_name = l.name AND w.state = 'WAITING'
                                                 AND w.lease_expires_at > clock_timestamp() LIMIT l.max_waiting) c) a)""";
     static final String PROGRAM_WAITING = """
             (SELECT CASE WHEN p.n < coalesce(l.max_waiting_per_program, l.max_waiting) THEN p.n
                          ELSE (SELECT count(*) FROM (SELECT 1 FROM gate_call w
                                                      WHERE w.limit_name = l.name AND w.call_class IN (0, 1, 2, 3, 4)
-                                                       AND w.program = p.program AND w.waiting
+                                                       AND w.program = p.program AND w.state = 'WAITING'
                                                        AND w.lease_expires_at > clock_timestamp()
                                                        AND """ + InstanceLock.OWNER_ALIVE + """
                                                      LIMIT coalesce(l.max_waiting_per_program, l.max_waiting)) live)
@@ -42,7 +42,7 @@ public final class LineRoom {
              FROM (SELECT pr.program,
                           (SELECT count(*) FROM (SELECT 1 FROM gate_call w
                                                  WHERE w.limit_name = l.name AND w.call_class IN (0, 1, 2, 3, 4)
-                                                   AND w.program = pr.program AND w.waiting
+                                                   AND w.program = pr.program AND w.state = 'WAITING'
                                                    AND w.lease_expires_at > clock_timestamp()
                                                  LIMIT coalesce(l.max_waiting_per_program, l.max_waiting)) c) AS n
                    FROM (SELECT ?::varchar AS program) pr) p)""";

@@ -61,7 +61,7 @@ public final class LineView {
     private static final String WAITING_IN_KEYS = """
             SELECT c.call_class, count(*), min(c.enqueued_at) FROM gate_call c
             JOIN gate_limit k ON k.name = c.limit_name
-            WHERE k.template_name = ?1 AND c.waiting
+            WHERE k.template_name = ?1 AND c.state = 'WAITING'
             GROUP BY c.call_class""";
 
     // Each limit's sends of the last 10 minutes in 10 s buckets (0: the current one), an index range per limit.
@@ -79,7 +79,7 @@ public final class LineView {
     // Calls that ended without a grant or without an outcome in the last hour (the finished-calls index).
     private static final String ENDED_LAST_HOUR = """
             SELECT c.limit_name, c.state, count(*) FROM gate_call c
-            WHERE c.state IN ('EXPIRED', 'ABANDONED') AND c.ended_at > CAST(?1 AS timestamptz) - interval '1 hour'""";
+            WHERE c.state IN ('EXPIRED', 'ABANDONED') AND c.done_at > CAST(?1 AS timestamptz) - interval '1 hour'""";
 
     // Grants the starvation guard made in the last hour (a partial index holds only those).
     private static final String AGED_LAST_HOUR = """

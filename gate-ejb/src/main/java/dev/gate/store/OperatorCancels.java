@@ -13,13 +13,13 @@ public final class OperatorCancels {
     // An operator cancels any waiting call of a limit; a granted call is not un-granted.
     private static final String CANCEL_IN_LIMIT = """
             UPDATE gate_call SET state = 'CANCELLED', done_at = clock_timestamp()
-            WHERE id = ? AND limit_name = ? AND waiting
+            WHERE id = ? AND limit_name = ? AND state = 'WAITING'
             RETURNING id, limit_name, call_class, owner, state""";
 
     // An operator drains a program: every waiting call it submitted leaves the line (of one limit, or of all).
     private static final String DRAIN = """
             UPDATE gate_call SET state = 'CANCELLED', done_at = clock_timestamp()
-            WHERE program = ? AND waiting AND (CAST(? AS varchar) IS NULL OR limit_name = ?)
+            WHERE program = ? AND state = 'WAITING' AND (CAST(? AS varchar) IS NULL OR limit_name = ?)
             RETURNING id, limit_name, call_class, owner, state""";
 
     private final Tx tx;

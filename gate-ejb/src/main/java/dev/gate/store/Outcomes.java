@@ -38,11 +38,8 @@ public final class Outcomes {
     // limit whose cool-down is at step 0 and that has no parent, for a call that holds no concurrency key. It moves
     // nothing on the slot row and frees no key, so it commits without waiting for the disk (see DONE). Only a call
     // that dedupe joiners share is announced (they wait for its outcome); nobody else can be waiting on it. No row: not
-    // the common case (or not granted): the whole transaction below decides. It is a HOT update (migration 039): it
-    // changes no column an index names, so it writes no index entry. A granted call stays in the granted calls' lease
-    // index (in_flight) as unsettled until the housekeeper settles it at its lease's end (Leases.END_LAPSED_GRANTS),
-    // state DONE from now on for every reader; an abandoned one is settled at once.
-    static final String PLAIN_DONE = """
+    // the common case (or not granted): the whole transaction below decides.
+    private static final String PLAIN_DONE = """
             WITH plain AS (
                 SELECT c.id, EXISTS (SELECT 1 FROM gate_call_joiner j WHERE j.call_id = c.id) AS shared
                 FROM gate_call c JOIN gate_slot s ON s.limit_name = c.limit_name
@@ -54,7 +51,7 @@ public final class Outcomes {
                 FOR UPDATE OF c),
             done AS (
                 UPDATE gate_call c SET state = 'DONE', done_at = clock_timestamp(), outcome_status = ?,
-                                       outcome_retry_after_s = ?, unsettled = c.state = 'GRANTED'
+                                       outcome_retry_after_s = ?
                 FROM plain WHERE c.id = plain.id
                 RETURNING c.id, plain.shared)
             SELECT CASE WHEN done.shared THEN pg_notify('%s', done.id::text) END,

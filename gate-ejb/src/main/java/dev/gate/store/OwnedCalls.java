@@ -15,7 +15,7 @@ public final class OwnedCalls {
     // Only a waiting call leaves: a grant that won the race stays the caller's to take.
     private static final String CANCEL = """
             UPDATE gate_call SET state = 'CANCELLED', done_at = clock_timestamp()
-            WHERE id = ? AND waiting""";
+            WHERE id = ? AND state = 'WAITING'""";
 
     // The caller is gone (interrupted, failed): a waiting call leaves the line, and a grant it can no longer take
     // ends as ABANDONED, so that nothing stays granted to nobody and its keys are free.
@@ -28,7 +28,7 @@ public final class OwnedCalls {
     // A program cancels its own waiting call only; another's call is as good as absent.
     private static final String CANCEL_OWNED = """
             UPDATE gate_call SET state = 'CANCELLED', done_at = clock_timestamp()
-            WHERE id = ? AND owner = ? AND waiting""";
+            WHERE id = ? AND owner = ? AND state = 'WAITING'""";
 
     // A program gives its grant up without calling the vendor: the slot is spent, its keys are free at once.
     private static final String ABANDON_OWNED = """
@@ -43,7 +43,7 @@ public final class OwnedCalls {
     // A program's heartbeat: one statement (the owner index) renews all of its waiting calls.
     private static final String RENEW_ALL = """
             UPDATE gate_call SET lease_expires_at = clock_timestamp() + lease_ms * interval '1 millisecond'
-            WHERE owner = ? AND waiting""";
+            WHERE owner = ? AND state = 'WAITING'""";
 
     private final Tx tx;
 

@@ -31,7 +31,7 @@ final class ParentSlot {
     private static final String PARENT_AHEAD = """
             SELECT count(*) FROM (
                 SELECT 1 FROM gate_call w
-                WHERE w.limit_name = ? AND w.waiting
+                WHERE w.limit_name = ? AND w.state = 'WAITING'
                   AND (w.call_class <= ? OR (? >= ?  -- lifted by the starvation guard to the try's class or higher
                        AND w.enqueued_at < clock_timestamp() - ? * interval '1 millisecond'))
                   AND w.lease_expires_at > clock_timestamp() AND """ + InstanceLock.OWNER_ALIVE + """

@@ -47,16 +47,16 @@ public final class Retention {
                 LIMIT ?))""";
 
     // Finished calls (their joiners go with them, by cascade) older than the retention period, oldest first. A row
-    // changed meanwhile (a late outcome) has a new address and is simply not deleted this time. ended_at is done_at
-    // of an ended call (gate_call_finished), once settled: a plain outcome's call is settled at its lease's end.
+    // changed meanwhile (a late outcome) has a new address and is simply not deleted this time.
     static final String PRUNE_CALLS = """
             DELETE FROM gate_call WHERE ctid = ANY (ARRAY(
                 SELECT old.ctid
                 FROM gate_limit l
                 CROSS JOIN LATERAL (
                     SELECT c.ctid FROM gate_call c
-                    WHERE c.limit_name = l.name AND c.ended_at < now() - ? * interval '1 millisecond'
-                    ORDER BY c.ended_at
+                    WHERE c.limit_name = l.name AND c.state NOT IN ('WAITING', 'GRANTED')
+                      AND c.done_at < now() - ? * interval '1 millisecond'
+                    ORDER BY c.done_at
                     LIMIT ?) old
                 LIMIT ?))""";
 

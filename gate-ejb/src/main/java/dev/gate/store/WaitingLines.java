@@ -12,13 +12,13 @@ import java.util.List;
 public final class WaitingLines {
 
     // The slots of the limits with waiting calls, and the database's clock (one row with it alone when there are
-    // none). WAITING as a literal, not a parameter: the line's partial index (WHERE waiting) serves only a
+    // none). WAITING as a literal, not a parameter: the line's partial index (WHERE state = 'WAITING') serves only a
     // predicate the planner can prove, also in a generic plan of a server-prepared statement.
     static final String WITH_WAITING_CALLS = """
             SELECT clock_timestamp() AS now, s.limit_name, s.next_slot_at, s.paused_until
             FROM (SELECT 1) one LEFT JOIN (
                 SELECT s.limit_name, s.next_slot_at, s.paused_until FROM gate_slot s
-                WHERE EXISTS (SELECT 1 FROM gate_call c WHERE c.limit_name = s.limit_name AND c.waiting)) s
+                WHERE EXISTS (SELECT 1 FROM gate_call c WHERE c.limit_name = s.limit_name AND c.state = 'WAITING')) s
             ON true
             ORDER BY s.limit_name""";
 
