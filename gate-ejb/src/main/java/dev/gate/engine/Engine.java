@@ -71,6 +71,7 @@ public final class Engine {
     private final StateWatches<CallRow> watches;
     private ScheduledFuture<?> ticks;
     private final TableUpkeep upkeep;
+    private final TryNow tryNow;
     private final Joining joining;
 
     /**
@@ -124,7 +125,7 @@ public final class Engine {
         Joining joining = new Joining(settings, admission, new Joins(tx), new GroupJoins(tx), new LineRoom(tx),
                 owned, freeSlot, waiters, watches, loop, tally, lines, costs);
         this.joining = joining;
-        TryNow tryNow = new TryNow(settings, admission, freeSlot, tally, waiters, lines, costs);
+        this.tryNow = new TryNow(settings, admission, freeSlot, tally, waiters, lines, costs);
         this.callers = new Callers(owner, admission, joining, owned, reads, outcomes, waiters, watches, loop, tally,
                 tryNow);
         this.programs = new ProgramCalls(admission, joining, owned, reads, outcomes, new Estimates(tx), delivery,
@@ -210,6 +211,11 @@ public final class Engine {
     /** The way into the line (for tests of this package: its groups). */
     Joining joining() {
         return joining;
+    }
+
+    /** Tries and consumes (for tests of this package: the consumes' groups). */
+    TryNow tryNow() {
+        return tryNow;
     }
 
     /** The care of the gate's tables: their last check, and a check now. */

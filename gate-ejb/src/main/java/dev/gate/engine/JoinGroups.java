@@ -11,9 +11,9 @@ import java.util.concurrent.CompletionException;
 /**
  * Calls of this instance that arrive at one limit while a join of that limit is under way wait for it and then join
  * together, in one statement and one commit (a group join, as a database's group commit): the first to arrive leads
- * and joins whoever is waiting by then (at most {@link #MOST}), then hands the lead to the first of those who came
- * meanwhile. A group's members hear one answer each, or the group's failure (nothing of it joined). A limit's group
- * goes once nobody is joining it, so the map holds only limits being joined now.
+ * and joins whoever is waiting by then (at most {@link #MOST}, or the most it was made with), then hands the lead to
+ * the first of those who came meanwhile. A group's members hear one answer each, or the group's failure (nothing of
+ * it joined). A limit's group goes once nobody is joining it, so the map holds only limits being joined now.
  *
  * @param <M> a member (one call's join)
  * @param <R> a member's answer
@@ -36,8 +36,16 @@ final class JoinGroups<M, R> {
     // tests only: a leader waits here before it takes its group, so that a group of a known size gathers
     private volatile java.util.concurrent.CountDownLatch holdLeaders;
 
+    private final int most;
+
     JoinGroups(Join<M, R> join) {
+        this(join, MOST);
+    }
+
+    /** As above, at most {@code most} members a group. */
+    JoinGroups(Join<M, R> join, int most) {
         this.join = join;
+        this.most = most;
     }
 
     private final class Group {
@@ -82,7 +90,7 @@ final class JoinGroups<M, R> {
         }
         List<Waiting> taken = new ArrayList<>();
         synchronized (g) {
-            while (!g.queue.isEmpty() && taken.size() < MOST) {
+            while (!g.queue.isEmpty() && taken.size() < most) {
                 taken.add(g.queue.poll());
             }
         }

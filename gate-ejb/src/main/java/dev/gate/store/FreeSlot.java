@@ -11,6 +11,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -52,6 +53,26 @@ public final class FreeSlot {
     // each cap's room, the spacing after the last send, the cool-down's end). A last send that retention pruned (older
     // than every window the limit had) is no send: the beat and each window read as empty where the log has nothing.
     private static String decide(String written) {
+        return decide(written, ANSWER);
+    }
+
+    // A try's answer: the mark, the clock and the reading, the grant (id, times) and what a key sent again found.
+    private static final String ANSWER = """
+            SELECT current_setting('gate.slot', true) AS mark, d.now, d.due, d.gap_us, d.ahead, called.id, called.enqueued_at, called.granted_at,
+                   prior.id AS prior_id, prior.limit_name AS prior_limit, prior.call_class AS prior_class,
+                   prior.enqueued_at AS prior_enqueued_at, prior.granted_at AS prior_granted_at
+            """;
+
+    // A grouped consume's answer (no key: nothing found again), every column of a fixed size (the driver then sends a
+    // group's statements before one Sync: see GROUPED). marked: the lock's mark is there (after its transaction the
+    // setting reads empty, not null).
+    private static final String FIXED_ANSWER = """
+            SELECT coalesce(current_setting('gate.slot', true), '') <> '' AS marked, d.now, d.due, d.gap_us::bigint AS gap_us,
+                   d.ahead, called.id, called.enqueued_at, called.granted_at
+            """;
+
+    /** The decision, writing {@code written}, answering {@code answer} (a select list over d, called and prior). */
+    private static String decide(String written, String answer) {
         return """
             WITH prior AS (
                 SELECT id, limit_name, call_class, enqueued_at, granted_at FROM gate_call
@@ -123,9 +144,7 @@ public final class FreeSlot {
                                    END + go.cost * go.gap_us * interval '1 microsecond',
                                    gate_block_turn(go.limit_name, go.now))
                 FROM go, called WHERE s.limit_name = go.limit_name)
-            SELECT current_setting('gate.slot', true) AS mark, d.now, d.due, d.gap_us, d.ahead, called.id, called.enqueued_at, called.granted_at,
-                   prior.id AS prior_id, prior.limit_name AS prior_limit, prior.call_class AS prior_class,
-                   prior.enqueued_at AS prior_enqueued_at, prior.granted_at AS prior_granted_at
+            """ + answer + """
             FROM (SELECT 1) one LEFT JOIN d ON true LEFT JOIN called ON true LEFT JOIN prior ON true""";
     }
 
@@ -202,6 +221,36 @@ public final class FreeSlot {
     // A consume without the caller's key: no call row, its sends its record (SENT_ONLY). Same parameters and answer.
     static final String CONSUME_SENT_ONLY = decidedAfter(LOCK, SENT_ONLY);
 
+    /**
+     * Most consumes one group decides: its statement holds the slot row's lock for a decision each (a fraction of a
+     * millisecond), and a caller's answer waits for its whole group.
+     */
+    public static final int MOST_TOGETHER = 16;
+
+    // Consumes without a key that arrived at one limit together (GroupConsuming): the slot row locked once, then each
+    // consume's decision in turn, in class order, each its own statement (its own snapshot, taken after the one before
+    // it wrote: it counts that one's send), all in one transaction and sent before one Sync: one round trip and one
+    // commit for the group. Every answer column is of a fixed size: the driver sends a Sync before a statement whose
+    // answer may be of unknown size (its guard against a full receive buffer), which would end the lock's transaction.
+    // Parameters: the limit, then each decision's (as a try's). Statements kept by the group's size.
+    private static final String[] GROUPED = new String[MOST_TOGETHER + 1];
+
+    /** The statement of a group of {@code n} consumes. */
+    static String grouped(int n) {
+        String sql = GROUPED[n];
+        if (sql == null) {
+            StringBuilder text = new StringBuilder("WITH l AS MATERIALIZED (" + LOCK + ")\n"
+                    + "SELECT set_config('gate.slot', l.limit_name, true) IS NOT NULL AS locked FROM l");
+            String one = decide(SENT_ONLY, FIXED_ANSWER);
+            for (int i = 0; i < n; i++) {
+                text.append(";\n").append(one);
+            }
+            sql = text.toString();
+            GROUPED[n] = sql; // a race builds the same text twice
+        }
+        return sql;
+    }
+
     /** The try statement for a try, or for a consume with or without the caller's {@code key}. */
     static String statement(boolean consume, String key) {
         return !consume ? TRY : key == null ? CONSUME_SENT_ONLY : CONSUME;
@@ -268,6 +317,71 @@ public final class FreeSlot {
                 statement(consume, key));
     }
 
+    /** One consume of a group: of a limit with no parent, cost 1, without the caller's key. */
+    public record Consume(CallClass callClass, String program, String owner) {
+    }
+
+    /**
+     * Consumes of {@code limit} that arrived together, decided in class order (first come first served inside a
+     * class) in one round trip and one commit ({@link #grouped}); one answer per consume, in their order. Empty when
+     * there is no such limit.
+     */
+    public Optional<List<Result>> consumeTogether(String limit, List<Consume> consumes) throws StoreUnavailable {
+        int n = consumes.size();
+        if (n < 1 || n > MOST_TOGETHER) {
+            throw new IllegalArgumentException("a group of " + n + " consumes: 1 to " + MOST_TOGETHER);
+        }
+        // the class order, stable: inside a class the order they came in
+        List<Integer> order = java.util.stream.IntStream.range(0, n).boxed()
+                .sorted(java.util.Comparator.comparingInt(i -> consumes.get(i).callClass().rank())).toList();
+        return tx.runAlone(c -> { // commit included
+            try (PreparedStatement ps = c.prepareStatement(grouped(n))) {
+                int p = 1;
+                ps.setString(p++, limit); // the lock's
+                for (int i : order) {
+                    Consume m = consumes.get(i);
+                    ps.setString(p++, m.owner());
+                    ps.setString(p++, null); // no key: nothing found again
+                    ps.setInt(p++, 1);
+                    ps.setString(p++, limit);
+                    ps.setString(p++, null); // no parent
+                    ps.setInt(p++, m.callClass().rank());
+                    ps.setInt(p++, m.callClass().rank());
+                    ps.setInt(p++, m.callClass().rank());
+                    ps.setString(p++, m.program());
+                    ps.setString(p++, m.owner());
+                    ps.setLong(p++, 0); // no lease: the call ends at its grant
+                    ps.setLong(p++, 0);
+                    ps.setString(p++, null);
+                }
+                ps.execute();
+                boolean locked;
+                try (ResultSet lock = ps.getResultSet()) {
+                    locked = lock.next();
+                }
+                Result[] answers = new Result[n];
+                for (int i : order) {
+                    if (!ps.getMoreResults()) {
+                        throw new SQLException("a grouped consume's decision gave no answer");
+                    }
+                    try (ResultSet rs = ps.getResultSet()) {
+                        rs.next(); // always one row
+                        if (locked && !rs.getBoolean("marked")) {
+                            throw new IllegalStateException("a group's consumes ran in two transactions: the JDBC "
+                                    + "driver split them");
+                        }
+                        Optional<Result> answer = read(rs, limit, consumes.get(i).callClass(), consumes.get(i).owner());
+                        if (answer.isEmpty()) {
+                            return Optional.<List<Result>>empty(); // no such limit
+                        }
+                        answers[i] = answer.get();
+                    }
+                }
+                return Optional.of(List.of(answers));
+            }
+        });
+    }
+
     /**
      * @param key the try's own key (gate_call.submission_key, unique per owner): sent again after a lost answer, the
      *            same key finds the grant the first one made instead of taking a second slot
@@ -328,24 +442,30 @@ public final class FreeSlot {
                 if (sentAgain.isPresent()) {
                     return sentAgain;
                 }
-                Instant now = Times.get(rs, "now");
-                if (now == null) {
-                    return Optional.empty(); // no such limit
-                }
-                Instant due = Times.get(rs, "due");
-                Duration gap = Duration.ofNanos(rs.getLong("gap_us") * 1_000);
-                long ahead = rs.getLong("ahead");
-                long id = rs.getLong("id");
-                if (!rs.wasNull()) {
-                    return Optional.of(new Result(Optional.of(new Grant(id, limit, callClass, owner,
-                            Times.get(rs, "enqueued_at"), Times.get(rs, "granted_at"), false)), Duration.ZERO, now, due,
-                            false));
-                }
-                // not now: the slot is due later, or the calls ahead take the next ones (a gap each, at least)
-                Duration untilDue = due.isAfter(now) ? Duration.between(now, due) : Duration.ZERO;
-                Duration retryAfter = untilDue.plus(gap.multipliedBy(ahead));
-                return Optional.of(new Result(Optional.empty(), retryAfter, now, due, false));
+                return read(rs, limit, callClass, owner);
             }
         }
+    }
+
+    /** A decision's row read: the grant, or when to try again; empty when there is no such limit. */
+    private static Optional<Result> read(ResultSet rs, String limit, CallClass callClass, String owner)
+            throws SQLException {
+        Instant now = Times.get(rs, "now");
+        if (now == null) {
+            return Optional.empty(); // no such limit
+        }
+        Instant due = Times.get(rs, "due");
+        Duration gap = Duration.ofNanos(rs.getLong("gap_us") * 1_000);
+        long ahead = rs.getLong("ahead");
+        long id = rs.getLong("id");
+        if (!rs.wasNull()) {
+            return Optional.of(new Result(Optional.of(new Grant(id, limit, callClass, owner,
+                    Times.get(rs, "enqueued_at"), Times.get(rs, "granted_at"), false)), Duration.ZERO, now, due,
+                    false));
+        }
+        // not now: the slot is due later, or the calls ahead take the next ones (a gap each, at least)
+        Duration untilDue = due.isAfter(now) ? Duration.between(now, due) : Duration.ZERO;
+        Duration retryAfter = untilDue.plus(gap.multipliedBy(ahead));
+        return Optional.of(new Result(Optional.empty(), retryAfter, now, due, false));
     }
 }

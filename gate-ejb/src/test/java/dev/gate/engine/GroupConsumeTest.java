@@ -1,0 +1,151 @@
+package dev.gate.engine;
+
+import dev.gate.api.Attempt;
+import dev.gate.api.CallClass;
+import dev.gate.api.CallOptions;
+import dev.gate.api.LimitSpec;
+import dev.gate.api.UnknownLimitException;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Consumes without a key that meet at a limit are decided together: one round trip and one commit for the group, in
+ * class order (first come first served inside a class), each caller told its own answer; groups never pass the limit,
+ * as a vendor with its own clock counts.
+ */
+class GroupConsumeTest extends OnOneCopy {
+
+    @Test
+    void aGroupIsDecidedInClassOrderAndEachHearsItsOwnAnswer() throws Exception {
+        String limit = "one-a-minute";
+        gate.limits().put(limit, LimitSpec.of(1, Duration.ofMinutes(1)));
+        List<CallClass> arriving = List.of(CallClass.BACKFILL, CallClass.MANUAL, CallClass.INTERACTIVE,
+                CallClass.INTERACTIVE);
+        List<Attempt> answers = gathered(limit, arriving);
+        assertTrue(answers.get(2).isGranted(), "the first INTERACTIVE to come takes the one slot: " + answers);
+        for (int i : new int[] {0, 1, 3}) {
+            assertFalse(answers.get(i).isGranted(), arriving.get(i) + " " + i + ": " + answers.get(i));
+            assertTrue(answers.get(i).retryAfter().compareTo(Duration.ofSeconds(50)) > 0,
+                    "told to come back when the minute's slot is free: " + answers.get(i));
+        }
+        assertEquals(1, copies.count("SELECT count(*) FROM gate_send WHERE limit_name = ? AND call_class = 0 "
+                + "AND call_id = ?", limit, answers.get(2).permit().callId()), "its send, with its class");
+        assertEquals(1, copies.count("SELECT count(*) FROM gate_send WHERE limit_name = ?", limit));
+    }
+
+    @Test
+    void aGroupIsOneTransactionItsSendsInClassOrder() throws Exception {
+        String limit = "roomy";
+        gate.limits().put(limit, LimitSpec.of(1000, Duration.ofSeconds(1)).withBurst(50));
+        List<CallClass> arriving = List.of(CallClass.BACKFILL, CallClass.SCHEDULED, CallClass.INTERACTIVE,
+                CallClass.FOLLOW_UP, CallClass.MANUAL, CallClass.INTERACTIVE);
+        List<Attempt> answers = gathered(limit, arriving);
+        answers.forEach(a -> assertTrue(a.isGranted(), a.toString()));
+        assertEquals(1, copies.count("SELECT count(DISTINCT xmin::text) FROM gate_send WHERE limit_name = ?", limit),
+                "their sends in one transaction, one commit");
+        List<Long> bySend = copies.ids("SELECT call_class FROM gate_send WHERE limit_name = ? ORDER BY seq", limit);
+        assertEquals(List.of(0L, 0L, 1L, 2L, 3L, 4L), bySend, "sent in class order");
+        assertEquals(answers.get(2).permit().callId(), copies.ids("SELECT call_id FROM gate_send WHERE limit_name = ? "
+                + "ORDER BY seq LIMIT 1", limit).get(0), "the first INTERACTIVE to come, first");
+        assertThrows(UnknownLimitException.class, () -> gathered("no-such-limit", List.of(CallClass.MANUAL,
+                CallClass.MANUAL)).get(0).isGranted());
+    }
+
+    @Test
+    void groupsNeverPassTheLimitAsTheVendorCountsIt() throws Exception {
+        String limit = "busy";
+        // 20 a second; a margin for the callers' own delay between their grant and their request
+        gate.limits().put(limit, LimitSpec.of(20, Duration.ofSeconds(1)).withBurst(20)
+                .withReceiptMargin(Duration.ofMillis(200)));
+        HistoryVendor vendor = new HistoryVendor();
+        vendor.account(limit, List.of(new HistoryVendor.Rule("per second", 20, 1000, null, null)), null);
+        AtomicInteger granted = new AtomicInteger();
+        AtomicInteger refusedByVendor = new AtomicInteger();
+        AtomicBoolean stop = new AtomicBoolean();
+        ExecutorService callers = Executors.newFixedThreadPool(16);
+        try {
+            List<Future<?>> running = new ArrayList<>();
+            for (int t = 0; t < 16; t++) {
+                CallClass callClass = CallClass.values()[t % CallClass.values().length];
+                running.add(callers.submit(() -> {
+                    while (!stop.get()) {
+                        Attempt a = gate.callers().tryConsume(limit, callClass, "api", CallOptions.NONE);
+                        if (a.isGranted()) {
+                            granted.incrementAndGet();
+                            if (vendor.request(limit, a.permit().callId(), 1).status() != 200) {
+                                refusedByVendor.incrementAndGet();
+                            }
+                        }
+                    }
+                    return null;
+                }));
+            }
+            Thread.sleep(3_000); // the load's length, not a wait for a result
+            stop.set(true);
+            for (Future<?> f : running) {
+                f.get(30, TimeUnit.SECONDS);
+            }
+        } finally {
+            callers.shutdownNow();
+        }
+        assertTrue(gate.tryNow().together().grouped() > 0, "consumes met and went in groups");
+        assertEquals(0, refusedByVendor.get(), "the vendor refused none of " + granted.get());
+        assertTrue(vendor.requestedTwice().isEmpty());
+        assertTrue(granted.get() >= 40, "the limit's rate went through: " + granted.get() + " in 3 s");
+        assertTrue(granted.get() <= 20 * 4 + 20, "at most 20 a second plus the burst: " + granted.get());
+        assertEquals(granted.get(), copies.count("SELECT count(*) FROM gate_send WHERE limit_name = ?", limit),
+                "one send each in the send log");
+    }
+
+    /**
+     * One consume per class in {@code arriving}, from a thread each, in that order; the group's leader held until all
+     * have gathered, then let go: they are decided as one group. Their answers, in that order.
+     */
+    private List<Attempt> gathered(String limit, List<CallClass> arriving) throws Exception {
+        CountDownLatch hold = new CountDownLatch(1);
+        JoinGroups<?, ?> groups = gate.tryNow().together().groups();
+        groups.holdLeaders(hold);
+        ExecutorService callers = Executors.newFixedThreadPool(arriving.size());
+        try {
+            List<Future<Attempt>> answers = new ArrayList<>();
+            for (int i = 0; i < arriving.size(); i++) {
+                CallClass callClass = arriving.get(i);
+                answers.add(callers.submit(() -> gate.callers().tryConsume(limit, callClass, "api",
+                        CallOptions.NONE)));
+                int n = i + 1;
+                GateCopies.await(n + " consumes gathered", Duration.ofSeconds(10), () -> groups.waiting(limit) == n);
+            }
+            hold.countDown();
+            groups.holdLeaders(null);
+            List<Attempt> got = new ArrayList<>();
+            for (Future<Attempt> f : answers) {
+                try {
+                    got.add(f.get(30, TimeUnit.SECONDS));
+                } catch (java.util.concurrent.ExecutionException e) {
+                    if (e.getCause() instanceof Exception cause) {
+                        throw cause;
+                    }
+                    throw e;
+                }
+            }
+            return got;
+        } finally {
+            callers.shutdownNow();
+        }
+    }
+}
