@@ -629,8 +629,10 @@ final class HistoryChecks {
         List<Send> log = log(line);
         List<Send> parentLog = log(run.names[p]);
         // its burst's units back to back, as a fresh or idle limit's; not while another program's try ran (on the free
-        // line a try that finds the slot locked by another is told to come back at once)
-        boolean othersTried = run.told.stream().anyMatch(o -> o.program() != t.program() && o.limit() == l
+        // line a try that finds the slot locked by another is told to come back at once), nor beside the consumes its
+        // own step sent with it (consumes that meet)
+        boolean othersTried = run.told.stream().anyMatch(o -> o != t
+                && (o.program() != t.program() || o.step() == t.step()) && o.limit() == l
                 && run.history.programs().get(o.program()).get(o.step()) instanceof History.Try
                 && o.at().isAfter(from.minus(HEARD_WITHIN)) && o.at().minus(HEARD_WITHIN).isBefore(t.at()));
         if (!key && !othersTried && burstUntouched(l, t.at())) {

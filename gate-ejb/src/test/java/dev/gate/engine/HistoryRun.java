@@ -729,6 +729,15 @@ final class HistoryRun {
         return tried.consume() && step % 2 == 1;
     }
 
+    /**
+     * A consume without a key at every fourth step goes three at once, as a service's requests arriving together do:
+     * the first is decided, the two that come while it runs are decided together (GroupConsuming), each told its own
+     * answer and, granted, sent to the vendor.
+     */
+    static boolean consumesThatMeet(Try tried, int step) {
+        return tried.consume() && step % 4 == 0;
+    }
+
     /** A consume with its key, sent again with it: the same consumption, found again, nothing sent twice. */
     private void consumeWithItsKey(Engine first, String program, int p, int s, Try tried) {
         Engine copy = first;
@@ -777,6 +786,29 @@ final class HistoryRun {
             consumeWithItsKey(copy, program, p, s, tried);
             return;
         }
+        if (consumesThatMeet(tried, s)) {
+            List<Thread> others = new ArrayList<>();
+            for (int i = 1; i <= 2; i++) {
+                Thread other = new Thread(() -> tryOnce(copy, program, p, s, tried), names[0] + "-p" + p + "-met" + i);
+                other.start();
+                others.add(other);
+            }
+            tryOnce(copy, program, p, s, tried);
+            for (Thread other : others) {
+                try {
+                    other.join();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+            return;
+        }
+        tryOnce(copy, program, p, s, tried);
+    }
+
+    /** One try or consume of a step, its answer told. */
+    private void tryOnce(Engine copy, String program, int p, int s, Try tried) {
         Attempt attempt;
         try {
             attempt = tried.consume()
