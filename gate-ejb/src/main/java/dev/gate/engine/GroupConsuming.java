@@ -52,12 +52,12 @@ final class GroupConsuming {
     /** A consume of {@code limit} (no parent, cost 1, no key), with whoever arrives with it; empty: no such limit. */
     Optional<FreeSlot.Result> consume(String limit, CallClass callClass, String program, String owner)
             throws GateException {
+        FreeSlot.Consume consume = new FreeSlot.Consume(callClass, program, owner);
         if (ALONE) {
-            return admission.run(() -> freeSlot.take(limit, callClass, Cost.ONE, program, owner, Duration.ZERO, null,
-                    true));
+            return alone(limit, consume);
         }
         try {
-            return groups.join(limit, new FreeSlot.Consume(callClass, program, owner));
+            return groups.join(limit, consume);
         } catch (GateException | RuntimeException e) {
             throw e;
         } catch (Exception e) { // logged once, by the group's leader (consumeGroup)
@@ -66,14 +66,18 @@ final class GroupConsuming {
         }
     }
 
+    /** One consume by its own statement (a consume's as it was before groups: no key, no lease). */
+    private Optional<FreeSlot.Result> alone(String limit, FreeSlot.Consume m) throws GateException {
+        return admission.run(() -> freeSlot.take(limit, m.callClass(), Cost.ONE, m.program(), m.owner(),
+                Duration.ZERO, null, true));
+    }
+
     /** A group's consumes: one alone by its own statement, more in one round trip and one commit. */
     private List<Optional<FreeSlot.Result>> consumeGroup(String limit, List<FreeSlot.Consume> members)
             throws GateException {
         try {
             if (members.size() == 1) {
-                FreeSlot.Consume m = members.get(0);
-                return List.of(admission.run(() -> freeSlot.take(limit, m.callClass(), Cost.ONE, m.program(),
-                        m.owner(), Duration.ZERO, null, true)));
+                return List.of(alone(limit, members.get(0)));
             }
             Optional<List<FreeSlot.Result>> answers = admission.run(() -> freeSlot.consumeTogether(limit, members));
             grouped.addAndGet(members.size());

@@ -208,9 +208,13 @@ public final class FreeSlot {
 
     /** As above, the grant writing {@code written} ({@link #GRANTED_CALL}, {@link #DONE_CALL} or {@link #SENT_ONLY}). */
     private static String decidedAfter(String lockedRows, String written) {
+        return lockedAndMarked(lockedRows) + ";\n" + decide(written);
+    }
+
+    /** The first statement of a try or a group: {@code lockedRows} locked, the row it locked marked (gate.slot). */
+    private static String lockedAndMarked(String lockedRows) {
         return "WITH l AS MATERIALIZED (" + lockedRows + ")\n"
-                + "SELECT set_config('gate.slot', l.limit_name, true) IS NOT NULL AS locked FROM l;\n"
-                + decide(written);
+                + "SELECT set_config('gate.slot', l.limit_name, true) IS NOT NULL AS locked FROM l";
     }
 
     // A consuming try (the call is the request itself, an inbound limit's): the try statement, but the call it writes
@@ -239,8 +243,7 @@ public final class FreeSlot {
     static String grouped(int n) {
         String sql = GROUPED[n];
         if (sql == null) {
-            StringBuilder text = new StringBuilder("WITH l AS MATERIALIZED (" + LOCK + ")\n"
-                    + "SELECT set_config('gate.slot', l.limit_name, true) IS NOT NULL AS locked FROM l");
+            StringBuilder text = new StringBuilder(lockedAndMarked(LOCK));
             String one = decide(SENT_ONLY, FIXED_ANSWER);
             for (int i = 0; i < n; i++) {
                 text.append(";\n").append(one);
@@ -338,21 +341,10 @@ public final class FreeSlot {
             try (PreparedStatement ps = c.prepareStatement(grouped(n))) {
                 int p = 1;
                 ps.setString(p++, limit); // the lock's
-                for (int i : order) {
+                for (int i : order) { // no parent, no key (nothing found again), no lease (it ends at its grant)
                     Consume m = consumes.get(i);
-                    ps.setString(p++, m.owner());
-                    ps.setString(p++, null); // no key: nothing found again
-                    ps.setInt(p++, 1);
-                    ps.setString(p++, limit);
-                    ps.setString(p++, null); // no parent
-                    ps.setInt(p++, m.callClass().rank());
-                    ps.setInt(p++, m.callClass().rank());
-                    ps.setInt(p++, m.callClass().rank());
-                    ps.setString(p++, m.program());
-                    ps.setString(p++, m.owner());
-                    ps.setLong(p++, 0); // no lease: the call ends at its grant
-                    ps.setLong(p++, 0);
-                    ps.setString(p++, null);
+                    p = bindDecision(ps, p, limit, null, m.callClass(), Cost.ONE, m.program(), m.owner(),
+                            Duration.ZERO, null);
                 }
                 ps.execute();
                 boolean locked;
@@ -410,19 +402,7 @@ public final class FreeSlot {
             throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setString(1, limit); // the lock's
-            ps.setString(2, owner);
-            ps.setString(3, key);
-            ps.setInt(4, cost.units());
-            ps.setString(5, limit);
-            ps.setString(6, parent);
-            ps.setInt(7, callClass.rank());
-            ps.setInt(8, callClass.rank());
-            ps.setInt(9, callClass.rank());
-            ps.setString(10, program);
-            ps.setString(11, owner);
-            ps.setLong(12, lease.toMillis());
-            ps.setLong(13, lease.toMillis());
-            ps.setString(14, key);
+            bindDecision(ps, 2, limit, parent, callClass, cost, program, owner, lease, key);
             ps.execute(); // the lock's answer first (one round trip for both: the driver sends them before one Sync)
             boolean locked;
             try (ResultSet lock = ps.getResultSet()) {
@@ -445,6 +425,26 @@ public final class FreeSlot {
                 return read(rs, limit, callClass, owner);
             }
         }
+    }
+
+    /** Binds one decision's parameters from {@code from} on (the lock's come before); answers the next index. */
+    private static int bindDecision(PreparedStatement ps, int from, String limit, String parent, CallClass callClass,
+                                    Cost cost, String program, String owner, Duration lease, String key)
+            throws SQLException {
+        ps.setString(from, owner);
+        ps.setString(from + 1, key);
+        ps.setInt(from + 2, cost.units());
+        ps.setString(from + 3, limit);
+        ps.setString(from + 4, parent);
+        ps.setInt(from + 5, callClass.rank());
+        ps.setInt(from + 6, callClass.rank());
+        ps.setInt(from + 7, callClass.rank());
+        ps.setString(from + 8, program);
+        ps.setString(from + 9, owner);
+        ps.setLong(from + 10, lease.toMillis());
+        ps.setLong(from + 11, lease.toMillis());
+        ps.setString(from + 12, key);
+        return from + 13;
     }
 
     /** A decision's row read: the grant, or when to try again; empty when there is no such limit. */
