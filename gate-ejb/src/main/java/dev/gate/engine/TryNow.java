@@ -22,7 +22,7 @@ import java.util.logging.Logger;
  * Try now (the inbound case: a request either goes now or is told when to come back): a slot free at this moment is
  * granted to a new call, else the caller learns when to try again and the line keeps nothing. One round trip
  * ({@link FreeSlot}: the slot row locked, then the decision); a key under a parent takes that parent's slot too
- * ({@code TryUnderParent}); consumes without a key that meet at a limit are decided together ({@link GroupConsuming}).
+ * ({@code TryUnderParent}); tries of a limit with no parent that meet are decided together ({@link GroupTrying}).
  */
 final class TryNow {
 
@@ -35,11 +35,11 @@ final class TryNow {
     private final Waiters waiters;
     private final KeyedLines lines;
     private final CallCosts costs;
-    private final GroupConsuming together;
+    private final GroupTrying together;
 
     TryNow(EngineSettings settings, Admission admission, FreeSlot freeSlot, Tally tally, Waiters waiters,
            KeyedLines lines, CallCosts costs) {
-        this.together = new GroupConsuming(admission, freeSlot);
+        this.together = new GroupTrying(admission, freeSlot, waiters);
         this.costs = costs;
         this.lines = lines;
         this.waiters = waiters;
@@ -49,8 +49,8 @@ final class TryNow {
         this.tally = tally;
     }
 
-    /** The consumes deciding together (for tests: their groups, and how many went in one). */
-    GroupConsuming together() {
+    /** The tries deciding together (for tests: their groups, and how many went in one). */
+    GroupTrying together() {
         return together;
     }
 
@@ -99,15 +99,14 @@ final class TryNow {
         String tryKey = key != null || consume ? key : "try:" + UUID.randomUUID();
         Optional<FreeSlot.Result> taken;
         try {
-            // a consume without a key, of a limit with no parent, at cost 1: decided with those that come with it
-            taken = consume && key == null && parent == null && cost.isOne()
-                    ? together.consume(limit, callClass, program, owner)
+            // a try of a limit with no parent: decided with those that come with it
+            taken = parent == null
+                    ? together.take(limit, new GroupTrying.Member(new FreeSlot.Try(callClass, cost, program, owner,
+                            lease, tryKey, consume), key == null && !consume))
                     : admission.run(() -> {
                         try {
-                            return parent != null
-                                    ? freeSlot.takeUnder(limit, parent, callClass, program, owner, lease, tryKey,
-                                            consume)
-                                    : freeSlot.take(limit, callClass, cost, program, owner, lease, tryKey, consume);
+                            return freeSlot.takeUnder(limit, parent, callClass, program, owner, lease, tryKey,
+                                    consume);
                         } catch (StoreUnavailable lost) { // it may have committed: the answer did not come back
                             if (key == null && !consume) {
                                 waiters.unansweredTry(owner, tryKey);

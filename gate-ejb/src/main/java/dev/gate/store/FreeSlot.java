@@ -18,9 +18,10 @@ import java.util.Optional;
  * Try now: takes a limit's slot for a new call if one is free at this moment, else says when to try again, leaving
  * nothing in the line. One round trip: it locks the limit's slot row, then decides as the grant pass does, and if the
  * slot is free writes the call as GRANTED (a consume: DONE, or with no key of the caller's no call row at all, its sends
- * its record), its send and the moved beat. A key under a parent takes the parent's slot
- * too, in one transaction around those statements ({@link TryUnderParent}); a join on a line that may
- * be free runs it first ({@link FirstTry}); a try sent again finds its first grant ({@link LostTryAnswers}).
+ * its record), its send and the moved beat; tries of one limit that meet are decided together
+ * ({@link #takeTogether}). A key under a parent takes the parent's slot too, in one transaction around those
+ * statements ({@link TryUnderParent}); a join on a line that may be free runs it first ({@link FirstTry}); a try sent
+ * again finds its first grant ({@link LostTryAnswers}).
  *
  * <p>The decision is {@code SlotRule}'s, {@code Beat}'s and {@code ReceiptMargin}'s, written in SQL so that it needs no
  * round trip of its own; {@code GrantDecisionTest} holds the two to the same answers on random send logs. A slot is free when
@@ -63,12 +64,15 @@ public final class FreeSlot {
                    prior.enqueued_at AS prior_enqueued_at, prior.granted_at AS prior_granted_at
             """;
 
-    // A grouped consume's answer (no key: nothing found again), every column of a fixed size (the driver then sends a
-    // group's statements before one Sync: see GROUPED). marked: the lock's mark is there (after its transaction the
-    // setting reads empty, not null).
+    // A grouped try's answer, every column of a fixed size (the driver then sends a group's statements before one Sync:
+    // see GROUPED). marked: the lock's mark is there (after its transaction the setting reads empty, not null);
+    // prior_here: the key's earlier call is of this limit (its name is read only when it is not: SubmissionKeyReused).
+    // Parameter: the limit.
     private static final String FIXED_ANSWER = """
             SELECT coalesce(current_setting('gate.slot', true), '') <> '' AS marked, d.now, d.due, d.gap_us::bigint AS gap_us,
-                   d.ahead, called.id, called.enqueued_at, called.granted_at
+                   d.ahead, called.id, called.enqueued_at, called.granted_at,
+                   prior.id AS prior_id, prior.limit_name = ?::varchar AS prior_here, prior.call_class AS prior_class,
+                   prior.enqueued_at AS prior_enqueued_at, prior.granted_at AS prior_granted_at
             """;
 
     /** The decision, writing {@code written}, answering {@code answer} (a select list over d, called and prior). */
@@ -189,6 +193,35 @@ public final class FreeSlot {
                 FROM go, called, generate_series(1, go.cost) u),
 """;
 
+    // A grouped try's writes, whichever kind it is (one text for every group of a size): with a key (the caller's, or
+    // a try's own) its call row, GRANTED, or DONE at its grant for a consume; without one (a consume) no call row, its
+    // id drawn from the calls' identity and its units recording who and which class, as SENT_ONLY. Parameters: class,
+    // program, owner, lease, lease again, the key (as GRANTED_CALL's), then whether it consumes.
+    private static final String TAKEN = """
+            w AS (SELECT ?::smallint AS call_class, ?::varchar AS program, ?::varchar AS owner, ?::bigint AS lease_ms,
+                         ?::bigint AS lease_end_ms, ?::varchar AS submission_key, ?::boolean AS done),
+            call_row AS (
+                INSERT INTO gate_call (limit_name, call_class, program, owner, state, enqueued_at, granted_at,
+                                       lease_ms, lease_expires_at, submission_key, done_at, cost)
+                SELECT go.limit_name, w.call_class, w.program, w.owner, CASE WHEN w.done THEN 'DONE' ELSE 'GRANTED' END,
+                       go.now, go.now, w.lease_ms, go.now + w.lease_end_ms * interval '1 millisecond', w.submission_key,
+                       CASE WHEN w.done THEN go.now END, go.cost
+                FROM go, w WHERE w.submission_key IS NOT NULL
+                ON CONFLICT DO NOTHING
+                RETURNING id, enqueued_at, granted_at),
+            called AS (
+                SELECT id, enqueued_at, granted_at FROM call_row
+                UNION ALL
+                SELECT nextval('gate_call_id_seq'), go.now, go.now FROM go, w WHERE w.submission_key IS NULL),
+            sent AS (
+                INSERT INTO gate_send (limit_name, call_id, sent_at, slot_at, seq, program, owner, call_class)
+                SELECT go.limit_name, called.id, go.now, go.due, go.send_seq + u,
+                       CASE WHEN w.submission_key IS NULL THEN w.program END,
+                       CASE WHEN w.submission_key IS NULL THEN w.owner END,
+                       CASE WHEN w.submission_key IS NULL THEN w.call_class END
+                FROM go, w, called, generate_series(1, go.cost) u),
+""";
+
     // A try: the slot locked, then the decision. Parameters: the limit, then the decision's.
     static final String TRY = decidedAfter(LOCK);
 
@@ -226,25 +259,26 @@ public final class FreeSlot {
     static final String CONSUME_SENT_ONLY = decidedAfter(LOCK, SENT_ONLY);
 
     /**
-     * Most consumes one group decides: its statement holds the slot row's lock for a decision each (a fraction of a
+     * Most tries one group decides: its statement holds the slot row's lock for a decision each (a fraction of a
      * millisecond), and a caller's answer waits for its whole group.
      */
     public static final int MOST_TOGETHER = 16;
 
-    // Consumes without a key that arrived at one limit together (GroupConsuming): the slot row locked once, then each
-    // consume's decision in turn, in class order, each its own statement (its own snapshot, taken after the one before
-    // it wrote: it counts that one's send), all in one transaction and sent before one Sync: one round trip and one
-    // commit for the group. Every answer column is of a fixed size: the driver sends a Sync before a statement whose
-    // answer may be of unknown size (its guard against a full receive buffer), which would end the lock's transaction.
-    // Parameters: the limit, then each decision's (as a try's). Statements kept by the group's size.
+    // Tries of a limit with no parent that arrived at it together (GroupTrying): the slot row locked once, then each
+    // try's decision in turn, in class order, each its own statement (its own snapshot, taken after the one before it
+    // wrote: it counts that one's send), all in one transaction and sent before one Sync: one round trip and one commit
+    // for the group. Each writes as its kind does (TAKEN). Every answer column is of a fixed size: the driver sends a
+    // Sync before a statement whose answer may be of unknown size (its guard against a full receive buffer), which
+    // would end the lock's transaction. Parameters: the limit, then each decision's (a try's, whether it consumes, the
+    // limit again). Statements kept by the group's size.
     private static final String[] GROUPED = new String[MOST_TOGETHER + 1];
 
-    /** The statement of a group of {@code n} consumes. */
+    /** The statement of a group of {@code n} tries. */
     static String grouped(int n) {
         String sql = GROUPED[n];
         if (sql == null) {
             StringBuilder text = new StringBuilder(lockedAndMarked(LOCK));
-            String one = decide(SENT_ONLY, FIXED_ANSWER);
+            String one = decide(TAKEN, FIXED_ANSWER);
             for (int i = 0; i < n; i++) {
                 text.append(";\n").append(one);
             }
@@ -320,58 +354,104 @@ public final class FreeSlot {
                 statement(consume, key));
     }
 
-    /** One consume of a group: of a limit with no parent, cost 1, without the caller's key. */
-    public record Consume(CallClass callClass, String program, String owner) {
+    /**
+     * One try of a group, of a limit with no parent: {@code key} the caller's or the try's own (null: a consume
+     * without one, which writes no call row); {@code consume}: ended at its grant.
+     */
+    public record Try(CallClass callClass, Cost cost, String program, String owner, Duration lease, String key,
+                      boolean consume) {
     }
 
     /**
-     * Consumes of {@code limit} that arrived together, decided in class order (first come first served inside a
-     * class) in one round trip and one commit ({@link #grouped}); one answer per consume, in their order. Empty when
-     * there is no such limit.
+     * A try's answer in a group: its result (empty: no such limit), or its key was used before for another limit or
+     * a call never granted (the program's mistake: thrown to that caller alone, the others' answers stand).
      */
-    public Optional<List<Result>> consumeTogether(String limit, List<Consume> consumes) throws StoreUnavailable {
-        int n = consumes.size();
+    public record Decided(Optional<Result> result, SubmissionKeyReused reused) {
+
+        /** The result; throws the key's misuse. */
+        public Optional<Result> get() {
+            if (reused != null) {
+                throw reused;
+            }
+            return result;
+        }
+    }
+
+    /**
+     * Tries of {@code limit} that arrived together, decided in class order (first come first served inside a class)
+     * in one round trip and one commit ({@link #grouped}); one answer per try, in their order.
+     */
+    public List<Decided> takeTogether(String limit, List<Try> tries) throws StoreUnavailable {
+        int n = tries.size();
         if (n < 1 || n > MOST_TOGETHER) {
-            throw new IllegalArgumentException("a group of " + n + " consumes: 1 to " + MOST_TOGETHER);
+            throw new IllegalArgumentException("a group of " + n + " tries: 1 to " + MOST_TOGETHER);
         }
         // the class order, stable: inside a class the order they came in
         List<Integer> order = java.util.stream.IntStream.range(0, n).boxed()
-                .sorted(java.util.Comparator.comparingInt(i -> consumes.get(i).callClass().rank())).toList();
+                .sorted(java.util.Comparator.comparingInt(i -> tries.get(i).callClass().rank())).toList();
         return tx.runAlone(c -> { // commit included
+            Decided[] answers = new Decided[n];
             try (PreparedStatement ps = c.prepareStatement(grouped(n))) {
                 int p = 1;
                 ps.setString(p++, limit); // the lock's
-                for (int i : order) { // no parent, no key (nothing found again), no lease (it ends at its grant)
-                    Consume m = consumes.get(i);
-                    p = bindDecision(ps, p, limit, null, m.callClass(), Cost.ONE, m.program(), m.owner(),
-                            Duration.ZERO, null);
+                for (int i : order) {
+                    Try t = tries.get(i);
+                    p = bindDecision(ps, p, limit, null, t.callClass(), t.cost(), t.program(), t.owner(), t.lease(),
+                            t.key());
+                    ps.setBoolean(p++, t.consume());
+                    ps.setString(p++, limit); // prior_here's
                 }
                 ps.execute();
                 boolean locked;
                 try (ResultSet lock = ps.getResultSet()) {
                     locked = lock.next();
                 }
-                Result[] answers = new Result[n];
                 for (int i : order) {
                     if (!ps.getMoreResults()) {
-                        throw new SQLException("a grouped consume's decision gave no answer");
+                        throw new SQLException("a grouped try's decision gave no answer");
                     }
                     try (ResultSet rs = ps.getResultSet()) {
                         rs.next(); // always one row
                         if (locked && !rs.getBoolean("marked")) {
-                            throw new IllegalStateException("a group's consumes ran in two transactions: the JDBC "
+                            throw new IllegalStateException("a group's tries ran in two transactions: the JDBC "
                                     + "driver split them");
                         }
-                        Optional<Result> answer = read(rs, limit, consumes.get(i).callClass(), consumes.get(i).owner());
-                        if (answer.isEmpty()) {
-                            return Optional.<List<Result>>empty(); // no such limit
-                        }
-                        answers[i] = answer.get();
+                        answers[i] = decided(rs, limit, tries.get(i));
                     }
                 }
-                return Optional.of(List.of(answers));
             }
+            for (int i = 0; i < n; i++) { // a key used before elsewhere: its limit, for the program's error
+                if (answers[i] == null) {
+                    answers[i] = new Decided(Optional.empty(), new SubmissionKeyReused(tries.get(i).key(),
+                            priorLimit(c, tries.get(i))));
+                }
+            }
+            return List.of(answers);
         });
+    }
+
+    /** A grouped try's row read; null when its key was used before for another limit or a call never granted. */
+    private static Decided decided(ResultSet rs, String limit, Try t) throws SQLException {
+        long priorId = rs.getLong("prior_id");
+        if (!rs.wasNull()) {
+            Instant grantedAt = Times.get(rs, "prior_granted_at");
+            if (grantedAt == null || !rs.getBoolean("prior_here")) {
+                return null;
+            }
+            return new Decided(Optional.of(LostTryAnswers.repeated(rs, priorId, limit, t.owner(), grantedAt)), null);
+        }
+        return new Decided(read(rs, limit, t.callClass(), t.owner()), null);
+    }
+
+    private static String priorLimit(Connection c, Try t) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT limit_name FROM gate_call WHERE owner = ? AND submission_key = ?")) {
+            ps.setString(1, t.owner());
+            ps.setString(2, t.key());
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getString(1) : null;
+            }
+        }
     }
 
     /**

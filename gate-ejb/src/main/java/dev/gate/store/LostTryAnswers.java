@@ -28,10 +28,15 @@ final class LostTryAnswers {
             if (grantedAt == null || !priorLimit.equals(limit)) {
                 throw new SubmissionKeyReused(key, priorLimit);
             }
-            return Optional.of(new FreeSlot.Result(Optional.of(new Grant(priorId, limit,
-                    CallClass.ofRank(rs.getInt("prior_class")), owner, Times.get(rs, "prior_enqueued_at"),
-                    grantedAt, false)), Duration.ZERO, null, null, true));
+            return Optional.of(repeated(rs, priorId, limit, owner, grantedAt));
         }
         return Optional.empty();
+    }
+
+    /** The grant {@code priorId} the key named before, answered as it is (its class and times from the row). */
+    static FreeSlot.Result repeated(ResultSet rs, long priorId, String limit, String owner, Instant grantedAt)
+            throws SQLException {
+        return new FreeSlot.Result(Optional.of(new Grant(priorId, limit, CallClass.ofRank(rs.getInt("prior_class")),
+                owner, Times.get(rs, "prior_enqueued_at"), grantedAt, false)), Duration.ZERO, null, null, true);
     }
 }

@@ -630,7 +630,7 @@ final class HistoryChecks {
         List<Send> parentLog = log(run.names[p]);
         // its burst's units back to back, as a fresh or idle limit's; not while another program's try ran (on the free
         // line a try that finds the slot locked by another is told to come back at once), nor beside the consumes its
-        // own step sent with it (consumes that meet)
+        // own step sent with it (tries that meet)
         boolean othersTried = run.told.stream().anyMatch(o -> o != t
                 && (o.program() != t.program() || o.step() == t.step()) && o.limit() == l
                 && run.history.programs().get(o.program()).get(o.step()) instanceof History.Try

@@ -45,7 +45,7 @@ final class HistoryFeatures {
                 "a second sliding rule", "blocks in a zone", "a calendar quota", "fair programs",
                 "the starvation guard", "bulk calls", "a line bound", "a line bound per program", "minimum spacing",
                 "adaptive rate", "a bound on a keyed limit's open keys", "EJB join", "HTTP join", "try", "consuming try",
-                "a consume with its key, sent again", "consumes that meet (three at once)", "join and cancel",
+                "a consume with its key, sent again", "tries that meet (three at once)", "join and cancel",
                 "another client's use", "cost above 1", "cost above 1 on a key (refused)", "a deadline",
                 "a concurrency key", "a dedupe key", "sent twice, and again after its end", "calls on keys",
                 "a program's backlog (joins at once)"));
@@ -110,7 +110,7 @@ final class HistoryFeatures {
                 } else if (s instanceof Try t) {
                     f.add(HistoryRun.consumedWithItsKey(t, at) ? "a consume with its key, sent again"
                             : t.consume() ? "consuming try" : "try");
-                    add(f, HistoryRun.consumesThatMeet(t, at), "consumes that meet (three at once)");
+                    add(f, HistoryRun.triesThatMeet(t, at), "tries that meet (three at once)");
                     call(f, h, t.limit(), t.key(), t.callClass(), t.cost());
                     if (!t.consume()) {
                         report(f, t.report());

@@ -730,12 +730,12 @@ final class HistoryRun {
     }
 
     /**
-     * A consume without a key at every fourth step goes three at once, as a service's requests arriving together do:
-     * the first is decided, the two that come while it runs are decided together (GroupConsuming), each told its own
-     * answer and, granted, sent to the vendor.
+     * A try or a consume without a key at every fourth step goes three at once, as a service's requests arriving
+     * together do: the first is decided, the two that come while it runs are decided together (GroupTrying), each told
+     * its own answer and, granted, sent to the vendor (a try's grant then reported, each by its own thread).
      */
-    static boolean consumesThatMeet(Try tried, int step) {
-        return tried.consume() && step % 4 == 0;
+    static boolean triesThatMeet(Try tried, int step) {
+        return step % 4 == 0;
     }
 
     /** A consume with its key, sent again with it: the same consumption, found again, nothing sent twice. */
@@ -786,7 +786,7 @@ final class HistoryRun {
             consumeWithItsKey(copy, program, p, s, tried);
             return;
         }
-        if (consumesThatMeet(tried, s)) {
+        if (triesThatMeet(tried, s)) {
             List<Thread> others = new ArrayList<>();
             for (int i = 1; i <= 2; i++) {
                 Thread other = new Thread(() -> tryOnce(copy, program, p, s, tried), names[0] + "-p" + p + "-met" + i);

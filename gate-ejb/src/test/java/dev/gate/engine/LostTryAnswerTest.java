@@ -114,6 +114,65 @@ class LostTryAnswerTest {
         }
     }
 
+    @Test
+    void aGroupOfTriesWhoseAnswerIsLostHasEachGrantEndedOnceTheDatabaseAnswers() throws Exception {
+        BehindProxy behind = behindProxy();
+        TcpProxy proxy = behind.proxy();
+        ManualTicks ticks = behind.ticks();
+        Engine gate = behind.gate();
+        String limit = "lost-try";
+        JoinGroups<?, ?> groups = gate.tryNow().together().groups();
+        List<CallClass> classes = List.of(CallClass.INTERACTIVE, CallClass.MANUAL, CallClass.SCHEDULED);
+        for (int attempt = 1; ; attempt++) {
+            assertTrue(attempt <= 5, "the lost answer never fell on a group");
+            long warm = gate.callers().tryNow(limit, CallClass.INTERACTIVE, "inbound", CallOptions.NONE).permit()
+                    .callId();
+            gate.callers().complete(warm, 200);
+            Thread.sleep(5); // a gap is 1 ms
+            java.util.concurrent.CountDownLatch hold = new java.util.concurrent.CountDownLatch(1);
+            groups.holdLeaders(hold);
+            java.util.concurrent.ExecutorService callers = java.util.concurrent.Executors.newFixedThreadPool(3);
+            List<java.util.concurrent.Future<Attempt>> answers = new java.util.ArrayList<>();
+            try {
+                for (CallClass c : classes) {
+                    answers.add(callers.submit(() -> gate.callers().tryNow(limit, c, "inbound", CallOptions.NONE)));
+                    int n = answers.size();
+                    GateCopies.await(n + " tries gathered", Duration.ofSeconds(10), () -> groups.waiting(limit) == n);
+                }
+                proxy.loseAnswers(1);
+                hold.countDown();
+                groups.holdLeaders(null);
+                int paused = 0;
+                for (java.util.concurrent.Future<Attempt> f : answers) {
+                    try {
+                        Attempt a = f.get(30, TimeUnit.SECONDS);
+                        if (a.isGranted()) {
+                            gate.callers().complete(a.permit().callId(), 200);
+                        }
+                    } catch (java.util.concurrent.ExecutionException e) {
+                        assertTrue(e.getCause() instanceof GatePausedException, String.valueOf(e.getCause()));
+                        paused++;
+                    }
+                }
+                proxy.loseAnswers(0);
+                if (paused == 0 || lost("try:", "GRANTED") == 0) {
+                    ticks.tick(); // the lost answer fell elsewhere, or before the group's statement ran
+                    continue;
+                }
+                assertEquals(3, paused, "the whole group hears the lost answer");
+                assertEquals(3, lost("try:", "GRANTED"), "the group was committed; its answer was lost");
+                ticks.tick(); // the database answers again: the instance ends what its lost group made
+                assertEquals(0, lost("try:", "GRANTED"));
+                assertEquals(3, lost("try:", "ABANDONED"), "each ended at once, not at its lease's end");
+                break;
+            } finally {
+                callers.shutdownNow();
+            }
+        }
+        assertTrue(gate.callers().tryNow(limit, CallClass.INTERACTIVE, "inbound", CallOptions.NONE).isGranted(),
+                "the gate is back");
+    }
+
     /** A copy whose link runs through a proxy that can drop answers, its ticks by hand, and its limit of 1,000/s. */
     private record BehindProxy(TcpProxy proxy, ManualTicks ticks, Engine gate) {
     }

@@ -4,6 +4,7 @@ import dev.gate.api.Attempt;
 import dev.gate.api.CallClass;
 import dev.gate.api.CallOptions;
 import dev.gate.api.LimitSpec;
+import dev.gate.api.SubmissionKeyReusedException;
 import dev.gate.api.UnknownLimitException;
 import org.junit.jupiter.api.Test;
 
@@ -24,11 +25,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Consumes without a key that meet at a limit are decided together: one round trip and one commit for the group, in
- * class order (first come first served inside a class), each caller told its own answer; groups never pass the limit,
- * as a vendor with its own clock counts.
+ * Tries of a limit with no parent that meet are decided together (consumes with a key or without, tries, any cost):
+ * one round trip and one commit for the group, in class order (first come first served inside a class), each caller
+ * told its own answer and each written as its kind; groups never pass the limit, as a vendor with its own clock counts.
  */
-class GroupConsumeTest extends OnOneCopy {
+class GroupTryTest extends OnOneCopy {
 
     @Test
     void aGroupIsDecidedInClassOrderAndEachHearsItsOwnAnswer() throws Exception {
@@ -64,6 +65,56 @@ class GroupConsumeTest extends OnOneCopy {
                 + "ORDER BY seq LIMIT 1", limit).get(0), "the first INTERACTIVE to come, first");
         assertThrows(UnknownLimitException.class, () -> gathered("no-such-limit", List.of(CallClass.MANUAL,
                 CallClass.MANUAL)).get(0).isGranted());
+    }
+
+    @Test
+    void triesOfEveryKindGoInOneGroupEachWrittenAsItsKindAKeyMisusedFailsOnlyItsCaller() throws Exception {
+        String limit = "mixed";
+        gate.limits().put(limit, LimitSpec.of(1000, Duration.ofSeconds(1)).withBurst(50));
+        gate.limits().put("elsewhere", LimitSpec.of(10, Duration.ofSeconds(1)));
+        ProgramCalls p = gate.programs();
+        assertTrue(p.tryNow("api", limit, CallClass.MANUAL, CallOptions.NONE, "first", true).attempt().isGranted());
+        assertTrue(p.tryNow("api", "elsewhere", CallClass.MANUAL, CallOptions.NONE, "theirs", true).attempt()
+                .isGranted());
+        long grouped = gate.tryNow().together().grouped();
+        List<java.util.concurrent.Callable<Object>> tries = List.of(
+                () -> p.tryNow("api", limit, CallClass.BACKFILL, CallOptions.NONE, null), // a try, its own key
+                () -> p.tryNow("api", limit, CallClass.SCHEDULED, CallOptions.NONE, "request-1", true),
+                () -> p.tryNow("api", limit, CallClass.MANUAL, CallOptions.NONE, null, true), // no key: no row
+                () -> p.tryNow("api", limit, CallClass.MANUAL, CallOptions.NONE, "first", true), // sent again
+                () -> p.tryNow("api", limit, CallClass.INTERACTIVE, CallOptions.NONE.withCost(3), "big", true),
+                () -> { // the key of a call of another limit: this caller's mistake alone
+                    try {
+                        return p.tryNow("api", limit, CallClass.INTERACTIVE, CallOptions.NONE, "theirs", true);
+                    } catch (SubmissionKeyReusedException e) {
+                        return e;
+                    }
+                });
+        List<Object> answers = together(limit, tries);
+        assertEquals(grouped + tries.size(), gate.tryNow().together().grouped(), "all six in one group");
+        ProgramCalls.Tried tried = (ProgramCalls.Tried) answers.get(0);
+        assertTrue(tried.attempt().isGranted() && !tried.repeated());
+        assertEquals("GRANTED", copies.state(tried.attempt().permit().callId()), "a try's call, its lease running");
+        ProgramCalls.Tried keyed = (ProgramCalls.Tried) answers.get(1);
+        assertEquals("DONE", copies.state(keyed.attempt().permit().callId()), "a consume with a key: found again");
+        long keyless = ((ProgramCalls.Tried) answers.get(2)).attempt().permit().callId();
+        assertEquals(0, copies.count("SELECT count(*) FROM gate_call WHERE id = ?", keyless), "no call row");
+        assertEquals(1, copies.count("SELECT count(*) FROM gate_send WHERE call_id = ? AND program = 'api' "
+                + "AND call_class = 1", keyless), "its send is its record");
+        ProgramCalls.Tried again = (ProgramCalls.Tried) answers.get(3);
+        assertTrue(again.attempt().isGranted() && again.repeated(), "sent again: its first consumption");
+        ProgramCalls.Tried big = (ProgramCalls.Tried) answers.get(4);
+        assertEquals(3, copies.count("SELECT count(*) FROM gate_send WHERE call_id = ?",
+                big.attempt().permit().callId()), "a cost of 3: three units");
+        SubmissionKeyReusedException misused = (SubmissionKeyReusedException) answers.get(5);
+        assertTrue(misused.getMessage().contains("'elsewhere'"), misused.getMessage());
+        assertEquals(1 + 1 + 1 + 1 + 3, copies.count("SELECT count(*) FROM gate_send WHERE limit_name = ?", limit),
+                "the first consume's send, then one each and the big one's three; nothing for the two found before");
+        assertEquals(List.of(0L, 0L, 0L, 1L, 2L, 4L), copies.ids("SELECT coalesce(s.call_class, c.call_class) "
+                + "FROM gate_send s LEFT JOIN gate_call c ON c.id = s.call_id WHERE s.limit_name = ? AND s.seq > 1 "
+                + "ORDER BY s.seq", limit), "in class order, the big one first; one transaction");
+        assertEquals(1, copies.count("SELECT count(DISTINCT xmin::text) FROM gate_send WHERE limit_name = ? "
+                + "AND seq > 1", limit), "one commit");
     }
 
     @Test
@@ -103,7 +154,7 @@ class GroupConsumeTest extends OnOneCopy {
         } finally {
             callers.shutdownNow();
         }
-        assertTrue(gate.tryNow().together().grouped() > 0, "consumes met and went in groups");
+        assertTrue(gate.tryNow().together().grouped() > 0, "tries met and went in groups");
         assertEquals(0, refusedByVendor.get(), "the vendor refused none of " + granted.get());
         assertTrue(vendor.requestedTwice().isEmpty());
         assertTrue(granted.get() >= 40, "the limit's rate went through: " + granted.get() + " in 3 s");
@@ -117,23 +168,30 @@ class GroupConsumeTest extends OnOneCopy {
      * have gathered, then let go: they are decided as one group. Their answers, in that order.
      */
     private List<Attempt> gathered(String limit, List<CallClass> arriving) throws Exception {
+        List<java.util.concurrent.Callable<Attempt>> tries = new ArrayList<>();
+        for (CallClass callClass : arriving) {
+            tries.add(() -> gate.callers().tryConsume(limit, callClass, "api", CallOptions.NONE));
+        }
+        return together(limit, tries);
+    }
+
+    /** {@code tries} of {@code limit}, gathered in that order and decided as one group; their answers, in order. */
+    private <T> List<T> together(String limit, List<java.util.concurrent.Callable<T>> tries) throws Exception {
         CountDownLatch hold = new CountDownLatch(1);
         JoinGroups<?, ?> groups = gate.tryNow().together().groups();
         groups.holdLeaders(hold);
-        ExecutorService callers = Executors.newFixedThreadPool(arriving.size());
+        ExecutorService callers = Executors.newFixedThreadPool(tries.size());
         try {
-            List<Future<Attempt>> answers = new ArrayList<>();
-            for (int i = 0; i < arriving.size(); i++) {
-                CallClass callClass = arriving.get(i);
-                answers.add(callers.submit(() -> gate.callers().tryConsume(limit, callClass, "api",
-                        CallOptions.NONE)));
+            List<Future<T>> answers = new ArrayList<>();
+            for (int i = 0; i < tries.size(); i++) {
+                answers.add(callers.submit(tries.get(i)));
                 int n = i + 1;
-                GateCopies.await(n + " consumes gathered", Duration.ofSeconds(10), () -> groups.waiting(limit) == n);
+                GateCopies.await(n + " tries gathered", Duration.ofSeconds(10), () -> groups.waiting(limit) == n);
             }
             hold.countDown();
             groups.holdLeaders(null);
-            List<Attempt> got = new ArrayList<>();
-            for (Future<Attempt> f : answers) {
+            List<T> got = new ArrayList<>();
+            for (Future<T> f : answers) {
                 try {
                     got.add(f.get(30, TimeUnit.SECONDS));
                 } catch (java.util.concurrent.ExecutionException e) {
