@@ -115,6 +115,11 @@ final class GroupTrying {
 
     /** Tries whose answer was lost: those with this instance's key are ended once the database answers again. */
     private void unanswered(List<Member> members) {
+        unanswered(waiters, members);
+    }
+
+    /** As above, told to {@code waiters}. */
+    static void unanswered(Waiters waiters, List<Member> members) {
         for (Member m : members) {
             if (m.ownKey()) {
                 waiters.unansweredTry(m.t().owner(), m.t().key());

@@ -91,6 +91,11 @@ final class Joining {
         this.loop = loop;
     }
 
+    /** The free line (for tests: its groups). */
+    FreeLine freeLine() {
+        return freeLine;
+    }
+
     /** A submission's place in the line, and (for a caller waiting here) the future of its grant. */
     /**
      * @param granted     a waiter's grant ({@link Hears#WAITER})

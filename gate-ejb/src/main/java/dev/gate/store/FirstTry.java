@@ -7,6 +7,7 @@ import dev.gate.domain.Grant;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -34,6 +35,9 @@ final class FirstTry {
             FOR UPDATE OF s""";
 
     private static final String QUEUED = FreeSlot.decidedAfter(LOCK_FREE_LINE);
+
+    // Acquires that arrived together, queued on the lock as one group (as QUEUED).
+    private static final FreeSlot.GroupStatements QUEUED_TOGETHER = new FreeSlot.GroupStatements(LOCK_FREE_LINE);
 
     private final Tx tx;
     private final JoinsWhenLocked joinsWhenLocked = new JoinsWhenLocked();
@@ -67,6 +71,28 @@ final class FirstTry {
             joinsWhenLocked.noted(limit); // no such limit, or one the free line leaves to the join
         }
         return queued.flatMap(FirstTry::newGrant);
+    }
+
+    /**
+     * Acquires of {@code limit} that arrived together, as {@link #takeIfFree} each, in one round trip and one commit
+     * (class order inside: {@link FreeSlot#together}); when the lock is held, queued on it once for the group. A try's
+     * answer is empty, or a key found before, where it joins the line.
+     */
+    List<FreeSlot.Decided> takeIfFreeTogether(String limit, List<FreeSlot.Try> tries) throws StoreUnavailable {
+        List<FreeSlot.Decided> first = tx.runAlone(c -> FreeSlot.together(c, FreeSlot.FREE_TOGETHER, limit, tries));
+        if (lockTaken(first) || joinsWhenLocked.joins(limit)) {
+            return first;
+        }
+        List<FreeSlot.Decided> queued = tx.runAlone(c -> FreeSlot.together(c, QUEUED_TOGETHER, limit, tries));
+        if (!lockTaken(queued)) {
+            joinsWhenLocked.noted(limit); // no such limit, or one the free line leaves to the join
+        }
+        return queued;
+    }
+
+    /** The group's statement took the slot's lock: a try was decided (a key found before is read without it). */
+    private static boolean lockTaken(List<FreeSlot.Decided> answers) {
+        return answers.stream().anyMatch(d -> d.result().isPresent() && d.result().get().now() != null);
     }
 
     private static Optional<FreeSlot.Result> takeFree(Connection c, String sql, String limit, CallClass callClass,

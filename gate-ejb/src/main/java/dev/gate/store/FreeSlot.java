@@ -264,28 +264,41 @@ public final class FreeSlot {
      */
     public static final int MOST_TOGETHER = 16;
 
-    // Tries of a limit with no parent that arrived at it together (GroupTrying): the slot row locked once, then each
-    // try's decision in turn, in class order, each its own statement (its own snapshot, taken after the one before it
-    // wrote: it counts that one's send), all in one transaction and sent before one Sync: one round trip and one commit
-    // for the group. Each writes as its kind does (TAKEN). Every answer column is of a fixed size: the driver sends a
-    // Sync before a statement whose answer may be of unknown size (its guard against a full receive buffer), which
-    // would end the lock's transaction. Parameters: the limit, then each decision's (a try's, whether it consumes, the
-    // limit again). Statements kept by the group's size.
-    private static final String[] GROUPED = new String[MOST_TOGETHER + 1];
+    // Tries of a limit with no parent that arrived at it together (GroupTrying; on the free line, FirstTry): the slot
+    // row locked once, then each try's decision in turn, in class order, each its own statement (its own snapshot,
+    // taken after the one before it wrote: it counts that one's send), all in one transaction and sent before one Sync:
+    // one round trip and one commit for the group. Each writes as its kind does (TAKEN). Every answer column is of a
+    // fixed size: the driver sends a Sync before a statement whose answer may be of unknown size (its guard against a
+    // full receive buffer), which would end the lock's transaction. Parameters: the limit, then each decision's (a
+    // try's, whether it consumes, the limit again).
+    static final GroupStatements TOGETHER = new GroupStatements(LOCK);
 
-    /** The statement of a group of {@code n} tries. */
-    static String grouped(int n) {
-        String sql = GROUPED[n];
-        if (sql == null) {
-            StringBuilder text = new StringBuilder(lockedAndMarked(LOCK));
-            String one = decide(TAKEN, FIXED_ANSWER);
-            for (int i = 0; i < n; i++) {
-                text.append(";\n").append(one);
-            }
-            sql = text.toString();
-            GROUPED[n] = sql; // a race builds the same text twice
+    // Acquires on the free line that arrived together: as TOGETHER, on the free line's lock (never queued on).
+    static final GroupStatements FREE_TOGETHER = new GroupStatements(LOCK_FREE);
+
+    /** A group's statements on one lock, kept by the group's size. */
+    static final class GroupStatements {
+        private final String lockedRows;
+        private final String[] bySize = new String[MOST_TOGETHER + 1];
+
+        GroupStatements(String lockedRows) {
+            this.lockedRows = lockedRows;
         }
-        return sql;
+
+        /** The statement of a group of {@code n} tries. */
+        String of(int n) {
+            String sql = bySize[n];
+            if (sql == null) {
+                StringBuilder text = new StringBuilder(lockedAndMarked(lockedRows));
+                String one = decide(TAKEN, FIXED_ANSWER);
+                for (int i = 0; i < n; i++) {
+                    text.append(";\n").append(one);
+                }
+                sql = text.toString();
+                bySize[n] = sql; // a race builds the same text twice
+            }
+            return sql;
+        }
     }
 
     /** The try statement for a try, or for a consume with or without the caller's {@code key}. */
@@ -382,6 +395,20 @@ public final class FreeSlot {
      * in one round trip and one commit ({@link #grouped}); one answer per try, in their order.
      */
     public List<Decided> takeTogether(String limit, List<Try> tries) throws StoreUnavailable {
+        return tx.runAlone(c -> together(c, TOGETHER, limit, tries)); // commit included
+    }
+
+    /**
+     * As {@link #takeTogether}, on the free line (acquires that would join the line if not granted: {@link FirstTry}).
+     * A try's result is empty when the group did not take the slot's lock (held, or no such limit).
+     */
+    public List<Decided> takeIfFreeTogether(String limit, List<Try> tries) throws StoreUnavailable {
+        return freeLine.takeIfFreeTogether(limit, tries);
+    }
+
+    /** {@code tries} decided as one group on {@code statements}' lock, on {@code c}; its commit is the caller's. */
+    static List<Decided> together(Connection c, GroupStatements statements, String limit, List<Try> tries)
+            throws SQLException {
         int n = tries.size();
         if (n < 1 || n > MOST_TOGETHER) {
             throw new IllegalArgumentException("a group of " + n + " tries: 1 to " + MOST_TOGETHER);
@@ -389,45 +416,43 @@ public final class FreeSlot {
         // the class order, stable: inside a class the order they came in
         List<Integer> order = java.util.stream.IntStream.range(0, n).boxed()
                 .sorted(java.util.Comparator.comparingInt(i -> tries.get(i).callClass().rank())).toList();
-        return tx.runAlone(c -> { // commit included
-            Decided[] answers = new Decided[n];
-            try (PreparedStatement ps = c.prepareStatement(grouped(n))) {
-                int p = 1;
-                ps.setString(p++, limit); // the lock's
-                for (int i : order) {
-                    Try t = tries.get(i);
-                    p = bindDecision(ps, p, limit, null, t.callClass(), t.cost(), t.program(), t.owner(), t.lease(),
-                            t.key());
-                    ps.setBoolean(p++, t.consume());
-                    ps.setString(p++, limit); // prior_here's
+        Decided[] answers = new Decided[n];
+        try (PreparedStatement ps = c.prepareStatement(statements.of(n))) {
+            int p = 1;
+            ps.setString(p++, limit); // the lock's
+            for (int i : order) {
+                Try t = tries.get(i);
+                p = bindDecision(ps, p, limit, null, t.callClass(), t.cost(), t.program(), t.owner(), t.lease(),
+                        t.key());
+                ps.setBoolean(p++, t.consume());
+                ps.setString(p++, limit); // prior_here's
+            }
+            ps.execute();
+            boolean locked;
+            try (ResultSet lock = ps.getResultSet()) {
+                locked = lock.next();
+            }
+            for (int i : order) {
+                if (!ps.getMoreResults()) {
+                    throw new SQLException("a grouped try's decision gave no answer");
                 }
-                ps.execute();
-                boolean locked;
-                try (ResultSet lock = ps.getResultSet()) {
-                    locked = lock.next();
-                }
-                for (int i : order) {
-                    if (!ps.getMoreResults()) {
-                        throw new SQLException("a grouped try's decision gave no answer");
+                try (ResultSet rs = ps.getResultSet()) {
+                    rs.next(); // always one row
+                    if (locked && !rs.getBoolean("marked")) {
+                        throw new IllegalStateException("a group's tries ran in two transactions: the JDBC "
+                                + "driver split them");
                     }
-                    try (ResultSet rs = ps.getResultSet()) {
-                        rs.next(); // always one row
-                        if (locked && !rs.getBoolean("marked")) {
-                            throw new IllegalStateException("a group's tries ran in two transactions: the JDBC "
-                                    + "driver split them");
-                        }
-                        answers[i] = decided(rs, limit, tries.get(i));
-                    }
+                    answers[i] = decided(rs, limit, tries.get(i));
                 }
             }
-            for (int i = 0; i < n; i++) { // a key used before elsewhere: its limit, for the program's error
-                if (answers[i] == null) {
-                    answers[i] = new Decided(Optional.empty(), new SubmissionKeyReused(tries.get(i).key(),
-                            priorLimit(c, tries.get(i))));
-                }
+        }
+        for (int i = 0; i < n; i++) { // a key used before elsewhere: its limit, for the program's error
+            if (answers[i] == null) {
+                answers[i] = new Decided(Optional.empty(), new SubmissionKeyReused(tries.get(i).key(),
+                        priorLimit(c, tries.get(i))));
             }
-            return List.of(answers);
-        });
+        }
+        return List.of(answers);
     }
 
     /** A grouped try's row read; null when its key was used before for another limit or a call never granted. */

@@ -48,6 +48,49 @@ class FreeLineTest {
     }
 
     @Test
+    void callsThatMeetOnAFreeLineAreGrantedTogetherInClassOrderInOneCommit() throws Exception {
+        Engine gate = copies.start("free-group");
+        gate.limits().put("roomy", LimitSpec.of(1000, Duration.ofSeconds(1)).withBurst(50));
+        gate.limits().put("elsewhere", LimitSpec.of(10, Duration.ofSeconds(1)));
+        gate.programs().submit("web", "elsewhere", CallClass.MANUAL, CallOptions.NONE, null, "theirs");
+        JoinGroups<?, ?> groups = gate.joining().freeLine().groups();
+        java.util.List<CallClass> arriving = java.util.List.of(CallClass.BACKFILL, CallClass.SCHEDULED,
+                CallClass.INTERACTIVE, CallClass.MANUAL, CallClass.INTERACTIVE);
+        java.util.concurrent.CountDownLatch hold = new java.util.concurrent.CountDownLatch(1);
+        groups.holdLeaders(hold);
+        java.util.concurrent.ExecutorService callers = java.util.concurrent.Executors.newFixedThreadPool(6);
+        try {
+            java.util.List<java.util.concurrent.Future<Long>> granted = new java.util.ArrayList<>();
+            for (CallClass c : arriving) {
+                granted.add(callers.submit(() -> gate.callers().acquire("roomy", c, Duration.ofSeconds(5), "worker",
+                        CallOptions.NONE).callId()));
+                int n = granted.size();
+                GateCopies.await(n + " gathered", Duration.ofSeconds(10), () -> groups.waiting("roomy") == n);
+            }
+            // a key this program used for another limit's call: its own error (from the join), the others granted
+            java.util.concurrent.Future<?> misused = callers.submit(() -> gate.programs().submit("web", "roomy",
+                    CallClass.INTERACTIVE, CallOptions.NONE, null, "theirs"));
+            GateCopies.await("6 gathered", Duration.ofSeconds(10), () -> groups.waiting("roomy") == 6);
+            hold.countDown();
+            groups.holdLeaders(null);
+            java.util.concurrent.ExecutionException e = assertThrows(java.util.concurrent.ExecutionException.class,
+                    () -> misused.get(30, java.util.concurrent.TimeUnit.SECONDS));
+            assertTrue(e.getCause() instanceof dev.gate.api.SubmissionKeyReusedException, String.valueOf(e.getCause()));
+            for (java.util.concurrent.Future<Long> f : granted) {
+                long id = f.get(30, java.util.concurrent.TimeUnit.SECONDS);
+                assertEquals(1, copies.count("SELECT count(*) FROM gate_call WHERE id = ? AND enqueued_at = granted_at",
+                        id), "granted on the free line, never waiting");
+            }
+        } finally {
+            callers.shutdownNow();
+        }
+        assertEquals(1, copies.count("SELECT count(DISTINCT xmin::text) FROM gate_send WHERE limit_name = 'roomy'"),
+                "one commit for the group");
+        assertEquals(java.util.List.of(0L, 0L, 1L, 2L, 4L), copies.ids("SELECT c.call_class FROM gate_send s "
+                + "JOIN gate_call c ON c.id = s.call_id WHERE s.limit_name = 'roomy' ORDER BY s.seq"), "class order");
+    }
+
+    @Test
     void aCallNeverJumpsAWaitingCallOfItsClassOrHigherButGoesAheadOfLowerOnes() throws Exception {
         // the slot loop never runs here: only the callers' own statements grant
         Engine gate = copies.start("no-loop", GateCopies.FAST, new StalledLoopScheduler());

@@ -116,12 +116,33 @@ class LostTryAnswerTest {
 
     @Test
     void aGroupOfTriesWhoseAnswerIsLostHasEachGrantEndedOnceTheDatabaseAnswers() throws Exception {
+        groupLostAnswerIsEnded("try:", gate -> gate.tryNow().together().groups(), (gate, limit, c) -> {
+            Attempt a = gate.callers().tryNow(limit, c, "inbound", CallOptions.NONE);
+            return a.isGranted() ? java.util.Optional.of(a.permit().callId()) : java.util.Optional.empty();
+        });
+    }
+
+    @Test
+    void aGroupOnTheFreeLineWhoseAnswerIsLostHasEachGrantEndedOnceTheDatabaseAnswers() throws Exception {
+        groupLostAnswerIsEnded("free:", gate -> gate.joining().freeLine().groups(), (gate, limit, c) ->
+                java.util.Optional.of(gate.callers().acquire(limit, c, Duration.ofSeconds(1), "inbound",
+                        CallOptions.NONE).callId()));
+    }
+
+    /** One take of a group's member, of {@code callClass}: as {@link Take}. */
+    @FunctionalInterface
+    private interface GroupTake {
+        java.util.Optional<Long> take(Engine gate, String limit, CallClass callClass) throws Exception;
+    }
+
+    private void groupLostAnswerIsEnded(String keyPrefix, java.util.function.Function<Engine, JoinGroups<?, ?>> groupsOf,
+                                        GroupTake take) throws Exception {
         BehindProxy behind = behindProxy();
         TcpProxy proxy = behind.proxy();
         ManualTicks ticks = behind.ticks();
         Engine gate = behind.gate();
         String limit = "lost-try";
-        JoinGroups<?, ?> groups = gate.tryNow().together().groups();
+        JoinGroups<?, ?> groups = groupsOf.apply(gate);
         List<CallClass> classes = List.of(CallClass.INTERACTIVE, CallClass.MANUAL, CallClass.SCHEDULED);
         for (int attempt = 1; ; attempt++) {
             assertTrue(attempt <= 5, "the lost answer never fell on a group");
@@ -132,10 +153,10 @@ class LostTryAnswerTest {
             java.util.concurrent.CountDownLatch hold = new java.util.concurrent.CountDownLatch(1);
             groups.holdLeaders(hold);
             java.util.concurrent.ExecutorService callers = java.util.concurrent.Executors.newFixedThreadPool(3);
-            List<java.util.concurrent.Future<Attempt>> answers = new java.util.ArrayList<>();
+            List<java.util.concurrent.Future<java.util.Optional<Long>>> answers = new java.util.ArrayList<>();
             try {
                 for (CallClass c : classes) {
-                    answers.add(callers.submit(() -> gate.callers().tryNow(limit, c, "inbound", CallOptions.NONE)));
+                    answers.add(callers.submit(() -> take.take(gate, limit, c)));
                     int n = answers.size();
                     GateCopies.await(n + " tries gathered", Duration.ofSeconds(10), () -> groups.waiting(limit) == n);
                 }
@@ -143,11 +164,11 @@ class LostTryAnswerTest {
                 hold.countDown();
                 groups.holdLeaders(null);
                 int paused = 0;
-                for (java.util.concurrent.Future<Attempt> f : answers) {
+                for (java.util.concurrent.Future<java.util.Optional<Long>> f : answers) {
                     try {
-                        Attempt a = f.get(30, TimeUnit.SECONDS);
-                        if (a.isGranted()) {
-                            gate.callers().complete(a.permit().callId(), 200);
+                        java.util.Optional<Long> granted = f.get(30, TimeUnit.SECONDS);
+                        if (granted.isPresent()) {
+                            gate.callers().complete(granted.get(), 200);
                         }
                     } catch (java.util.concurrent.ExecutionException e) {
                         assertTrue(e.getCause() instanceof GatePausedException, String.valueOf(e.getCause()));
@@ -155,15 +176,15 @@ class LostTryAnswerTest {
                     }
                 }
                 proxy.loseAnswers(0);
-                if (paused == 0 || lost("try:", "GRANTED") == 0) {
+                if (paused == 0 || lost(keyPrefix, "GRANTED") == 0) {
                     ticks.tick(); // the lost answer fell elsewhere, or before the group's statement ran
                     continue;
                 }
                 assertEquals(3, paused, "the whole group hears the lost answer");
-                assertEquals(3, lost("try:", "GRANTED"), "the group was committed; its answer was lost");
+                assertEquals(3, lost(keyPrefix, "GRANTED"), "the group was committed; its answer was lost");
                 ticks.tick(); // the database answers again: the instance ends what its lost group made
-                assertEquals(0, lost("try:", "GRANTED"));
-                assertEquals(3, lost("try:", "ABANDONED"), "each ended at once, not at its lease's end");
+                assertEquals(0, lost(keyPrefix, "GRANTED"));
+                assertEquals(3, lost(keyPrefix, "ABANDONED"), "each ended at once, not at its lease's end");
                 break;
             } finally {
                 callers.shutdownNow();
