@@ -146,7 +146,10 @@ public final class FreeSlot {
                     next_slot_at = least(CASE WHEN go.now - go.due <= go.gap_us * interval '1 microsecond' THEN go.due
                                         ELSE greatest(go.due, go.now - (go.burst - 1) * go.gap_us * interval '1 microsecond')
                                    END + go.cost * go.gap_us * interval '1 microsecond',
-                                   gate_block_turn(go.limit_name, go.now))
+                                   -- the block's turn (gate_block_turn), from the rules read above
+                                   (SELECT min(gate_block_end(go.now + r.margin_ms * interval '1 millisecond',
+                                                              r.aligned_zone, r.aligned_at, r.window_ms))
+                                    FROM r WHERE r.aligned_zone IS NOT NULL))
                 FROM go, called WHERE s.limit_name = go.limit_name)
             """ + answer + """
             FROM (SELECT 1) one LEFT JOIN d ON true LEFT JOIN called ON true LEFT JOIN prior ON true""";
