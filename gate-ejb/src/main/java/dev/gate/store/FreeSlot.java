@@ -276,16 +276,35 @@ public final class FreeSlot {
     // try's, whether it consumes, the limit again).
     static final GroupStatements TOGETHER = new GroupStatements(LOCK);
 
-    // Acquires on the free line that arrived together: as TOGETHER, on the free line's lock (never queued on).
-    static final GroupStatements FREE_TOGETHER = new GroupStatements(LOCK_FREE);
+    // Acquires on the free line that arrived together: as TOGETHER, on the free line's lock (never queued on), not
+    // taken at all while a live call of the group's highest class or a higher one waits: then every member's decision
+    // would count it ahead and refuse, and the group would hold the slot's lock through a decision each for nothing
+    // (a grant pass waiting behind it). Parameters: the limit, the group's highest class.
+    private static final String LOCK_FREE_GROUP = """
+            SELECT s.limit_name FROM gate_slot s JOIN gate_limit g ON g.name = s.limit_name
+            WHERE s.limit_name = ? AND NOT g.fair_programs
+              AND NOT EXISTS (SELECT 1 FROM gate_call w
+                              WHERE w.limit_name = s.limit_name AND w.state = 'WAITING' AND w.call_class <= ?
+                                AND w.lease_expires_at > clock_timestamp() AND """ + InstanceLock.OWNER_ALIVE + """
+            )
+            FOR UPDATE OF s SKIP LOCKED""";
+
+    static final GroupStatements FREE_TOGETHER = new GroupStatements(LOCK_FREE_GROUP, true);
 
     /** A group's statements on one lock, kept by the group's size. */
     static final class GroupStatements {
         private final String lockedRows;
+        private final boolean byClass;
         private final String[] bySize = new String[MOST_TOGETHER + 1];
 
         GroupStatements(String lockedRows) {
+            this(lockedRows, false);
+        }
+
+        /** {@code byClass}: the lock takes the group's highest class (its rank) after the limit. */
+        GroupStatements(String lockedRows, boolean byClass) {
             this.lockedRows = lockedRows;
+            this.byClass = byClass;
         }
 
         /** The statement of a group of {@code n} tries. */
@@ -423,6 +442,9 @@ public final class FreeSlot {
         try (PreparedStatement ps = c.prepareStatement(statements.of(n))) {
             int p = 1;
             ps.setString(p++, limit); // the lock's
+            if (statements.byClass) {
+                ps.setInt(p++, tries.get(order.get(0)).callClass().rank());
+            }
             for (int i : order) {
                 Try t = tries.get(i);
                 p = bindDecision(ps, p, limit, null, t.callClass(), t.cost(), t.program(), t.owner(), t.lease(),

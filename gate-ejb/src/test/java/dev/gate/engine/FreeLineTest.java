@@ -91,6 +91,39 @@ class FreeLineTest {
     }
 
     @Test
+    void aGroupOnALineWhereACallWaitsGrantsOnlyWhatGoesAheadOfIt() throws Exception {
+        // the slot loop never runs here: only the callers' own statements grant
+        Engine gate = copies.start("no-loop-group", GateCopies.FAST, new StalledLoopScheduler());
+        copies.limit("ranked", 1, Duration.ofMinutes(1));
+        copies.slotLongDue("ranked");
+        waiting("ranked", CallClass.SCHEDULED, "timer");
+        JoinGroups<?, ?> groups = gate.joining().freeLine().groups();
+        java.util.concurrent.CountDownLatch hold = new java.util.concurrent.CountDownLatch(1);
+        groups.holdLeaders(hold);
+        java.util.concurrent.ExecutorService callers = java.util.concurrent.Executors.newFixedThreadPool(2);
+        try {
+            java.util.concurrent.Future<Permit> backfill = callers.submit(() -> gate.callers().acquire("ranked",
+                    CallClass.BACKFILL, Duration.ofMillis(500), "backfill", CallOptions.NONE));
+            GateCopies.await("1 gathered", Duration.ofSeconds(10), () -> groups.waiting("ranked") == 1);
+            java.util.concurrent.Future<Permit> person = callers.submit(() -> gate.callers().acquire("ranked",
+                    CallClass.INTERACTIVE, Duration.ofSeconds(1), "web", CallOptions.NONE));
+            GateCopies.await("2 gathered", Duration.ofSeconds(10), () -> groups.waiting("ranked") == 2);
+            hold.countDown();
+            groups.holdLeaders(null);
+            long id = person.get(30, java.util.concurrent.TimeUnit.SECONDS).callId();
+            assertEquals(1, copies.count("SELECT count(*) FROM gate_call WHERE id = ? AND enqueued_at = granted_at",
+                    id), "the person's call goes ahead of the waiting SCHEDULED one, from the group, at once");
+            java.util.concurrent.ExecutionException e = assertThrows(java.util.concurrent.ExecutionException.class,
+                    () -> backfill.get(30, java.util.concurrent.TimeUnit.SECONDS));
+            assertTrue(e.getCause() instanceof GateTimeoutException, "the backfill call joined behind it: "
+                    + e.getCause());
+        } finally {
+            callers.shutdownNow();
+        }
+        assertEquals(0, copies.count("SELECT count(*) FROM gate_call WHERE program = 'timer' AND state = 'GRANTED'"));
+    }
+
+    @Test
     void aCallNeverJumpsAWaitingCallOfItsClassOrHigherButGoesAheadOfLowerOnes() throws Exception {
         // the slot loop never runs here: only the callers' own statements grant
         Engine gate = copies.start("no-loop", GateCopies.FAST, new StalledLoopScheduler());
