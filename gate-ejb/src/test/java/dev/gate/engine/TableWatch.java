@@ -28,6 +28,9 @@ final class TableWatch implements AutoCloseable {
 
     static final long EVERY_MS = 150;
 
+    /** The call of a send a limit declared again took back from its removal (its own call ended with the limit). */
+    static final long TAKEN_BACK = 0;
+
     /** A call that left the table: as it was last seen, and when it was first missed. */
     record Gone(Call call, Instant missedAt) {
     }
@@ -119,11 +122,11 @@ final class TableWatch implements AutoCloseable {
                     }
                 }
             }
-            // a limit made anew after its removal takes back the sends its windows still count, as call 0: the watch
-            // saw each of them before, under its call
+            // a limit made anew after its removal takes back the sends its windows still count, as call 0: kept
+            // below only where the watch never saw it under its call (made within a read's interval of the removal)
             try (PreparedStatement ps = c.prepareStatement("SELECT limit_name, call_id, sent_at, slot_at, seq, "
                     + "program, owner, call_class FROM gate_send WHERE split_part(limit_name, '~', 1) = ANY (?) "
-                    + "AND call_id <> 0 ORDER BY seq")) {
+                    + "ORDER BY seq")) {
                 ps.setArray(1, c.createArrayOf("varchar", names));
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
@@ -158,6 +161,10 @@ final class TableWatch implements AutoCloseable {
             logged.forEach((line, log) -> {
                 TreeMap<Long, Send> kept = sends.computeIfAbsent(line, k -> new TreeMap<>());
                 for (Send s : log) {
+                    if (s.callId() == TAKEN_BACK
+                            && kept.values().stream().anyMatch(k -> k.sentAt().equals(s.sentAt()))) {
+                        continue; // seen before, under its call
+                    }
                     long key = s.sentAt().toEpochMilli() * 1_000_000L + s.seq();
                     kept.putIfAbsent(key, s);
                 }
