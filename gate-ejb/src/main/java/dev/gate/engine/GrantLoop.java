@@ -95,6 +95,9 @@ final class GrantLoop {
             byDue.sort(Comparator.comparing(WaitingLimits.Due::notBefore));
             Map<String, String> parents = new HashMap<>(); // of the keys waiting now, as earlier passes found them
             Map<String, Duration> parentHeld = new HashMap<>(); // this pass: parents whose slot is taken, how long
+            // this pass: each parent's first key it held back (the longest due): the parent's next slot is that key's,
+            // whichever line of the parent's (its own or another key's) comes within the lead of it first
+            Map<String, String> heldFirst = new HashMap<>();
             for (WaitingLimits.Due limit : byDue) {
                 String parent = parentOf.get(limit.limit());
                 if (parent != null) {
@@ -110,7 +113,14 @@ final class GrantLoop {
                 Duration due;
                 if (until.compareTo(LEAD) <= 0) {
                     SlotWait.until(until); // by the database's clock as the read mapped it: never early
-                    due = grant(limit.limit(), sleep, parents, parentHeld);
+                    String first = heldFirst.remove(parent != null ? parent : limit.limit());
+                    if (first != null && !first.equals(limit.limit())) {
+                        Duration firstDue = grant(first, sleep, parents, parentHeld, heldFirst);
+                        if (firstDue.compareTo(sleep) < 0) {
+                            sleep = firstDue;
+                        }
+                    }
+                    due = grant(limit.limit(), sleep, parents, parentHeld, heldFirst);
                 } else {
                     due = early(until);
                 }
@@ -144,8 +154,8 @@ final class GrantLoop {
      * the parent's slot comes within the lead, the key waits for it here (no lock held) and tries once more, as the
      * parent's own line does: the parent's own pass, woken early, would otherwise take every slot first.
      */
-    private Duration grant(String limit, Duration idle, Map<String, String> parents, Map<String, Duration> parentHeld)
-            throws StoreUnavailable {
+    private Duration grant(String limit, Duration idle, Map<String, String> parents, Map<String, Duration> parentHeld,
+                           Map<String, String> heldFirst) throws StoreUnavailable {
         try {
             GrantPass p = grantOnce(limit);
             Optional<Duration> parentDue = p.heldByParent() == null || !p.grants().isEmpty() ? Optional.empty()
@@ -164,6 +174,9 @@ final class GrantLoop {
             if (pass.heldByParent() != null) {
                 parents.put(limit, pass.heldByParent());
                 parentHeld.merge(pass.heldByParent(), due, (a, b) -> a.compareTo(b) < 0 ? a : b);
+                if (pass.grants().isEmpty()) {
+                    heldFirst.putIfAbsent(pass.heldByParent(), limit);
+                }
             }
             return due;
         } catch (StoreBusy e) {
