@@ -37,7 +37,7 @@ final class FirstTry {
     private static final String QUEUED = FreeSlot.decidedAfter(LOCK_FREE_LINE);
 
     // Acquires that arrived together, queued on the lock as one group (as QUEUED).
-    private static final FreeSlot.GroupStatements QUEUED_TOGETHER = new FreeSlot.GroupStatements(LOCK_FREE_LINE);
+    private static final FreeSlot.GroupStatement QUEUED_TOGETHER = new FreeSlot.GroupStatement(LOCK_FREE_LINE);
 
     private final Tx tx;
     private final JoinsWhenLocked joinsWhenLocked = new JoinsWhenLocked();

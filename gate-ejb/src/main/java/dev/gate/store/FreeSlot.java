@@ -53,10 +53,6 @@ public final class FreeSlot {
     // up to whole microseconds, at least the minimum spacing) and the moment a send is due (the latest of the beat,
     // each cap's room, the spacing after the last send, the cool-down's end). A last send that retention pruned (older
     // than every window the limit had) is no send: the beat and each window read as empty where the log has nothing.
-    private static String decide(String written) {
-        return decide(written, ANSWER);
-    }
-
     // A try's answer: the mark, the clock and the reading, the grant (id, times) and what a key sent again found.
     private static final String ANSWER = """
             SELECT current_setting('gate.slot', true) AS mark, d.now, d.due, d.gap_us, d.ahead, called.id, called.enqueued_at, called.granted_at,
@@ -64,19 +60,8 @@ public final class FreeSlot {
                    prior.enqueued_at AS prior_enqueued_at, prior.granted_at AS prior_granted_at
             """;
 
-    // A grouped try's answer, every column of a fixed size (the driver then sends a group's statements before one Sync:
-    // see GROUPED). marked: the lock's mark is there (after its transaction the setting reads empty, not null);
-    // prior_here: the key's earlier call is of this limit (its name is read only when it is not: SubmissionKeyReused).
-    // Parameter: the limit.
-    private static final String FIXED_ANSWER = """
-            SELECT coalesce(current_setting('gate.slot', true), '') <> '' AS marked, d.now, d.due, d.gap_us::bigint AS gap_us,
-                   d.ahead, called.id, called.enqueued_at, called.granted_at,
-                   prior.id AS prior_id, prior.limit_name = ?::varchar AS prior_here, prior.call_class AS prior_class,
-                   prior.enqueued_at AS prior_enqueued_at, prior.granted_at AS prior_granted_at
-            """;
-
-    /** The decision, writing {@code written}, answering {@code answer} (a select list over d, called and prior). */
-    private static String decide(String written, String answer) {
+    /** The decision, writing {@code written}. */
+    private static String decide(String written) {
         return """
             WITH prior AS (
                 SELECT id, limit_name, call_class, enqueued_at, granted_at FROM gate_call
@@ -151,7 +136,7 @@ public final class FreeSlot {
                                                               r.aligned_zone, r.aligned_at, r.window_ms))
                                     FROM r WHERE r.aligned_zone IS NOT NULL))
                 FROM go, called WHERE s.limit_name = go.limit_name)
-            """ + answer + """
+            """ + ANSWER + """
             FROM (SELECT 1) one LEFT JOIN d ON true LEFT JOIN called ON true LEFT JOIN prior ON true""";
     }
 
@@ -196,35 +181,6 @@ public final class FreeSlot {
                 FROM go, called, generate_series(1, go.cost) u),
 """;
 
-    // A grouped try's writes, whichever kind it is (one text for every group of a size): with a key (the caller's, or
-    // a try's own) its call row, GRANTED, or DONE at its grant for a consume; without one (a consume) no call row, its
-    // id drawn from the calls' identity and its units recording who and which class, as SENT_ONLY. Parameters: class,
-    // program, owner, lease, lease again, the key (as GRANTED_CALL's), then whether it consumes.
-    private static final String TAKEN = """
-            w AS (SELECT ?::smallint AS call_class, ?::varchar AS program, ?::varchar AS owner, ?::bigint AS lease_ms,
-                         ?::bigint AS lease_end_ms, ?::varchar AS submission_key, ?::boolean AS done),
-            call_row AS (
-                INSERT INTO gate_call (limit_name, call_class, program, owner, state, enqueued_at, granted_at,
-                                       lease_ms, lease_expires_at, submission_key, done_at, cost)
-                SELECT go.limit_name, w.call_class, w.program, w.owner, CASE WHEN w.done THEN 'DONE' ELSE 'GRANTED' END,
-                       go.now, go.now, w.lease_ms, go.now + w.lease_end_ms * interval '1 millisecond', w.submission_key,
-                       CASE WHEN w.done THEN go.now END, go.cost
-                FROM go, w WHERE w.submission_key IS NOT NULL
-                ON CONFLICT DO NOTHING
-                RETURNING id, enqueued_at, granted_at),
-            called AS (
-                SELECT id, enqueued_at, granted_at FROM call_row
-                UNION ALL
-                SELECT nextval('gate_call_id_seq'), go.now, go.now FROM go, w WHERE w.submission_key IS NULL),
-            sent AS (
-                INSERT INTO gate_send (limit_name, call_id, sent_at, slot_at, seq, program, owner, call_class)
-                SELECT go.limit_name, called.id, go.now, go.due, go.send_seq + u,
-                       CASE WHEN w.submission_key IS NULL THEN w.program END,
-                       CASE WHEN w.submission_key IS NULL THEN w.owner END,
-                       CASE WHEN w.submission_key IS NULL THEN w.call_class END
-                FROM go, w, called, generate_series(1, go.cost) u),
-""";
-
     // A try: the slot locked, then the decision. Parameters: the limit, then the decision's.
     static final String TRY = decidedAfter(LOCK);
 
@@ -247,19 +203,6 @@ public final class FreeSlot {
         return lockedAndMarked(lockedRows) + ";\n" + decide(written);
     }
 
-    /**
-     * A group's first statement: as {@link #lockedAndMarked}, and its decisions planned once, generically
-     * (plan_cache_mode for the transaction). A group's text is one of sixteen sizes, each decision a statement: left to
-     * the defaults, each size on each connection would be planned afresh for its first ten runs (the driver prepares a
-     * statement on its fifth, PostgreSQL keeps a generic plan after five custom ones), a decision's plan about 3 ms
-     * against its 0.5 ms run; the generic plan is the one PostgreSQL settles on.
-     */
-    private static String lockedMarkedGeneric(String lockedRows) {
-        return "WITH l AS MATERIALIZED (" + lockedRows + ")\n"
-                + "SELECT set_config('gate.slot', l.limit_name, true) IS NOT NULL"
-                + " AND set_config('plan_cache_mode', 'force_generic_plan', true) IS NOT NULL AS locked FROM l";
-    }
-
     /** The first statement of a try or a group: {@code lockedRows} locked, the row it locked marked (gate.slot). */
     private static String lockedAndMarked(String lockedRows) {
         return "WITH l AS MATERIALIZED (" + lockedRows + ")\n"
@@ -275,24 +218,26 @@ public final class FreeSlot {
     static final String CONSUME_SENT_ONLY = decidedAfter(LOCK, SENT_ONLY);
 
     /**
-     * Most tries one group decides: its statement holds the slot row's lock for a decision each (a fraction of a
-     * millisecond), and a caller's answer waits for its whole group.
+     * Most tries one group decides: its call holds the slot row's lock through each member's decision, and a caller's
+     * answer waits for its whole group.
      */
     public static final int MOST_TOGETHER = 16;
 
     // Tries of a limit with no parent that arrived at it together (GroupTrying; on the free line, FirstTry): the slot
-    // row locked once, then each try's decision in turn, in class order, each its own statement (its own snapshot,
-    // taken after the one before it wrote: it counts that one's send), all in one transaction and sent before one Sync:
-    // one round trip and one commit for the group. Each writes as its kind does (TAKEN). Every answer column is of a
-    // fixed size: the driver sends a Sync before a statement whose answer may be of unknown size (its guard against a
-    // full receive buffer), which would end the lock's transaction. Parameters: the limit, then each decision's (a
-    // try's, whether it consumes, the limit again).
-    static final GroupStatements TOGETHER = new GroupStatements(LOCK);
+    // row locked and marked, then the group's decisions in one call (gate_try_group, migration 040: the try's own
+    // decision, member by member in the order given, each on what the ones before it sent, the group's sends in one
+    // insert and the slot row updated once), both sent before one Sync: one round trip and one commit for the group.
+    // Each member writes as its kind does (a try its GRANTED call, a consume with a key its DONE one, a consume without
+    // one no call row: its units record who and which class). The answer's columns are of a fixed size: the driver
+    // sends a Sync before a statement whose answer may be of unknown size (its guard against a full receive buffer),
+    // which would end the lock's transaction. Parameters: the limit (the lock's), then the limit and the members'
+    // classes, costs, programs, owners, leases (ms), keys and whether each consumes, in class order.
+    static final GroupStatement TOGETHER = new GroupStatement(LOCK);
 
     // Acquires on the free line that arrived together: as TOGETHER, on the free line's lock (never queued on), not
-    // taken at all while a live call of the group's highest class or a higher one waits: then every member's decision
-    // would count it ahead and refuse, and the group would hold the slot's lock through a decision each for nothing
-    // (a grant pass waiting behind it). Parameters: the limit, the group's highest class.
+    // taken at all while a live call of the group's highest class or a higher one waits: then every member would count
+    // it ahead and be refused, and the group would hold the slot's lock for nothing (a grant pass waiting behind it).
+    // Parameters: the limit, the group's highest class, then the decision's.
     private static final String LOCK_FREE_GROUP = """
             SELECT s.limit_name FROM gate_slot s JOIN gate_limit g ON g.name = s.limit_name
             WHERE s.limit_name = ? AND NOT g.fair_programs
@@ -302,37 +247,21 @@ public final class FreeSlot {
             )
             FOR UPDATE OF s SKIP LOCKED""";
 
-    static final GroupStatements FREE_TOGETHER = new GroupStatements(LOCK_FREE_GROUP, true);
+    static final GroupStatement FREE_TOGETHER = new GroupStatement(LOCK_FREE_GROUP, true);
 
-    /** A group's statements on one lock, kept by the group's size. */
-    static final class GroupStatements {
-        private final String lockedRows;
+    /** A group's statement on one lock: the lock, marked, then the group's decisions (gate_try_group). */
+    static final class GroupStatement {
+        private final String sql;
         private final boolean byClass;
-        private final String[] bySize = new String[MOST_TOGETHER + 1];
 
-        GroupStatements(String lockedRows) {
+        GroupStatement(String lockedRows) {
             this(lockedRows, false);
         }
 
         /** {@code byClass}: the lock takes the group's highest class (its rank) after the limit. */
-        GroupStatements(String lockedRows, boolean byClass) {
-            this.lockedRows = lockedRows;
+        GroupStatement(String lockedRows, boolean byClass) {
+            this.sql = lockedAndMarked(lockedRows) + ";\nSELECT * FROM gate_try_group(?, ?, ?, ?, ?, ?, ?, ?)";
             this.byClass = byClass;
-        }
-
-        /** The statement of a group of {@code n} tries. */
-        String of(int n) {
-            String sql = bySize[n];
-            if (sql == null) {
-                StringBuilder text = new StringBuilder(lockedMarkedGeneric(lockedRows));
-                String one = decide(TAKEN, FIXED_ANSWER);
-                for (int i = 0; i < n; i++) {
-                    text.append(";\n").append(one);
-                }
-                sql = text.toString();
-                bySize[n] = sql; // a race builds the same text twice
-            }
-            return sql;
         }
     }
 
@@ -441,8 +370,8 @@ public final class FreeSlot {
         return freeLine.takeIfFreeTogether(limit, tries);
     }
 
-    /** {@code tries} decided as one group on {@code statements}' lock, on {@code c}; its commit is the caller's. */
-    static List<Decided> together(Connection c, GroupStatements statements, String limit, List<Try> tries)
+    /** {@code tries} decided as one group on {@code statement}'s lock, on {@code c}; its commit is the caller's. */
+    static List<Decided> together(Connection c, GroupStatement statement, String limit, List<Try> tries)
             throws SQLException {
         int n = tries.size();
         if (n < 1 || n > MOST_TOGETHER) {
@@ -451,37 +380,41 @@ public final class FreeSlot {
         // the class order, stable: inside a class the order they came in
         List<Integer> order = java.util.stream.IntStream.range(0, n).boxed()
                 .sorted(java.util.Comparator.comparingInt(i -> tries.get(i).callClass().rank())).toList();
+        List<Try> ordered = order.stream().map(tries::get).toList();
         Decided[] answers = new Decided[n];
-        try (PreparedStatement ps = c.prepareStatement(statements.of(n))) {
+        try (PreparedStatement ps = c.prepareStatement(statement.sql)) {
             if (ps.isWrapperFor(org.postgresql.PGStatement.class)) { // prepared on the server at its first run
                 ps.unwrap(org.postgresql.PGStatement.class).setPrepareThreshold(1);
             }
             int p = 1;
             ps.setString(p++, limit); // the lock's
-            if (statements.byClass) {
-                ps.setInt(p++, tries.get(order.get(0)).callClass().rank());
+            if (statement.byClass) {
+                ps.setInt(p++, ordered.get(0).callClass().rank());
             }
-            for (int i : order) {
-                Try t = tries.get(i);
-                p = bindDecision(ps, p, limit, null, t.callClass(), t.cost(), t.program(), t.owner(), t.lease(),
-                        t.key());
-                ps.setBoolean(p++, t.consume());
-                ps.setString(p++, limit); // prior_here's
-            }
+            ps.setString(p++, limit);
+            ps.setArray(p++, c.createArrayOf("int4", ordered.stream().map(t -> t.callClass().rank()).toArray()));
+            ps.setArray(p++, c.createArrayOf("int4", ordered.stream().map(t -> t.cost().units()).toArray()));
+            ps.setArray(p++, c.createArrayOf("varchar", ordered.stream().map(Try::program).toArray()));
+            ps.setArray(p++, c.createArrayOf("varchar", ordered.stream().map(Try::owner).toArray()));
+            ps.setArray(p++, c.createArrayOf("int8", ordered.stream().map(t -> t.lease().toMillis()).toArray()));
+            ps.setArray(p++, c.createArrayOf("varchar", ordered.stream().map(Try::key).toArray()));
+            ps.setArray(p, c.createArrayOf("bool", ordered.stream().map(Try::consume).toArray()));
             ps.execute();
             boolean locked;
             try (ResultSet lock = ps.getResultSet()) {
                 locked = lock.next();
             }
-            for (int i : order) {
-                if (!ps.getMoreResults()) {
-                    throw new SQLException("a grouped try's decision gave no answer");
-                }
-                try (ResultSet rs = ps.getResultSet()) {
-                    rs.next(); // always one row
+            if (!ps.getMoreResults()) {
+                throw new SQLException("a group's decisions gave no answer");
+            }
+            try (ResultSet rs = ps.getResultSet()) {
+                for (int i : order) {
+                    if (!rs.next()) {
+                        throw new SQLException("a group's decisions answered fewer tries than it has");
+                    }
                     if (locked && !rs.getBoolean("marked")) {
-                        throw new IllegalStateException("a group's tries ran in two transactions: the JDBC "
-                                + "driver split them");
+                        throw new IllegalStateException("a group's lock and its decisions ran in two transactions: "
+                                + "the JDBC driver split them");
                     }
                     answers[i] = decided(rs, limit, tries.get(i));
                 }

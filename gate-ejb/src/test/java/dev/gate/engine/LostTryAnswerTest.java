@@ -194,7 +194,10 @@ class LostTryAnswerTest {
                 "the gate is back");
     }
 
-    /** A copy whose link runs through a proxy that can drop answers, its ticks by hand, and its limit of 1,000/s. */
+    /**
+     * A copy whose link runs through a proxy that can drop answers, its ticks by hand, and its limit of 1,000/s
+     * (three at one moment).
+     */
     private record BehindProxy(TcpProxy proxy, ManualTicks ticks, Engine gate) {
     }
 
@@ -202,7 +205,8 @@ class LostTryAnswerTest {
         TcpProxy proxy = copies.proxy();
         ManualTicks ticks = new ManualTicks();
         Engine gate = copies.start("lost-try", GateCopies.FAST, ticks, copies.poolThrough(proxy));
-        copies.limit("lost-try", 1000, Duration.ofSeconds(1));
+        // a burst of 3: a group is decided at one moment, and three sends at one moment need it
+        copies.limit("lost-try", 1000, Duration.ofSeconds(1), "burst", 3);
         return new BehindProxy(proxy, ticks, gate);
     }
 

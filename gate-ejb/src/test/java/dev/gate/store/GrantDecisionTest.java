@@ -3,6 +3,7 @@ package dev.gate.store;
 import dev.gate.api.CallClass;
 import dev.gate.dev.GateDatabase;
 import dev.gate.dev.LimitRow;
+import dev.gate.domain.Grant;
 import dev.gate.rules.AdaptiveRate;
 import dev.gate.rules.Beat;
 import dev.gate.rules.CalendarBlocks;
@@ -117,8 +118,137 @@ class GrantDecisionTest {
         assertTrue(passesGranting > 50 && passesGranting < 350, "both outcomes of the pass: " + passesGranting);
     }
 
-    /** One random state, tried and rolled back; true when the statement granted. */
-    private static boolean scenario(Random random, String limit) throws SQLException {
+    /**
+     * A group's one call (gate_try_group) decides each member as the rules do, in class order, each on the send log
+     * and beat the members before it left: on 300 random states with groups of one to six tries of every kind, each
+     * member's due moment, grant and retry, and the slot row and send log after the group, against SlotRule run
+     * member by member on the state as it evolves.
+     */
+    @Test
+    void aGroupDecidesEachMemberAsTheRulesDoOnWhatTheOnesBeforeItSent() throws SQLException {
+        Random random = new Random(11);
+        int members = 0;
+        int grantedMembers = 0;
+        int groupsGrantingSeveral = 0;
+        int refusedAfterAGrant = 0;
+        for (int g = 0; g < 300; g++) {
+            String limit = "group-" + g;
+            Made m = made(random, limit);
+            if (random.nextBoolean()) { // room for several: a burst of the main rule's size, an idle beat, no pause
+                sql("UPDATE gate_limit SET burst = calls WHERE name = ?", limit);
+                sql("UPDATE gate_slot SET next_slot_at = clock_timestamp() - interval '1 hour', paused_until = NULL "
+                        + "WHERE limit_name = ?", limit);
+                if (random.nextBoolean()) { // and the log pruned whole, as retention leaves an idle limit's
+                    sql("DELETE FROM gate_send WHERE limit_name = ?", limit);
+                }
+                m = new Made(m.rules(), m.calls(), m.windowMs(), m.minIntervalMs(), m.marginMs(), m.calls(),
+                        m.adaptive(), m.cutTo(), m.cutAt());
+            }
+            if (random.nextInt(5) == 0) {
+                sql("INSERT INTO gate_call (limit_name, call_class, program, owner, state, lease_ms, lease_expires_at) "
+                        + "VALUES (?, ?, 'other', 'program:other', 'WAITING', 30000, clock_timestamp() + interval "
+                        + "'30 s')", limit, random.nextInt(5));
+            }
+            int n = 1 + random.nextInt(6);
+            List<FreeSlot.Try> tries = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                Cost cost = Cost.of(random.nextInt(3) > 0 ? 1 : 1 + random.nextInt(m.calls()));
+                boolean consume = random.nextBoolean();
+                String key = consume && random.nextBoolean() ? null : "key-" + limit + "-" + i;
+                tries.add(new FreeSlot.Try(CallClass.ofRank(random.nextInt(5)), cost, "tester", "program:tester",
+                        Duration.ofSeconds(30), key, consume));
+            }
+            State before = state(limit);
+            List<FreeSlot.Decided> answers = FreeSlot.together(c, FreeSlot.TOGETHER, limit, tries);
+            State after = state(limit);
+            List<String> written = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                Optional<Grant> grant = answers.get(i).get().orElseThrow().grant();
+                written.add(grant.isEmpty() ? null
+                        : callState(grant.get().callId(), tries.get(i).cost().units(), tries.get(i).callClass()));
+            }
+            c.rollback();
+
+            // the rules, member by member in class order (first come first served inside a class)
+            Instant now = answers.get(0).get().orElseThrow().now();
+            LimitRules counted = m.counted(now);
+            List<Integer> order = java.util.stream.IntStream.range(0, n).boxed()
+                    .sorted(java.util.Comparator.comparingInt(i -> tries.get(i).callClass().rank())).toList();
+            State s = before;
+            int granted = 0;
+            for (int i : order) {
+                FreeSlot.Try t = tries.get(i);
+                FreeSlot.Result r = answers.get(i).get().orElseThrow();
+                String where = limit + " " + m + " member " + i + " of " + tries + " " + s;
+                assertEquals(now, r.now(), "one clock for the group: " + where);
+                SlotDecision d = decide(counted, now, s, t.cost());
+                boolean grants = d.sendNow() && before.ahead(t.callClass()) == 0;
+                assertEquals(d.notBefore(), r.due(), "when a send is due: " + where);
+                assertEquals(grants, r.grant().isPresent(), "granted as the rules say: " + where);
+                members++;
+                if (!grants) {
+                    refusedAfterAGrant += granted > 0 ? 1 : 0;
+                    if (before.ahead(t.callClass()) == 0) {
+                        assertEquals(Duration.between(now, d.notBefore()), r.retryAfter(), "retry when due: " + where);
+                    }
+                    continue;
+                }
+                assertEquals(now, r.grant().get().grantedAt());
+                assertEquals(t.consume() ? "DONE at its grant" : "GRANTED", written.get(i), "written: " + where);
+                java.util.TreeMap<Long, Instant> sends = new java.util.TreeMap<>(s.sends());
+                for (long u = 1; u <= t.cost().units(); u++) {
+                    sends.put(s.seq() + u, now);
+                }
+                Instant slot = SlotRule.blockTurn(counted, Beat.next(d.notBefore(), now, counted.gap(),
+                        counted.burst(), t.cost()), Optional.of(now));
+                s = new State(slot, s.pausedUntil(), s.seq() + t.cost().units(), sends, s.waiting(), s.cutAt(),
+                        s.vendor());
+                granted++;
+                grantedMembers++;
+            }
+            groupsGrantingSeveral += granted > 1 ? 1 : 0;
+            assertEquals(s.seq(), after.seq(), "a send per unit granted: " + limit);
+            assertEquals(s.slot(), after.slot(), "the beat moved as the rules move it, member by member: " + limit);
+            assertEquals(s.sends(), after.sends(), "the send log: " + limit);
+        }
+        System.out.println("try group: " + members + " members in 300 groups, " + grantedMembers + " granted; "
+                + groupsGrantingSeveral + " groups granted several, " + refusedAfterAGrant
+                + " members refused after one before them was granted");
+        assertTrue(groupsGrantingSeveral > 10, "groups granting several: " + groupsGrantingSeveral);
+        assertTrue(refusedAfterAGrant > 10, "refused on what the ones before sent: " + refusedAfterAGrant);
+        assertTrue(grantedMembers > 50 && grantedMembers < members - 50, "both outcomes: " + grantedMembers);
+    }
+
+    /** The group's function counts a call ahead only while its owner lives, by the instance lock's own test. */
+    @Test
+    void theGroupCountsCallsAheadByTheInstanceLocksLiveness() throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT prosrc FROM pg_proc WHERE proname = 'gate_try_group'");
+             ResultSet rs = ps.executeQuery()) {
+            assertTrue(rs.next(), "gate_try_group is in the schema");
+            assertTrue(rs.getString(1).contains(InstanceLock.OWNER_ALIVE), "the liveness test of gate_try_group "
+                    + "is InstanceLock.OWNER_ALIVE: " + InstanceLock.OWNER_ALIVE);
+        }
+        c.rollback();
+    }
+
+    /** A random limit's declaration as made on the database: its rules as declared, and what the clock may change. */
+    private record Made(List<Pace> rules, int calls, long windowMs, long minIntervalMs, Long marginMs, int burst,
+                        boolean adaptive, Integer cutTo, Instant cutAt) {
+
+        /** The rules counted at {@code now}: the adaptive rate then, each window widened by the margin. */
+        LimitRules counted(Instant now) {
+            List<Pace> at = new ArrayList<>(rules);
+            if (adaptive) { // the main rule at the rate the last cut and the clock give (AdaptiveRate)
+                at.set(0, at.get(0).withCalls(new AdaptiveRate(calls, Duration.ofMillis(windowMs))
+                        .effective(cutTo, cutAt, now)));
+            }
+            return ReceiptMargin.ofNullable(marginMs == null ? null : Duration.ofMillis(marginMs))
+                    .widen(new LimitRules(at, Duration.ofMillis(minIntervalMs), burst));
+        }
+    }
+
+    /** A random limit, its send log and slot row (rules, margins, spacing, bursts, adaptive rates, cool-downs...). */
+    private static Made made(Random random, String limit) throws SQLException {
         int calls = new int[]{1, 2, 3, 5, 10}[random.nextInt(5)];
         long windowMs = new long[]{100, 1000, 1001, 60000}[random.nextInt(4)];
         long minIntervalMs = random.nextInt(3) == 0 ? 30 : 0;
@@ -182,6 +312,21 @@ class GrantDecisionTest {
         sql("UPDATE gate_slot SET send_seq = ?, next_slot_at = clock_timestamp() + ? * interval '1 millisecond', "
                 + "paused_until = CASE WHEN ? THEN clock_timestamp() + interval '50 ms' END WHERE limit_name = ?",
                 (long) sends, slotOffsetMs, paused, limit);
+        return new Made(rules, calls, windowMs, minIntervalMs, marginMs, burst, adaptive, cutTo, cutAt);
+    }
+
+    /** One random state, tried and rolled back; true when the statement granted. */
+    private static boolean scenario(Random random, String limit) throws SQLException {
+        Made m = made(random, limit);
+        int calls = m.calls();
+        long windowMs = m.windowMs();
+        long minIntervalMs = m.minIntervalMs();
+        Long marginMs = m.marginMs();
+        int burst = m.burst();
+        boolean adaptive = m.adaptive();
+        Integer cutTo = m.cutTo();
+        Instant cutAt = m.cutAt();
+        List<Pace> rules = new ArrayList<>(m.rules());
         // a call of several units now and then (up to the main rule's calls: beyond an adaptive cut, too)
         Cost cost = Cost.of(random.nextBoolean() ? 1 : 1 + random.nextInt(calls));
         if (random.nextInt(5) == 0 && cost.isOne()) {
