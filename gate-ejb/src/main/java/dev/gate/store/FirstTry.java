@@ -34,7 +34,7 @@ final class FirstTry {
             )
             FOR UPDATE OF s""";
 
-    private static final String QUEUED = FreeSlot.decidedAfter(LOCK_FREE_LINE);
+    private static final FreeSlot.TryStatement QUEUED = FreeSlot.decidedAfter(LOCK_FREE_LINE);
 
     // Acquires that arrived together, queued on the lock as one group (as QUEUED).
     private static final FreeSlot.GroupStatement QUEUED_TOGETHER = new FreeSlot.GroupStatement(LOCK_FREE_LINE);
@@ -95,9 +95,9 @@ final class FirstTry {
         return answers.stream().anyMatch(d -> d.result().isPresent() && d.result().get().now() != null);
     }
 
-    private static Optional<FreeSlot.Result> takeFree(Connection c, String sql, String limit, CallClass callClass,
-                                                      Cost cost, String program, String owner, Duration lease,
-                                                      String key) throws SQLException {
+    private static Optional<FreeSlot.Result> takeFree(Connection c, FreeSlot.TryStatement sql, String limit,
+                                                      CallClass callClass, Cost cost, String program, String owner,
+                                                      Duration lease, String key) throws SQLException {
         try {
             return FreeSlot.take(c, sql, limit, null, callClass, cost, program, owner, lease, key);
         } catch (SubmissionKeyReused e) {

@@ -39,11 +39,12 @@ final class TryUnderParent {
      * {@code sql}: the try statement, {@link FreeSlot#TRY} or {@link FreeSlot#CONSUME}.
      */
     Optional<FreeSlot.Result> takeUnder(String limit, String parent, CallClass callClass, String program,
-                                        String owner, Duration lease, String key, String sql) throws StoreUnavailable {
+                                        String owner, Duration lease, String key, FreeSlot.TryStatement sql)
+            throws StoreUnavailable {
         return tx.run(c -> takeUnder(c, sql, limit, parent, callClass, program, owner, lease, key));
     }
 
-    private static Optional<FreeSlot.Result> takeUnder(Connection c, String sql, String limit, String parent,
+    private static Optional<FreeSlot.Result> takeUnder(Connection c, FreeSlot.TryStatement sql, String limit, String parent,
                                                        CallClass callClass, String program, String owner,
                                                        Duration lease, String key) throws SQLException {
         boolean prior;
