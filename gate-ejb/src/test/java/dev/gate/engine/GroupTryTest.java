@@ -164,6 +164,66 @@ class GroupTryTest extends OnOneCopy {
     }
 
     /**
+     * A group that meets a slot row another session holds for 2 s (a stalled instance's pass) is told busy, every
+     * member, while the lock is still held: nothing granted to nobody, no call row, no send, no pause. Once the lock is
+     * free the same group goes, in one commit.
+     */
+    @Test
+    void aGroupOnASlotRowHeldForTwoSecondsIsToldBusyTakesNothingAndGoesOnceItIsFree() throws Exception {
+        String limit = "held-group";
+        gate.limits().put(limit, LimitSpec.of(1000, Duration.ofSeconds(1)).withBurst(50));
+        ProgramCalls p = gate.programs();
+        List<java.util.concurrent.Callable<Object>> tries = List.of(
+                () -> busyOr(() -> p.tryNow("api", limit, CallClass.BACKFILL, CallOptions.NONE, null)),
+                () -> busyOr(() -> p.tryNow("api", limit, CallClass.MANUAL, CallOptions.NONE, "request-1", true)),
+                () -> busyOr(() -> p.tryNow("api", limit, CallClass.INTERACTIVE, CallOptions.NONE, null, true)),
+                () -> busyOr(() -> p.tryNow("api", limit, CallClass.SCHEDULED, CallOptions.NONE, null, true)));
+        long grouped = gate.tryNow().together().grouped();
+        long heldUntil;
+        try (java.sql.Connection holder = copies.connect()) {
+            holder.setAutoCommit(false);
+            try (java.sql.PreparedStatement ps = holder.prepareStatement(
+                    "SELECT 1 FROM gate_slot WHERE limit_name = ? FOR UPDATE")) {
+                ps.setString(1, limit);
+                ps.executeQuery().close();
+            }
+            heldUntil = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+            List<Object> answers = together(limit, tries); // gathered as one group; answered with the lock held, or never
+            assertTrue(System.nanoTime() < heldUntil, "told before the lock was let go");
+            for (Object a : answers) {
+                assertTrue(a instanceof dev.gate.api.GateBusyException, "told busy: " + a);
+                assertFalse(((Exception) a).getMessage().isBlank(), "told why");
+            }
+            assertFalse(gate.paused(), "a held lock is not an outage");
+            while (System.nanoTime() < heldUntil) { // the fault under test lasts its 2 s
+                Thread.sleep(50);
+            }
+            holder.rollback();
+        }
+        assertEquals(0, copies.count("SELECT count(*) FROM gate_call WHERE limit_name = ?", limit),
+                "a group told busy wrote no call");
+        assertEquals(0, copies.count("SELECT count(*) FROM gate_send WHERE limit_name = ?", limit), "and no send");
+        List<Object> again = together(limit, tries);
+        for (Object a : again) {
+            assertTrue(a instanceof ProgramCalls.Tried t && t.attempt().isGranted() && !t.repeated(),
+                    "granted once the lock is free: " + a);
+        }
+        assertEquals(grouped + tries.size(), gate.tryNow().together().grouped(), "decided as one group");
+        assertEquals(4, copies.count("SELECT count(*) FROM gate_send WHERE limit_name = ?", limit), "a send each");
+        assertEquals(1, copies.count("SELECT count(DISTINCT xmin::text) FROM gate_send WHERE limit_name = ?", limit),
+                "in one commit");
+    }
+
+    /** {@code t}'s answer, or the busy answer it was told. */
+    private static Object busyOr(java.util.concurrent.Callable<Object> t) throws Exception {
+        try {
+            return t.call();
+        } catch (dev.gate.api.GateBusyException busy) {
+            return busy;
+        }
+    }
+
+    /**
      * One consume per class in {@code arriving}, from a thread each, in that order; the group's leader held until all
      * have gathered, then let go: they are decided as one group. Their answers, in that order.
      */
