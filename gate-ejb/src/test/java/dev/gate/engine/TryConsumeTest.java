@@ -9,6 +9,7 @@ import dev.gate.api.UnknownLimitException;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -57,6 +58,29 @@ class TryConsumeTest extends OnOneCopy {
                 "api", CallOptions.NONE.withDedupeKey("k")));
         assertThrows(IllegalArgumentException.class, () -> gate.callers().tryConsume(limit, CallClass.INTERACTIVE,
                 "api", CallOptions.NONE.withLease(Duration.ofSeconds(30))), "it ends at its grant: no lease");
+    }
+
+    /**
+     * A plain limit's tries take the plain form of the statement; a rule added later holds the very next try (the
+     * plain form finds the limit no longer plain and leaves it to the statement for any limit), and taken away again,
+     * the limit is plain once more.
+     */
+    @Test
+    void aRuleAddedToAPlainLimitHoldsItsNextConsumeAndTakenAwayLetsThemGo() throws Exception {
+        String limit = "changes-shape";
+        LimitSpec plain = LimitSpec.of(100, Duration.ofSeconds(20)).withBurst(100);
+        gate.limits().put(limit, plain);
+        for (int i = 0; i < 3; i++) {
+            assertTrue(gate.callers().tryConsume(limit, CallClass.MANUAL, "api", CallOptions.NONE).isGranted());
+        }
+        gate.limits().put(limit, plain.withMoreRules(List.of(new LimitSpec.Rule(3, Duration.ofSeconds(20)))));
+        Attempt fourth = gate.callers().tryConsume(limit, CallClass.MANUAL, "api", CallOptions.NONE);
+        assertFalse(fourth.isGranted(), "three in 20 s: the fourth waits");
+        assertTrue(fourth.retryAfter().compareTo(Duration.ofSeconds(15)) > 0, "for the window: " + fourth);
+        assertEquals(3, copies.count("SELECT count(*) FROM gate_send WHERE limit_name = ?", limit));
+        gate.limits().put(limit, plain);
+        assertTrue(gate.callers().tryConsume(limit, CallClass.MANUAL, "api", CallOptions.NONE).isGranted(),
+                "the rule taken away");
     }
 
     @Test
