@@ -76,6 +76,17 @@ final class Cells {
     static long run(Timed take, int callers, int seconds, List<Double> latencies, AtomicLong failures)
             throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(callers);
+        try {
+            return run(pool, take, callers, seconds, latencies, failures);
+        } finally {
+            // an Error in a caller (not counted as a failure) ends the run; the pool's threads must not outlive it, or
+            // exec:java waits for them for ever and the error is never printed
+            pool.shutdownNow();
+        }
+    }
+
+    private static long run(ExecutorService pool, Timed take, int callers, int seconds, List<Double> latencies,
+                            AtomicLong failures) throws Exception {
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         List<Future<Long>> counts = new ArrayList<>();
         for (int i = 0; i < callers; i++) {
@@ -102,7 +113,6 @@ final class Cells {
         for (Future<Long> f : counts) {
             total += f.get();
         }
-        pool.shutdown();
         return total;
     }
 

@@ -55,23 +55,23 @@ public final class FreeSlot {
     // than every window the limit had) is no send: the beat and each window read as empty where the log has nothing.
     // A try's answer: the mark, the clock and the reading, the grant (id, times) and what a key sent again found.
     private static final String ANSWER = """
-            SELECT current_setting('gate.slot', true) AS mark, d.plain, d.now, d.due, d.gap_us, d.ahead, called.id,
+            SELECT current_setting('gate.slot', true) AS mark, d.one_rule, d.now, d.due, d.gap_us, d.ahead, called.id,
                    called.enqueued_at, called.granted_at,
                    prior.id AS prior_id, prior.limit_name AS prior_limit, prior.call_class AS prior_class,
                    prior.enqueued_at AS prior_enqueued_at, prior.granted_at AS prior_granted_at
             """;
 
-    // Whether a limit is plain: one rule, on a sliding window, at its declared rate (no adaptive rate, no vendor's
-    // fixed blocks, no more rules). Most limits are; their tries take the plain form of the decision (decidePlain).
-    private static final String PLAIN = """
+    // Whether a limit is of one rule: a sliding window at its declared rate (no adaptive rate, no vendor's fixed
+    // blocks, no more rules). Most limits are; their tries take the one-rule form of the decision (decideOneRule).
+    private static final String ONE_RULE = """
             NOT l.adaptive AND l.aligned_zone IS NULL
-            AND NOT EXISTS (SELECT 1 FROM gate_limit_rule m WHERE m.limit_name = l.name) AS plain""";
+            AND NOT EXISTS (SELECT 1 FROM gate_limit_rule m WHERE m.limit_name = l.name) AS one_rule""";
 
-    // The decision on a plain limit: the same as decide's where a limit is plain (one rule, so one unit to leave the
-    // window, no block's turn, no adaptive rate), read in one row with fewer steps to plan and run (about 0.04 ms less
-    // a try: docs/benchmarks.md). On a limit that is not plain it decides nothing and answers plain = false: the caller
-    // runs decide's statement then. The same parameters and answer as decide's.
-    private static String decidePlain(String written) {
+    // The decision on a limit of one rule: decide's, where there is one unit to leave one window, no block's turn and
+    // no adaptive rate, read in one row with fewer steps to plan and run (0.02-0.05 ms less: docs/benchmarks.md).
+    // On a limit of more it decides nothing and answers one_rule = false: the caller runs decide's statement then. The
+    // same parameters and answer as decide's.
+    private static String decideOneRule(String written) {
         return """
             WITH prior AS (
                 SELECT id, limit_name, call_class, enqueued_at, granted_at FROM gate_call
@@ -79,7 +79,7 @@ public final class FreeSlot {
             p AS (SELECT ?::int AS cost, ?::varchar AS limit_name, ?::varchar AS parent, ?::int AS rank,
                          ?::int AS lifted_rank),
             d AS MATERIALIZED (
-                SELECT p.cost, s.limit_name, s.send_seq, l.burst, x.plain, x.now, g.gap_us, g.due,
+                SELECT p.cost, s.limit_name, s.send_seq, l.burst, x.one_rule, x.now, g.gap_us, g.due,
                        (SELECT count(*) FROM (
                             SELECT 1 FROM gate_call w
                             WHERE w.limit_name = s.limit_name AND w.state = 'WAITING'
@@ -93,7 +93,7 @@ public final class FreeSlot {
                     SELECT clock_timestamp() AS now, s.send_seq - l.calls + least(p.cost, l.calls) AS unit,
                            l.window_ms + coalesce(l.receipt_margin_ms::numeric, least(l.window_ms / 200.0, 100))
                                AS wide_ms,
-                           """ + PLAIN + """
+                           """ + ONE_RULE + """
                     ) x
                 CROSS JOIN LATERAL (
                     SELECT greatest(ceil(x.wide_ms * 1000 / l.calls), l.min_interval_ms * 1000, 1) AS gap_us,
@@ -106,18 +106,20 @@ public final class FreeSlot {
                                               + l.min_interval_ms * interval '1 millisecond' END,
                                     s.paused_until,
                                     CASE WHEN s.vendor_reset_at > x.now
-                                          AND greatest(0, s.send_seq - s.vendor_after_unit) + p.cost > s.vendor_remaining
+                                          AND greatest(0, s.send_seq - s.vendor_after_unit) + p.cost
+                                              > s.vendor_remaining
                                          THEN s.vendor_reset_at END) AS due) g
                 WHERE NOT l.keyed AND l.parent_name IS NOT DISTINCT FROM p.parent
                   AND s.limit_name = current_setting('gate.slot', true)
                   AND NOT EXISTS (SELECT 1 FROM prior)),
-            go AS (SELECT d.* FROM d WHERE d.plain AND d.now >= d.due AND d.ahead = 0),
+            go AS (SELECT d.* FROM d WHERE d.one_rule AND d.now >= d.due AND d.ahead = 0),
 """ + written + """
             moved AS (
                 UPDATE gate_slot s
                 SET send_seq = go.send_seq + go.cost,
                     next_slot_at = CASE WHEN go.now - go.due <= go.gap_us * interval '1 microsecond' THEN go.due
-                                        ELSE greatest(go.due, go.now - (go.burst - 1) * go.gap_us * interval '1 microsecond')
+                                        ELSE greatest(go.due,
+                                                      go.now - (go.burst - 1) * go.gap_us * interval '1 microsecond')
                                    END + go.cost * go.gap_us * interval '1 microsecond'
                 FROM go, called WHERE s.limit_name = go.limit_name)
             """ + ANSWER + """
@@ -134,7 +136,7 @@ public final class FreeSlot {
                 SELECT ?::int AS cost, s.limit_name, s.next_slot_at, s.paused_until, s.send_seq, s.vendor_after_unit,
                        s.vendor_remaining, s.vendor_reset_at, l.calls, l.window_ms,
                        l.min_interval_ms, l.receipt_margin_ms, l.burst, l.adaptive, s.adaptive_calls, s.adaptive_cut_at,
-                       l.aging_after_ms, l.aging_up_to, l.aligned_zone, l.aligned_at, """ + PLAIN + """
+                       l.aging_after_ms, l.aging_up_to, l.aligned_zone, l.aligned_at, """ + ONE_RULE + """
                 FROM gate_slot s JOIN gate_limit l ON l.name = s.limit_name
                 WHERE s.limit_name = ? AND NOT l.keyed AND l.parent_name IS NOT DISTINCT FROM ?::varchar
                   AND s.limit_name = current_setting('gate.slot', true)
@@ -246,10 +248,10 @@ public final class FreeSlot {
 """;
 
     /**
-     * A try's two statements in two forms: {@code any} decides on every limit, {@code plain} only on a plain one (the
-     * most common; on any other it decides nothing and answers so, and {@code any} runs after it).
+     * A try's two statements in two forms: {@code any} decides on every limit, {@code oneRule} only on a limit of one
+     * rule (the most common; on any other it decides nothing and answers so, and {@code any} runs after it).
      */
-    record TryStatement(String any, String plain) {
+    record TryStatement(String any, String oneRule) {
     }
 
     // A try: the slot locked, then the decision. Parameters: the limit, then the decision's.
@@ -272,7 +274,7 @@ public final class FreeSlot {
     /** As above, the grant writing {@code written} ({@link #GRANTED_CALL}, {@link #DONE_CALL} or {@link #SENT_ONLY}). */
     private static TryStatement decidedAfter(String lockedRows, String written) {
         String locked = lockedAndMarked(lockedRows) + ";\n";
-        return new TryStatement(locked + decide(written), locked + decidePlain(written));
+        return new TryStatement(locked + decide(written), locked + decideOneRule(written));
     }
 
     /** The first statement of a try or a group: {@code lockedRows} locked, the row it locked marked (gate.slot). */
@@ -548,35 +550,38 @@ public final class FreeSlot {
     }
 
     /**
-     * As above, for a call of {@code cost}: on a limit with no parent that was plain when last seen, the plain form
-     * first ({@link TryStatement}); on one it finds not plain (declared otherwise since), the other form after it, in
-     * a transaction of its own when {@code c} commits each (the plain form wrote nothing: its lock is all it held).
+     * As above, for a call of {@code cost}: on a limit with no parent that was of one rule when last seen, the
+     * one-rule form first ({@link TryStatement}); on one it finds of more (declared otherwise since), the other form
+     * after it, in a transaction of its own when {@code c} commits each (the first wrote nothing: it held the lock).
      */
     static Optional<Result> take(Connection c, TryStatement sql, String limit, String parent, CallClass callClass,
                                  Cost cost, String program, String owner, Duration lease, String key)
             throws SQLException {
-        if (parent == null && PLAIN_LIMITS.mayBePlain(limit)) {
-            Optional<Result> plain = take(c, sql.plain(), true, limit, parent, callClass, cost, program, owner, lease,
+        if (parent == null && ONE_RULE_FORM && ONE_RULE_LIMITS.mayBeOneRule(limit)) {
+            Optional<Result> first = take(c, sql.oneRule(), true, limit, parent, callClass, cost, program, owner, lease,
                     key);
-            if (plain != NOT_PLAIN) {
-                return plain;
+            if (first != NOT_ONE_RULE) {
+                return first;
             }
         }
         return take(c, sql.any(), false, limit, parent, callClass, cost, program, owner, lease, key);
     }
 
-    // The plain form's answer on a limit that is not plain: it decided nothing.
-    private static final Optional<Result> NOT_PLAIN = Optional.of(new Result(Optional.empty(), Duration.ZERO, null,
+    // Benchmarks only (-Dgate.try.anyForm=true): every try by the form for any limit, to measure the one-rule form.
+    private static final boolean ONE_RULE_FORM = !Boolean.getBoolean("gate.try.anyForm");
+
+    // The one-rule form's answer on a limit of more rules: it decided nothing.
+    private static final Optional<Result> NOT_ONE_RULE = Optional.of(new Result(Optional.empty(), Duration.ZERO, null,
             null, false));
 
-    // Which limits were plain when last seen; a hint only (the plain form checks), shared by every try of this JVM.
-    private static final PlainLimits PLAIN_LIMITS = new PlainLimits();
+    // Which limits were of one rule when last seen; a hint only (the form checks), shared by every try of this JVM.
+    private static final OneRuleLimits ONE_RULE_LIMITS = new OneRuleLimits();
 
     /**
-     * One form's text bound and run, its one row read; {@code plainForm}: {@link #NOT_PLAIN} when the limit is not.
+     * One form's text bound and run, its one row read; {@code oneRuleForm}: {@link #NOT_ONE_RULE} on a limit of more.
      * Package-private for the test that holds both forms to the rules.
      */
-    static Optional<Result> take(Connection c, String sql, boolean plainForm, String limit, String parent,
+    static Optional<Result> take(Connection c, String sql, boolean oneRuleForm, String limit, String parent,
                                  CallClass callClass, Cost cost, String program, String owner, Duration lease,
                                  String key) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql)) {
@@ -601,11 +606,11 @@ public final class FreeSlot {
                 if (sentAgain.isPresent()) {
                     return sentAgain;
                 }
-                boolean plain = rs.getBoolean("plain");
+                boolean oneRule = rs.getBoolean("one_rule");
                 if (!rs.wasNull() && parent == null) {
-                    PLAIN_LIMITS.seen(limit, plain);
-                    if (plainForm && !plain) {
-                        return NOT_PLAIN;
+                    ONE_RULE_LIMITS.seen(limit, oneRule);
+                    if (oneRuleForm && !oneRule) {
+                        return NOT_ONE_RULE;
                     }
                 }
                 return read(rs, limit, callClass, owner);
@@ -613,9 +618,9 @@ public final class FreeSlot {
         }
     }
 
-    /** Whether {@code result} is the plain form's answer on a limit that is not plain. */
-    static boolean notPlain(Optional<Result> result) {
-        return result == NOT_PLAIN;
+    /** Whether {@code result} is the one-rule form's answer on a limit of more rules. */
+    static boolean notOneRule(Optional<Result> result) {
+        return result == NOT_ONE_RULE;
     }
 
     /** Binds one decision's parameters from {@code from} on (the lock's come before); answers the next index. */

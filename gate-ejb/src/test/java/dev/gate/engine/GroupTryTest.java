@@ -188,7 +188,8 @@ class GroupTryTest extends OnOneCopy {
                 ps.executeQuery().close();
             }
             heldUntil = System.nanoTime() + Duration.ofSeconds(2).toNanos();
-            List<Object> answers = together(limit, tries); // gathered as one group; answered with the lock held, or never
+            // gathered as one group; answered with the lock held, or never
+            List<Object> answers = together(limit, tries);
             assertTrue(System.nanoTime() < heldUntil, "told before the lock was let go");
             for (Object a : answers) {
                 assertTrue(a instanceof dev.gate.api.GateBusyException, "told busy: " + a);

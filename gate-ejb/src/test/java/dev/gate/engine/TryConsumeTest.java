@@ -61,24 +61,24 @@ class TryConsumeTest extends OnOneCopy {
     }
 
     /**
-     * A plain limit's tries take the plain form of the statement; a rule added later holds the very next try (the
-     * plain form finds the limit no longer plain and leaves it to the statement for any limit), and taken away again,
-     * the limit is plain once more.
+     * A one-rule limit's tries take the one-rule form of the statement; a rule added later holds the very next try (the
+     * form finds the limit of two rules and leaves it to the statement for any limit), and taken away again, the limit
+     * is of one rule once more.
      */
     @Test
-    void aRuleAddedToAPlainLimitHoldsItsNextConsumeAndTakenAwayLetsThemGo() throws Exception {
+    void aRuleAddedToAOneRuleLimitHoldsItsNextConsumeAndTakenAwayLetsThemGo() throws Exception {
         String limit = "changes-shape";
-        LimitSpec plain = LimitSpec.of(100, Duration.ofSeconds(20)).withBurst(100);
-        gate.limits().put(limit, plain);
+        LimitSpec oneRule = LimitSpec.of(100, Duration.ofSeconds(20)).withBurst(100);
+        gate.limits().put(limit, oneRule);
         for (int i = 0; i < 3; i++) {
             assertTrue(gate.callers().tryConsume(limit, CallClass.MANUAL, "api", CallOptions.NONE).isGranted());
         }
-        gate.limits().put(limit, plain.withMoreRules(List.of(new LimitSpec.Rule(3, Duration.ofSeconds(20)))));
+        gate.limits().put(limit, oneRule.withMoreRules(List.of(new LimitSpec.Rule(3, Duration.ofSeconds(20)))));
         Attempt fourth = gate.callers().tryConsume(limit, CallClass.MANUAL, "api", CallOptions.NONE);
         assertFalse(fourth.isGranted(), "three in 20 s: the fourth waits");
         assertTrue(fourth.retryAfter().compareTo(Duration.ofSeconds(15)) > 0, "for the window: " + fourth);
         assertEquals(3, copies.count("SELECT count(*) FROM gate_send WHERE limit_name = ?", limit));
-        gate.limits().put(limit, plain);
+        gate.limits().put(limit, oneRule);
         assertTrue(gate.callers().tryConsume(limit, CallClass.MANUAL, "api", CallOptions.NONE).isGranted(),
                 "the rule taken away");
     }

@@ -55,9 +55,9 @@ class GrantDecisionTest {
     private static int vendorHeld;
     private static int consumedTried;
     private static int consumedGranted;
-    private static int plainTried;
-    private static int plainGranted;
-    private static int notPlainTold;
+    private static int oneRuleTried;
+    private static int oneRuleGranted;
+    private static int notOneRuleTold;
 
     /**
      * A call's state as the try wrote it; a DONE call also ended at its grant, with no outcome; a consume without a
@@ -117,10 +117,11 @@ class GrantDecisionTest {
         System.out.println("free slot: of " + consumedTried + " consuming tries, " + consumedGranted + " granted");
         assertTrue(consumedGranted > 20 && consumedGranted < consumedTried, "consuming tries both ways: "
                 + consumedGranted);
-        System.out.println("free slot: " + plainTried + " states decided by the plain form (" + plainGranted
-                + " granted), " + notPlainTold + " limits that are not plain told so by it");
-        assertTrue(plainGranted > 20 && plainGranted < plainTried, "the plain form both ways: " + plainGranted);
-        assertTrue(notPlainTold > 50, "limits that are not plain: " + notPlainTold);
+        System.out.println("free slot: " + oneRuleTried + " states decided by the one-rule form (" + oneRuleGranted
+                + " granted), " + notOneRuleTold + " limits of more rules told so by it");
+        assertTrue(oneRuleGranted > 20 && oneRuleGranted < oneRuleTried, "the one-rule form both ways: "
+                + oneRuleGranted);
+        assertTrue(notOneRuleTold > 50, "limits of more rules: " + notOneRuleTold);
         assertTrue(granted > 50 && granted < 350, "both outcomes are exercised: " + granted);
         assertTrue(passesGranting > 50 && passesGranting < 350, "both outcomes of the pass: " + passesGranting);
     }
@@ -347,22 +348,23 @@ class GrantDecisionTest {
         // a consuming try decides as a try, and writes its call DONE (with the caller's key) or none (without)
         boolean consume = random.nextBoolean();
         String key = consume && random.nextBoolean() ? null : "key-" + limit;
-        // both forms of the statement: the plain one on most plain limits, the one for any limit on the rest; on a
-        // limit that is not plain, the plain form decides and writes nothing, and says so
+        // both forms of the statement: the one-rule form on most limits of one rule, the one for any limit on the rest;
+        // on a limit of more rules (or an adaptive rate, or blocks) the one-rule form decides and writes nothing, and
+        // says so
         FreeSlot.TryStatement statement = FreeSlot.statement(consume, key);
-        boolean plain = !adaptive && rules.size() == 1 && !rules.get(0).isAligned();
-        if (!plain) {
-            Optional<FreeSlot.Result> none = FreeSlot.take(c, statement.plain(), true, limit, null, callClass, cost,
+        boolean oneRule = !adaptive && rules.size() == 1 && !rules.get(0).isAligned();
+        if (!oneRule) {
+            Optional<FreeSlot.Result> none = FreeSlot.take(c, statement.oneRule(), true, limit, null, callClass, cost,
                     "tester", "program:tester", Duration.ofSeconds(30), key);
-            assertTrue(FreeSlot.notPlain(none), "the plain form decided a limit that is not plain: " + none);
-            assertEquals(before, state(limit), "the plain form wrote on a limit that is not plain");
-            notPlainTold++;
+            assertTrue(FreeSlot.notOneRule(none), "the one-rule form decided a limit of more: " + none);
+            assertEquals(before, state(limit), "the one-rule form wrote on a limit of more");
+            notOneRuleTold++;
         }
-        boolean plainForm = plain && random.nextInt(4) > 0;
-        plainTried += plainForm ? 1 : 0;
-        Optional<FreeSlot.Result> result = FreeSlot.take(c, plainForm ? statement.plain() : statement.any(),
-                plainForm, limit, null, callClass, cost, "tester", "program:tester", Duration.ofSeconds(30), key);
-        assertTrue(!FreeSlot.notPlain(result), "a plain limit told not plain: " + limit);
+        boolean oneRuleForm = oneRule && random.nextInt(4) > 0;
+        oneRuleTried += oneRuleForm ? 1 : 0;
+        Optional<FreeSlot.Result> result = FreeSlot.take(c, oneRuleForm ? statement.oneRule() : statement.any(),
+                oneRuleForm, limit, null, callClass, cost, "tester", "program:tester", Duration.ofSeconds(30), key);
+        assertTrue(!FreeSlot.notOneRule(result), "a limit of one rule told otherwise: " + limit);
         State after = state(limit);
         String written = result.flatMap(FreeSlot.Result::grant).isEmpty() ? null
                 : callState(result.get().grant().get().callId(), cost.units(), callClass);
@@ -407,7 +409,7 @@ class GrantDecisionTest {
             assertEquals(consume ? "DONE at its grant" : "GRANTED", written, "the call written: " + where);
             consumedGranted += consume ? 1 : 0;
             costlyGranted += cost.isOne() ? 0 : 1;
-            plainGranted += plainForm ? 1 : 0;
+            oneRuleGranted += oneRuleForm ? 1 : 0;
             return true;
         }
         assertEquals(before.seq(), after.seq(), "a refused try writes no send: " + where);
