@@ -188,9 +188,9 @@ class GroupTryTest extends OnOneCopy {
                 ps.executeQuery().close();
             }
             heldUntil = System.nanoTime() + Duration.ofSeconds(2).toNanos();
-            // gathered as one group; answered with the lock held, or never
+            // gathered as one group; the lock is let go only after they answer: a group that waited for the lock
+            // would never answer (together's wait ends in a failure)
             List<Object> answers = together(limit, tries);
-            assertTrue(System.nanoTime() < heldUntil, "told before the lock was let go");
             for (Object a : answers) {
                 assertTrue(a instanceof dev.gate.api.GateBusyException, "told busy: " + a);
                 assertFalse(((Exception) a).getMessage().isBlank(), "told why");
