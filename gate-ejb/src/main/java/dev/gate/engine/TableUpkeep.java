@@ -23,8 +23,10 @@ import java.util.logging.Logger;
  * Keeps the gate's tables from growing under constant load, whatever autovacuum does. Every {@link #CHECK_EVERY} it
  * reads the tables' statistics; where autovacuum does not look after a table (off globally, or for the table) and
  * the table's dead rows pass {@link TableCare}'s bound, it vacuums that table (one a check, the most dead first,
- * {@code VACUUM (SKIP_LOCKED, ANALYZE)}, cancelled after {@link #VACUUM_TIMEOUT}), unless the operator switched that
- * off ({@code GATE_SELF_VACUUM=off}): then it warns instead. It also warns of a transaction that has held vacuum back
+ * {@code VACUUM (SKIP_LOCKED, ANALYZE)}, cancelled after {@link #VACUUM_TIMEOUT}), and it analyzes one other whose
+ * rows changed past the analyze bound (the send log, which only grows between retention's deletions, is never due a
+ * vacuum but its plans need its statistics), unless the operator switched that off ({@code GATE_SELF_VACUUM=off}):
+ * then it warns instead. It also warns of a transaction that has held vacuum back
  * too long. It runs on a thread of its own, never in a caller's path nor on the slot loop's scheduler, and takes no
  * lock a grant needs. Logs say each change of state once (not every check).
  */
@@ -126,10 +128,16 @@ public final class TableUpkeep {
                 last == null ? Optional.empty() : last.lastVacuum(), care);
         sayChanges(status);
         if (settings.selfVacuum()) {
-            Optional<TableCare.Table> due = care.next(snap.care().stream()
-                    .filter(t -> !notAllowed.contains(t.name())).toList(), snap.at());
+            List<TableCare.Table> ours = snap.care().stream().filter(t -> !notAllowed.contains(t.name())).toList();
+            Optional<TableCare.Table> due = care.next(ours, snap.at());
             if (due.isPresent()) {
                 status = new Status(snap, true, heldBack, Optional.of(vacuum(due.get(), snap)), care);
+            }
+            // a table vacuumed now was analyzed with it
+            Optional<TableCare.Table> stale = care.nextAnalyze(ours.stream()
+                    .filter(t -> due.isEmpty() || !due.get().name().equals(t.name())).toList(), snap.at());
+            if (stale.isPresent()) {
+                analyze(stale.get());
             }
         }
         last = status;
@@ -160,6 +168,31 @@ public final class TableUpkeep {
         return new Vacuum(t.name(), Instant.now(), result, t.deadRows(), took);
     }
 
+    /** An analyze of a table whose statistics autovacuum does not renew, said to the operators as a vacuum is. */
+    private void analyze(TableCare.Table t) throws StoreUnavailable {
+        long started = System.nanoTime();
+        Tables.Vacuumed result = tables.analyze(t.name(), VACUUM_TIMEOUT);
+        long took = Duration.ofNanos(System.nanoTime() - started).toMillis();
+        String what = t.name() + " (" + String.format(Locale.ROOT, "%,d", t.changedSinceAnalyze())
+                + " rows changed since its last analyze, " + String.format(Locale.ROOT, "%,d", t.liveRows()) + " live)";
+        switch (result) {
+            // routine, as often as once a minute a table (the slot's one row changes on every grant): not an
+            // operator's line; that the gate analyzes where autovacuum does not is said once (sayChanges)
+            case DONE -> LOG.fine(() -> "analyzed " + what + " in " + took + " ms: autovacuum does not look after it; "
+                    + "the plans of its statements follow its new statistics");
+            case SKIPPED_LOCKED -> LOG.info(() -> "analyze of " + what + " skipped: a vacuum or a schema change holds "
+                    + "the table; tried again at a later check");
+            case TIMED_OUT -> LOG.warning(() -> "analyze of " + what + " cancelled after " + VACUUM_TIMEOUT.toSeconds()
+                    + " s; tried again at a later check");
+            case NOT_ALLOWED -> {
+                notAllowed.add(t.name());
+                LOG.warning(() -> "the gate's role may not analyze " + what + " (another role owns it): its "
+                        + "statistics stay until its owner analyzes it or autovacuum is switched on for it; not tried "
+                        + "again");
+            }
+        }
+    }
+
     private void sayChanges(Status s) {
         List<String> off = s.autovacuumOff();
         if (!off.equals(saidOff)) {
@@ -168,7 +201,9 @@ public final class TableUpkeep {
             } else if (s.selfVacuum()) {
                 LOG.info(() -> "autovacuum is off for " + String.join(", ", off) + " (" + (s.tables().autovacuumOn()
                         ? "switched off for the tables" : "autovacuum = off") + "): the gate vacuums them itself "
-                        + "once their dead rows pass " + bound(s.care()) + " (GATE_SELF_VACUUM=off leaves them to you)");
+                        + "once their dead rows pass " + bound(s.care()) + ", and analyzes them once their rows "
+                        + "changed since the last analyze pass " + TableCare.ANALYZE_FLOOR + " + "
+                        + Math.round(s.care().share() * 100) + "% (GATE_SELF_VACUUM=off leaves them to you)");
             } else {
                 LOG.warning(() -> "autovacuum is off for " + String.join(", ", off) + " and GATE_SELF_VACUUM=off: "
                         + "nothing removes their dead rows, the database will grow until they are vacuumed");

@@ -34,7 +34,8 @@ public final class GateTables {
                    current_setting('autovacuum')::boolean
                      AND coalesce((SELECT o.option_value::boolean FROM pg_options_to_table(c.reloptions) o
                                    WHERE o.option_name = 'autovacuum_enabled'), true) AS autovacuum_on,
-                   greatest(s.last_vacuum, s.last_autovacuum) AS last_vacuum
+                   greatest(s.last_vacuum, s.last_autovacuum) AS last_vacuum, s.n_mod_since_analyze,
+                   greatest(s.last_analyze, s.last_autoanalyze) AS last_analyze
             FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
             WHERE s.schemaname = current_schema() AND s.relname LIKE 'gate\\_%'
             ORDER BY s.relname""";
@@ -72,7 +73,8 @@ public final class GateTables {
                     while (rs.next()) {
                         tables.add(new Table(new TableCare.Table(rs.getString("relname"), rs.getLong("n_live_tup"),
                                 rs.getLong("n_dead_tup"), rs.getBoolean("autovacuum_on"),
-                                Times.get(rs, "last_vacuum")), rs.getLong("bytes")));
+                                Times.get(rs, "last_vacuum"), rs.getLong("n_mod_since_analyze"),
+                                Times.get(rs, "last_analyze")), rs.getLong("bytes")));
                     }
                 }
                 try (ResultSet rs = s.executeQuery(OLDEST)) {
@@ -93,6 +95,18 @@ public final class GateTables {
      * only another vacuum or a schema change conflicts, and then it skips rather than waits).
      */
     public Vacuumed vacuum(String table, Duration timeout) throws StoreUnavailable {
+        return maintain("VACUUM (SKIP_LOCKED, ANALYZE) ", table, timeout);
+    }
+
+    /**
+     * {@code ANALYZE (SKIP_LOCKED)} of one of the gate's tables, as {@link #vacuum} runs (the same lock, the same
+     * timeout and skips): its statistics renewed, and with them every session's plans of its statements.
+     */
+    public Vacuumed analyze(String table, Duration timeout) throws StoreUnavailable {
+        return maintain("ANALYZE (SKIP_LOCKED) ", table, timeout);
+    }
+
+    private Vacuumed maintain(String command, String table, Duration timeout) throws StoreUnavailable {
         if (!TABLE_NAME.matcher(table).matches()) {
             throw new IllegalArgumentException("not a gate table: " + table);
         }
@@ -109,7 +123,7 @@ public final class GateTables {
             try (Statement s = c.createStatement()) {
                 s.execute("SET statement_timeout = '" + timeout.toMillis() + "ms'");
                 try {
-                    s.execute("VACUUM (SKIP_LOCKED, ANALYZE) " + table);
+                    s.execute(command + table);
                     return skipped(s.getWarnings());
                 } catch (SQLException e) {
                     if ("57014".equals(e.getSQLState())) {
@@ -124,7 +138,7 @@ public final class GateTables {
             if (Tx.isUnavailable(e)) {
                 throw new StoreUnavailable(e);
             }
-            throw new IllegalStateException("vacuum of " + table + " failed: " + e.getMessage(), e);
+            throw new IllegalStateException(command.trim() + " of " + table + " failed: " + e.getMessage(), e);
         }
     }
 

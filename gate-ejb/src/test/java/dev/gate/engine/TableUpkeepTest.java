@@ -59,6 +59,54 @@ class TableUpkeepTest {
     }
 
     @Test
+    void aSendLogThatOnlyGrewIsAnalyzedByTheGateAndAPoolSessionsPlanOfItsNewestSendUsesItsKeyAgain() throws Exception {
+        Engine gate = copies.start("analyzer");
+        copies.sql("ALTER TABLE gate_send SET (autovacuum_enabled = false)");
+        copies.limit("grown", 1_000_000, Duration.ofSeconds(1));
+        copies.sql("VACUUM gate_send"); // its statistics say empty, as on a new install
+        try (Connection session = copies.connect(); Statement st = session.createStatement()) {
+            // a session of the pool keeps the plans it made, as gate_try_group's generically planned queries are kept
+            st.execute("SET plan_cache_mode = force_generic_plan");
+            st.execute("PREPARE newest (varchar, bigint) AS "
+                    + "SELECT g.sent_at FROM gate_send g WHERE g.limit_name = $1 AND g.seq = $2");
+            assertTrue(plan(st).contains("Seq Scan"), "made on an empty log, the plan reads the whole log: "
+                    + plan(st));
+            // the log grows (sends are only inserted until retention's deletions): no dead row, no vacuum due
+            copies.sql("INSERT INTO gate_send (limit_name, call_id, sent_at, seq) "
+                    + "SELECT 'grown', i, now() - interval '1 second' * (20000 - i), i FROM generate_series(1, 20000) i");
+            GateCopies.await("the statistics to count the sends", Duration.ofSeconds(10),
+                    () -> stat("n_mod_since_analyze") >= 20_000);
+            assertTrue(plan(st).contains("Seq Scan"), "the session keeps its plan while nothing analyzes the log");
+
+            gate.tables().check();
+            assertTrue(plan(st).contains("Index Scan using gate_send_seq"),
+                    "the analyze renewed the session's plan: the newest send is found by its key: " + plan(st));
+        }
+        GateCopies.await("the statistics to hear of the analyze", Duration.ofSeconds(10),
+                () -> stat("n_mod_since_analyze") == 0);
+        assertTrue(said(Level.INFO, "and analyzes them once their rows changed"),
+                "the operators' log says once that the gate analyzes where autovacuum does not");
+    }
+
+    private static String plan(Statement st) throws java.sql.SQLException {
+        StringBuilder plan = new StringBuilder();
+        try (var rs = st.executeQuery("EXPLAIN EXECUTE newest ('grown', 20000)")) {
+            while (rs.next()) {
+                plan.append(rs.getString(1)).append('\n');
+            }
+        }
+        return plan.toString();
+    }
+
+    private long stat(String column) {
+        try {
+            return copies.count("SELECT " + column + " FROM pg_stat_user_tables WHERE relname = 'gate_send'");
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Test
     void switchedOffItWarnsAndLeavesTheTableAlone() throws Exception {
         Engine gate = copies.start("warner", GateCopies.FAST.withTableCare(TableCare.DEFAULTS, false),
                 new ScheduledThreadPoolExecutor(2));

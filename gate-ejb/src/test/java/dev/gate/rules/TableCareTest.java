@@ -43,6 +43,33 @@ class TableCareTest {
     }
 
     @Test
+    void aTableWhoseRowsChangedPastTheAnalyzeBoundIsAnalyzedMostChangedFirstUnlessAutovacuumLooksAfterIt() {
+        // a send log that only grew: no dead row, so never due a vacuum, but 50 + 10% of its live rows changed
+        TableCare.Table send = new TableCare.Table("gate_send", 20_000, 0, false, null, 20_000, null);
+        TableCare.Table call = new TableCare.Table("gate_call", 1_000, 0, false, null, 150, null); // 50 + 100: due
+        TableCare.Table slot = new TableCare.Table("gate_slot", 1_000, 0, false, null, 149, null); // under the bound
+        assertFalse(care.needsVacuum(send));
+        assertTrue(care.next(List.of(send, call, slot), NOW).isEmpty(), "nothing to vacuum");
+        assertEquals("gate_send", care.nextAnalyze(List.of(send, call, slot), NOW).orElseThrow().name());
+        assertEquals("gate_call", care.nextAnalyze(List.of(call, slot), NOW).orElseThrow().name());
+        assertTrue(care.nextAnalyze(List.of(slot), NOW).isEmpty());
+        // an empty table that got its first rows: 50 changed are enough
+        assertTrue(care.needsAnalyze(new TableCare.Table("gate_send", 0, 0, false, null, 50, null)));
+        assertFalse(care.needsAnalyze(new TableCare.Table("gate_send", 0, 0, false, null, 49, null)));
+        // autovacuum analyzes a table it looks after
+        assertTrue(care.nextAnalyze(List.of(new TableCare.Table("gate_send", 20_000, 0, true, null, 20_000, null)),
+                NOW).isEmpty());
+    }
+
+    @Test
+    void aTableAnalyzedJustNowRests() {
+        TableCare.Table justNow = new TableCare.Table("gate_send", 0, 0, false, null, 5_000, NOW.minusSeconds(30));
+        TableCare.Table aWhileAgo = new TableCare.Table("gate_send", 0, 0, false, null, 5_000, NOW.minusSeconds(60));
+        assertTrue(care.nextAnalyze(List.of(justNow), NOW).isEmpty());
+        assertEquals(aWhileAgo, care.nextAnalyze(List.of(aWhileAgo), NOW).orElseThrow());
+    }
+
+    @Test
     void aTransactionHoldsBackVacuumOnlyPastTheSpanAllowed() {
         assertFalse(care.heldBack(null, NOW));
         assertFalse(care.heldBack(NOW.minus(Duration.ofMinutes(10)), NOW));
