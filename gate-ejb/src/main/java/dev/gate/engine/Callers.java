@@ -41,7 +41,7 @@ public final class Callers {
     private final Joining joining;
     private final OwnedCalls owned;
     private final CallReads reads;
-    private final Outcomes outcomes;
+    private final GroupRecording outcomes;
     private final VendorCounts vendorCounts = new VendorCounts();
     private final Waiters waiters;
     private final JoinedCalls joined;
@@ -49,8 +49,9 @@ public final class Callers {
     private final Tally tally;
     private final TryNow tryNow;
 
-    Callers(String owner, Admission admission, Joining joining, OwnedCalls owned, CallReads reads, Outcomes outcomes,
-            Waiters waiters, StateWatches<CallRow> watches, GrantLoop loop, Tally tally, TryNow tryNow) {
+    Callers(String owner, Admission admission, Joining joining, OwnedCalls owned, CallReads reads,
+            GroupRecording outcomes, Waiters waiters, StateWatches<CallRow> watches, GrantLoop loop, Tally tally,
+            TryNow tryNow) {
         this.tryNow = tryNow;
         this.tally = tally;
         this.owner = owner;
@@ -194,8 +195,8 @@ public final class Callers {
         Outcomes.VendorReport report = remaining == null ? null
                 : new Outcomes.VendorReport(remaining, resetSeconds, quota);
         Outcomes.Whose whose = new Outcomes.Whose(null, program);
-        Outcomes.Result result = admission.run(() -> outcomes.record(callId, whose, vendorStatus, retryAfterSeconds,
-                report, taken -> vendorCounts.heard(callId, program, report, taken)));
+        Outcomes.Result result = outcomes.record(callId, whose, vendorStatus, retryAfterSeconds, report,
+                taken -> vendorCounts.heard(callId, program, report, taken));
         if (result == Outcomes.Result.RECORDED_KEY_FREED) {
             loop.wake(); // a call waiting on the key may go now (a cool-down needs no pass: grants check it)
         }

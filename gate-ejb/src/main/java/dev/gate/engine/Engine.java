@@ -72,6 +72,7 @@ public final class Engine {
     private ScheduledFuture<?> ticks;
     private final TableUpkeep upkeep;
     private final TryNow tryNow;
+    private final GroupRecording recording;
     private final Joining joining;
 
     /**
@@ -126,9 +127,10 @@ public final class Engine {
                 owned, freeSlot, waiters, watches, loop, tally, lines, costs);
         this.joining = joining;
         this.tryNow = new TryNow(settings, admission, freeSlot, tally, waiters, lines, costs);
-        this.callers = new Callers(owner, admission, joining, owned, reads, outcomes, waiters, watches, loop, tally,
+        this.recording = new GroupRecording(admission, outcomes);
+        this.callers = new Callers(owner, admission, joining, owned, reads, recording, waiters, watches, loop, tally,
                 tryNow);
-        this.programs = new ProgramCalls(admission, joining, owned, reads, outcomes, new Estimates(tx), delivery,
+        this.programs = new ProgramCalls(admission, joining, owned, reads, recording, new Estimates(tx), delivery,
                 watches, loop, tryNow);
         this.operators = new OperatorActions(owner, admission, new OperatorPauses(tx), new OperatorCancels(tx),
                 new ActionLog(tx), waiters, delivery, loop);
@@ -216,6 +218,10 @@ public final class Engine {
     /** Tries and consumes (for tests of this package: the consumes' groups). */
     TryNow tryNow() {
         return tryNow;
+    }
+
+    GroupRecording recording() {
+        return recording;
     }
 
     /** The care of the gate's tables: their last check, and a check now. */

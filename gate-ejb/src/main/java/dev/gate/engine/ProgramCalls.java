@@ -32,7 +32,7 @@ public final class ProgramCalls {
     private final Joining joining;
     private final OwnedCalls owned;
     private final CallReads reads;
-    private final Outcomes outcomes;
+    private final GroupRecording outcomes;
     private final VendorCounts vendorCounts = new VendorCounts();
     private final Estimates estimates;
     private final Delivery delivery;
@@ -40,7 +40,7 @@ public final class ProgramCalls {
     private final GrantLoop loop;
     private final TryNow tryNow;
 
-    ProgramCalls(Admission admission, Joining joining, OwnedCalls owned, CallReads reads, Outcomes outcomes,
+    ProgramCalls(Admission admission, Joining joining, OwnedCalls owned, CallReads reads, GroupRecording outcomes,
                  Estimates estimates, Delivery delivery, StateWatches<CallRow> watches, GrantLoop loop, TryNow tryNow) {
         this.tryNow = tryNow;
         this.admission = admission;
@@ -202,8 +202,8 @@ public final class ProgramCalls {
                 : new Outcomes.VendorReport(remaining, resetSeconds, quota);
         // the owner names the program (owner(program)): no separate program filter
         Outcomes.Whose whose = new Outcomes.Whose(owner(program), null);
-        Outcomes.Result result = admission.run(() -> outcomes.record(id, whose, status, retryAfterSeconds, report,
-                taken -> vendorCounts.heard(id, program, report, taken)));
+        Outcomes.Result result = outcomes.record(id, whose, status, retryAfterSeconds, report,
+                taken -> vendorCounts.heard(id, program, report, taken));
         if (result == Outcomes.Result.RECORDED_KEY_FREED) {
             loop.wake(); // a call waiting on the key may go now (a cool-down needs no pass: grants check it)
         }

@@ -58,6 +58,34 @@ public final class Outcomes {
                    set_config('synchronous_commit', 'off', true)
             FROM done""".formatted(Granter.CHANNEL);
 
+    // Common outcomes that met (GroupRecording): PLAIN_DONE for each in one statement, committed as it answers and
+    // without waiting for the disk, as one alone. The calls are locked in id order, so two groups that share calls
+    // (an outcome reported twice at once, on two instances) never wait on each other in a cycle. A call it does not
+    // answer is not the common case, or not granted: its own transaction decides it (recordInFull). Parameters: the
+    // calls (each once), their owners, programs, statuses and Retry-After seconds, one element each.
+    private static final String PLAIN_DONE_TOGETHER = """
+            WITH r AS (SELECT * FROM unnest(?::bigint[], ?::varchar[], ?::varchar[], ?::int[], ?::int[])
+                                 AS r (id, owner, program, status, retry_after_s)),
+            plain AS (
+                SELECT c.id, r.status, r.retry_after_s,
+                       EXISTS (SELECT 1 FROM gate_call_joiner j WHERE j.call_id = c.id) AS shared
+                FROM r JOIN gate_call c ON c.id = r.id JOIN gate_slot s ON s.limit_name = c.limit_name
+                     JOIN gate_limit l ON l.name = c.limit_name
+                WHERE c.state IN ('GRANTED', 'ABANDONED')
+                  AND (r.owner IS NULL OR c.owner = r.owner) AND (r.program IS NULL OR c.program = r.program)
+                  AND s.cooldown_step = 0 AND l.parent_name IS NULL
+                  AND (c.concurrency_key IS NULL OR c.state = 'ABANDONED')
+                ORDER BY c.id
+                FOR UPDATE OF c),
+            done AS (
+                UPDATE gate_call c SET state = 'DONE', done_at = clock_timestamp(), outcome_status = plain.status,
+                                       outcome_retry_after_s = plain.retry_after_s
+                FROM plain WHERE c.id = plain.id
+                RETURNING c.id, plain.shared)
+            SELECT done.id, CASE WHEN done.shared THEN pg_notify('%s', done.id::text) END,
+                   set_config('synchronous_commit', 'off', true)
+            FROM done""".formatted(Granter.CHANNEL);
+
     // The vendor's own count, as the outcome reported it: taken as of the call's last unit in the send log (found by
     // its grant time on the window index), when it is a count this limit can have (0 to its largest rule's calls), and
     // held at most the limit's longest window; a report of an older send than the one recorded (its outcome came
@@ -209,10 +237,68 @@ public final class Outcomes {
      */
     public Result record(long callId, Whose owner, int status, Integer retryAfterSeconds, VendorReport report,
                          java.util.function.Consumer<VendorTaken> taken) throws StoreUnavailable {
-        if (report == null && !CoolDownLadder.isRateLimitSignal(status, retryAfterSeconds)
+        if (mayBePlain(status, retryAfterSeconds, report)
                 && tx.runAlone(c -> matches(c, PLAIN_DONE, callId, owner, status, retryAfterSeconds))) {
             return Result.RECORDED;
         }
+        return recordInFull(callId, owner, status, retryAfterSeconds, report, taken);
+    }
+
+    /** A common outcome of a call, as a group of them is recorded ({@link #recordPlain}). */
+    public record Plain(long callId, Whose whose, int status, Integer retryAfterSeconds) {
+    }
+
+    /**
+     * Whether an outcome may be the common case (one statement, {@link #recordPlain}): no vendor count, not a rate-limit
+     * signal. Whether it is depends on its call and limit, which the statement reads.
+     */
+    public static boolean mayBePlain(int status, Integer retryAfterSeconds, VendorReport report) {
+        return report == null && !CoolDownLadder.isRateLimitSignal(status, retryAfterSeconds);
+    }
+
+    /**
+     * Common outcomes in one statement and one commit (one alone by the statement for one); for each, whether it was
+     * recorded. One that was not (not the common case, not granted, or its call reported twice here) is for
+     * {@link #recordInFull}, which tells it apart.
+     */
+    public boolean[] recordPlain(List<Plain> outcomes) throws StoreUnavailable {
+        if (outcomes.size() == 1) {
+            Plain p = outcomes.get(0);
+            return new boolean[] {tx.runAlone(c -> matches(c, PLAIN_DONE, p.callId(), p.whose(), p.status(),
+                    p.retryAfterSeconds()))};
+        }
+        // a call reported twice in the group: its first report goes in the statement, the other is told by
+        // recordInFull what the database then holds (the same outcome: sent again; another: not granted)
+        java.util.Map<Long, Plain> once = new java.util.LinkedHashMap<>();
+        outcomes.forEach(p -> once.putIfAbsent(p.callId(), p));
+        List<Plain> sent = List.copyOf(once.values());
+        java.util.Set<Long> done = tx.runAlone(c -> {
+            try (PreparedStatement ps = c.prepareStatement(PLAIN_DONE_TOGETHER)) {
+                ps.setArray(1, c.createArrayOf("int8", sent.stream().map(Plain::callId).toArray()));
+                ps.setArray(2, c.createArrayOf("varchar", sent.stream().map(p -> p.whose().owner()).toArray()));
+                ps.setArray(3, c.createArrayOf("varchar", sent.stream().map(p -> p.whose().program()).toArray()));
+                ps.setArray(4, c.createArrayOf("int4", sent.stream().map(Plain::status).toArray()));
+                ps.setArray(5, c.createArrayOf("int4", sent.stream().map(Plain::retryAfterSeconds).toArray()));
+                java.util.Set<Long> ids = new java.util.HashSet<>();
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        ids.add(rs.getLong(1));
+                    }
+                }
+                return ids;
+            }
+        });
+        boolean[] recorded = new boolean[outcomes.size()];
+        for (int i = 0; i < recorded.length; i++) {
+            Plain p = outcomes.get(i);
+            recorded[i] = once.get(p.callId()) == p && done.contains(p.callId()); // this very report went
+        }
+        return recorded;
+    }
+
+    /** As {@link #record}, in a transaction of its own whatever the outcome: every case but the common one. */
+    public Result recordInFull(long callId, Whose owner, int status, Integer retryAfterSeconds, VendorReport report,
+                               java.util.function.Consumer<VendorTaken> taken) throws StoreUnavailable {
         return tx.run(c -> {
             Optional<CoolDowns.Seen> seen = CoolDowns.ofCall(c, callId, owner);
             if (seen.isEmpty()) {
