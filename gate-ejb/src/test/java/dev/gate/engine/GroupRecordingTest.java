@@ -13,13 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -126,38 +120,9 @@ class GroupRecordingTest {
         return together(gate, reports, () -> { });
     }
 
-    /**
-     * {@code reports}, each from a thread of its own, gathered in that order and recorded as one group ({@code before}
-     * runs once they have gathered); their answers, in order.
-     */
+    /** {@code reports} recorded as one group ({@code before} runs once they have gathered); their answers, in order. */
     private static List<Object> together(Engine gate, List<Callable<Object>> reports, Runnable before)
             throws Exception {
-        CountDownLatch hold = new CountDownLatch(1);
-        JoinGroups<?, ?> groups = gate.recording().groups();
-        groups.holdLeaders(hold);
-        ExecutorService callers = Executors.newFixedThreadPool(reports.size());
-        try {
-            List<Future<Object>> answers = new ArrayList<>();
-            for (int i = 0; i < reports.size(); i++) {
-                answers.add(callers.submit(reports.get(i)));
-                int n = i + 1;
-                GateCopies.await(n + " reports gathered", Duration.ofSeconds(10),
-                        () -> groups.waiting(GroupRecording.group()) == n);
-            }
-            before.run();
-            hold.countDown();
-            groups.holdLeaders(null);
-            List<Object> got = new ArrayList<>();
-            for (Future<Object> f : answers) {
-                try {
-                    got.add(f.get(30, TimeUnit.SECONDS));
-                } catch (ExecutionException e) {
-                    throw e.getCause() instanceof Exception cause ? cause : e;
-                }
-            }
-            return got;
-        } finally {
-            callers.shutdownNow();
-        }
+        return Gathering.together(gate.recording().groups(), GroupRecording.group(), reports, before);
     }
 }

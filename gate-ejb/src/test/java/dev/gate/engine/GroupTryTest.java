@@ -11,7 +11,6 @@ import org.junit.jupiter.api.Test;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -238,33 +237,6 @@ class GroupTryTest extends OnOneCopy {
 
     /** {@code tries} of {@code limit}, gathered in that order and decided as one group; their answers, in order. */
     private <T> List<T> together(String limit, List<java.util.concurrent.Callable<T>> tries) throws Exception {
-        CountDownLatch hold = new CountDownLatch(1);
-        JoinGroups<?, ?> groups = gate.tryNow().together().groups();
-        groups.holdLeaders(hold);
-        ExecutorService callers = Executors.newFixedThreadPool(tries.size());
-        try {
-            List<Future<T>> answers = new ArrayList<>();
-            for (int i = 0; i < tries.size(); i++) {
-                answers.add(callers.submit(tries.get(i)));
-                int n = i + 1;
-                GateCopies.await(n + " tries gathered", Duration.ofSeconds(10), () -> groups.waiting(limit) == n);
-            }
-            hold.countDown();
-            groups.holdLeaders(null);
-            List<T> got = new ArrayList<>();
-            for (Future<T> f : answers) {
-                try {
-                    got.add(f.get(30, TimeUnit.SECONDS));
-                } catch (java.util.concurrent.ExecutionException e) {
-                    if (e.getCause() instanceof Exception cause) {
-                        throw cause;
-                    }
-                    throw e;
-                }
-            }
-            return got;
-        } finally {
-            callers.shutdownNow();
-        }
+        return Gathering.together(gate.tryNow().together().groups(), limit, tries, () -> { });
     }
 }
